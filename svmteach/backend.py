@@ -1,0 +1,90 @@
+"""Array namespaces: one code path for NumPy, CuPy and any array-API library.
+
+The solvers never import NumPy or CuPy for their arithmetic; they ask
+:func:`array_namespace` for the namespace ``xp`` of the arrays they are given
+and call standard array-API functions on it.  :func:`namespace_for_device`
+turns the user's ``device="cpu" | "gpu" | "auto"`` into a namespace, and
+:func:`to_numpy` brings any array back to the host for plotting and printing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DEVICES = ("cpu", "gpu", "auto")
+
+
+def array_namespace(*arrays):
+    """Return the array-API namespace shared by ``arrays`` (NumPy by default).
+
+    NumPy >= 2, CuPy >= 13 and array-api-strict arrays all carry
+    ``__array_namespace__``; Python scalars and lists count as NumPy.
+    """
+    found = None
+    for a in arrays:
+        get = getattr(a, "__array_namespace__", None)
+        if get is None:
+            continue
+        xp = get()
+        if found is None:
+            found = xp
+        elif xp is not found:
+            raise TypeError(
+                f"arrays from different libraries were mixed: {found.__name__} and {xp.__name__}"
+            )
+    return np if found is None else found
+
+
+def is_numpy(xp) -> bool:
+    """True when ``xp`` is NumPy itself (the compiled fast paths need it)."""
+    return xp is np
+
+
+def cupy_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+    except Exception:  # ImportError, or a CUDA library that fails to load
+        return False
+    try:
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def namespace_for_device(device: str = "cpu"):
+    """The namespace for ``device``: ``"cpu"`` (NumPy), ``"gpu"`` (CuPy) or ``"auto"``.
+
+    ``"auto"`` picks the GPU when CuPy and a CUDA device are present, else the CPU.
+    """
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+    if device == "cpu" or (device == "auto" and not cupy_available()):
+        return np
+    if not cupy_available():
+        raise ValueError(
+            "device='gpu' needs CuPy and a CUDA GPU; install svmteach[gpu] "
+            "or use device='cpu' / 'auto'"
+        )
+    import cupy
+
+    return cupy
+
+
+def to_numpy(a) -> np.ndarray:
+    """Copy an array of any supported library to a NumPy array (no copy for NumPy)."""
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
+        return a.get()
+    if hasattr(a, "__dlpack__"):
+        try:
+            return np.from_dlpack(a)
+        except (TypeError, RuntimeError, BufferError):
+            pass
+    return np.asarray(a)
+
+
+def to_float(x) -> float:
+    """A 0-d array (any library) or scalar as a Python float."""
+    return float(to_numpy(x)) if not isinstance(x, (int, float)) else float(x)

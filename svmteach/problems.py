@@ -1,0 +1,218 @@
+"""Validated, immutable problem definitions: the one place that checks input.
+
+A problem holds the data and the model's constants (C, the kernel, the loss);
+solvers only read it.  Every check raises a ``ValueError`` or ``TypeError``
+whose message starts with the name of the offending argument, so bad input
+never reaches a solver.  The caller's arrays are copied, never modified, and
+the copies are made read-only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .backend import array_namespace, is_numpy, to_numpy
+from .kernels import gram, kernel_diagonal, make_kernel
+
+
+def check_X(X, name: str = "X", dtype=None):
+    """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
+
+    NumPy-compatible input (lists, Fortran-ordered arrays, integers) becomes a
+    NumPy array; arrays of another array-API library (CuPy, array-api-strict)
+    stay in their library.  ``dtype=None`` keeps float32 and float64 and turns
+    everything else into float64.
+    """
+    if X is None:
+        raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
+    xp = array_namespace(X)
+    if is_numpy(xp):
+        arr = np.asarray(X)
+        if arr.dtype.kind in "OUSV" or arr.dtype.kind == "c":
+            if arr.dtype.kind == "O":
+                try:
+                    arr = arr.astype(np.float64)
+                except (TypeError, ValueError):
+                    raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}") from None
+            else:
+                raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        if dtype is None:
+            dtype = arr.dtype if arr.dtype in (np.float32, np.float64) else np.float64
+        if arr.ndim != 2:
+            raise ValueError(
+                f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D shape {arr.shape}"
+            )
+        arr = np.array(arr, dtype=dtype, order="C", copy=True)
+    else:
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {X.shape}")
+        if dtype is None:
+            dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+        arr = xp.asarray(X, dtype=dtype, copy=True)
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it has 0 samples")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features")
+    if not bool(xp.all(xp.isfinite(arr))):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if is_numpy(xp):
+        arr.setflags(write=False)
+    return arr
+
+
+def check_labels(y, n_samples: int, name: str = "y"):
+    """Return ``(classes, codes)``: the sorted distinct labels and each sample's index into them.
+
+    Labels may be any values NumPy can sort (integers, floats, strings).
+    """
+    if y is None:
+        raise ValueError(f"{name} is None; expected one label per sample")
+    arr = to_numpy(y) if hasattr(y, "__array_namespace__") else np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one label per sample), got shape {arr.shape}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_samples} samples")
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must not be complex")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if arr.dtype.kind == "O":
+        try:
+            bad = any(isinstance(v, float) and not math.isfinite(v) for v in arr)
+        except TypeError:
+            bad = False
+        if bad:
+            raise ValueError(f"{name} contains NaN or infinity")
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"{name} holds labels that cannot be compared with each other") from None
+    return classes, codes.reshape(-1)
+
+
+def check_C(C) -> float:
+    """Return ``C`` as a positive finite float, or raise naming ``C``."""
+    if isinstance(C, bool) or not isinstance(C, (int, float, np.integer, np.floating)):
+        raise TypeError(f"C must be a positive number, got {type(C).__name__}")
+    C = float(C)
+    if not (math.isfinite(C) and C > 0):
+        raise ValueError(f"C must be positive and finite, got {C}")
+    return C
+
+
+def _readonly(a):
+    if isinstance(a, np.ndarray):
+        a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryProblem:
+    """A binary soft-margin SVM problem.
+
+    .. math::
+
+        \\min_{w, b} \\; \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i (w^\\top \\phi(x_i) + b))
+
+    Its dual (with a bias; drop the equality constraint without one) is
+
+    .. math::
+
+        \\max_\\alpha \\; \\mathbf 1^\\top \\alpha - \\tfrac12 \\alpha^\\top Q \\alpha,
+        \\quad Q_{ij} = y_i y_j k(x_i, x_j), \\quad 0 \\le \\alpha_i \\le C,
+        \\quad (y^\\top \\alpha = 0).
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Training points (copied, float64, read-only).
+    y : array of shape (n,)
+        Exactly two distinct labels of any type; ``classes[1]`` is coded +1.
+    C : float
+        Positive, finite penalty.
+    kernel, gamma, degree, coef0 :
+        See :func:`svmteach.kernels.make_kernel`.
+
+    Attributes
+    ----------
+    X : (n, d) float64;  y : (n,) float64 in {-1, +1};  classes : (2,) original labels;
+    kernel : Kernel;  gram : (n, n) kernel matrix (computed on first use);
+    Q : (n, n) ``y_i y_j K_ij`` (on first use);  diag : (n,) ``K_ii``.
+    """
+
+    X: object
+    y: object
+    C: float = 1.0
+    kernel: object = "linear"
+    gamma: object = "scale"
+    degree: int = 3
+    coef0: float = 1.0
+    classes: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        X = check_X(self.X, "X", dtype=np.float64 if is_numpy(array_namespace(self.X)) else None)
+        classes, codes = check_labels(self.y, X.shape[0], "y")
+        if len(classes) < 2:
+            raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
+        if len(classes) > 2:
+            raise ValueError(
+                f"y has {len(classes)} classes; BinaryProblem needs exactly two "
+                "(use MulticlassProblem / MulticlassSVC for more)"
+            )
+        xp = array_namespace(X)
+        y = xp.asarray(np.where(codes == 1, 1.0, -1.0), dtype=X.dtype)
+        kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", _readonly(y))
+        object.__setattr__(self, "C", check_C(self.C))
+        object.__setattr__(self, "kernel", kernel)
+        object.__setattr__(self, "gamma", kernel.gamma)
+        object.__setattr__(self, "degree", kernel.degree)
+        object.__setattr__(self, "coef0", kernel.coef0)
+        object.__setattr__(self, "classes", classes)
+
+    @property
+    def xp(self):
+        return array_namespace(self.X)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @cached_property
+    def gram(self):
+        """The (n, n) kernel matrix, computed once."""
+        return _readonly(gram(self.X, self.X, self.kernel))
+
+    @cached_property
+    def Q(self):
+        """The (n, n) dual Hessian :math:`Q_{ij} = y_i y_j K_{ij}`, computed once."""
+        return _readonly(self.y[:, None] * self.gram * self.y[None, :])
+
+    @cached_property
+    def diag(self):
+        """The (n,) diagonal :math:`K_{ii}`."""
+        return _readonly(kernel_diagonal(self.X, self.kernel))
+
+    def kernel_with(self, Z):
+        """Kernel matrix between the training points and new points ``Z``: shape (n, len(Z))."""
+        return gram(self.X, Z, self.kernel)
+
+    def with_C(self, C) -> "BinaryProblem":
+        """The same data and kernel with another C (the Gram matrix is shared, not recomputed)."""
+        new = object.__new__(BinaryProblem)
+        for k, v in self.__dict__.items():
+            object.__setattr__(new, k, v)
+        object.__setattr__(new, "C", check_C(C))
+        return new
+

@@ -1,0 +1,200 @@
+"""Compiled fast path of :class:`~svmteach.solvers.smo.SMO`.
+
+The same working-set rules and the same pair update (:func:`~svmteach.solvers.smo.pair_update`,
+compiled once and called by both paths) as the step path, run in one loop
+over the precomputed kernel matrix.  Every ``CHECK_EVERY`` steps the loop
+evaluates the relative duality gap (with the KKT bias) and stops once it is
+at most ``tol``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..backend import is_numpy
+from .smo import RULES, TAU, SMOState, pair_update, smo_measures
+
+CHECK_EVERY = 10
+
+
+@njit(cache=True)
+def _intercept(y, C, alpha, grad):
+    """KKT bias: mean of y_t g_t over free points, else the midpoint of the bounds."""
+    n = y.shape[0]
+    s = 0.0
+    n_free = 0
+    lo = -np.inf
+    hi = np.inf
+    for t in range(n):
+        v = y[t] * grad[t]
+        if 0.0 < alpha[t] < C:
+            s += v
+            n_free += 1
+        elif (alpha[t] <= 0.0 and y[t] > 0) or (alpha[t] >= C and y[t] < 0):
+            lo = max(lo, v)
+        else:
+            hi = min(hi, v)
+    if n_free > 0:
+        return s / n_free
+    if lo > -np.inf and hi < np.inf:
+        return 0.5 * (lo + hi)
+    if lo > -np.inf:
+        return lo
+    if hi < np.inf:
+        return hi
+    return 0.0
+
+
+@njit(cache=True)
+def _relative_gap(y, C, alpha, grad):
+    """(P - D) / |P| from the cached gradient: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
+    b = _intercept(y, C, alpha, grad)
+    norm2 = 0.0
+    s_alpha = 0.0
+    hinge = 0.0
+    for t in range(y.shape[0]):
+        norm2 += alpha[t] * (1.0 - grad[t])
+        s_alpha += alpha[t]
+        m = (1.0 - grad[t]) + y[t] * b  # y_t (f_t + b)
+        if m < 1.0:
+            hinge += 1.0 - m
+    P = 0.5 * norm2 + C * hinge
+    D = s_alpha - 0.5 * norm2
+    return (P - D) / max(abs(P), 1e-300)
+
+
+@njit(cache=True)
+def _select(K, diag, y, C, alpha, grad, rule, b, u1, u2):
+    """The working-set rules of the step path, as loops. Returns (i, j), (-1, -1) if none."""
+    n = y.shape[0]
+    if rule == 0:  # random: a KKT violator for b, and a random partner
+        scale = 1e-12 * (1.0 + abs(b))
+        count = 0
+        for t in range(n):
+            v = y[t] * grad[t]
+            up = (y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0)
+            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C)
+            if (up and v > b + scale) or (low and v < b - scale):
+                count += 1
+        if count == 0:
+            return -1, -1
+        k = min(int(u1 * count), count - 1)
+        i = -1
+        for t in range(n):
+            v = y[t] * grad[t]
+            up = (y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0)
+            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C)
+            if (up and v > b + scale) or (low and v < b - scale):
+                if k == 0:
+                    i = t
+                    break
+                k -= 1
+        j = min(int(u2 * (n - 1)), n - 2)
+        if j >= i:
+            j += 1
+        return i, j
+    i = -1
+    vi = -np.inf
+    for t in range(n):
+        v = y[t] * grad[t]
+        if ((y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0)) and v > vi:
+            vi = v
+            i = t
+    if i < 0:
+        return -1, -1
+    j = -1
+    best = np.inf
+    for t in range(n):
+        if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C)):
+            continue
+        v = y[t] * grad[t]
+        if rule == 1:
+            if v < best:
+                best = v
+                j = t
+        else:
+            bt = vi - v
+            if bt > 0:
+                at = diag[i] + diag[t] - 2.0 * K[i, t]
+                if at <= 0:
+                    at = TAU
+                score = -(bt * bt) / at
+                if score < best:
+                    best = score
+                    j = t
+    if j < 0 or (rule == 1 and not vi > best):
+        return -1, -1
+    return i, j
+
+
+@njit(cache=True)
+def _smo_loop(K, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, info):
+    """Run up to ``n_steps`` pair steps in place; returns the number of steps taken."""
+    n = y.shape[0]
+    b = 0.0
+    for step in range(n_steps):
+        if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
+            b = _intercept(y, C, alpha, grad)
+        i, j = _select(K, diag, y, C, alpha, grad, rule, b, uniforms[step, 0], uniforms[step, 1])
+        info[0] = i
+        info[1] = j
+        if i < 0:
+            return step + 1
+        vi = y[i] * grad[i]
+        vj = y[j] * grad[j]
+        ai = alpha[i]
+        aj = alpha[j]
+        eta, L, H, unc, aj_new, ai_new = pair_update(y[i], y[j], ai, aj, vi, vj, K[i, i], K[j, j], K[i, j], C)
+        di = ai_new - ai
+        dj = aj_new - aj
+        if di != 0.0 or dj != 0.0:
+            alpha[i] = ai_new
+            alpha[j] = aj_new
+            # g_t -= Q_ti di + Q_tj dj with Q_ts = y_t y_s K_ts
+            ci = di * y[i]
+            cj = dj * y[j]
+            for t in range(n):
+                grad[t] -= y[t] * (ci * K[t, i] + cj * K[t, j])
+        info[2] = b - vi
+        info[3] = b - vj
+        info[4] = eta
+        info[5] = L
+        info[6] = H
+        info[7] = ai
+        info[8] = aj
+        info[9] = unc
+        info[10] = aj_new
+        info[11] = ai_new
+        if tol >= 0 and step % check_every == check_every - 1:
+            if _relative_gap(y, C, alpha, grad) <= tol:
+                return step + 1
+    return n_steps
+
+
+def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
+    """Up to ``n_steps`` SMO steps from ``state`` (early stop at relative gap <= tol)."""
+    if not is_numpy(problem.xp):
+        for _ in range(n_steps):
+            if tol is not None and state.gap <= tol:
+                break
+            state = solver.step(problem, state)
+        return state
+    rule = RULES.index(solver.selection)
+    if rule == 0:  # the step path's draws: default_rng([seed, t]) for step t
+        uniforms = np.array([np.random.default_rng([state.seed, state.n_iter + k]).random(2) for k in range(n_steps)])
+    else:
+        uniforms = np.zeros((n_steps, 2))
+    alpha = np.array(state.alpha, dtype=np.float64)
+    grad = np.array(state.grad, dtype=np.float64)
+    info = np.full(12, np.nan)
+    done = _smo_loop(problem.gram, problem.diag, problem.y, float(problem.C), alpha, grad, int(n_steps), rule,
+                     uniforms.reshape(n_steps, 2), -1.0 if tol is None else float(tol), CHECK_EVERY, info)
+    b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+    if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
+        return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
+                              b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
+    return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
+                    *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)

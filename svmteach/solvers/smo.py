@@ -1,0 +1,274 @@
+"""Sequential minimal optimisation for the binary SVM with a bias (seed 001; Platt 1998; Fan, Chen and Lin 2005).
+
+The dual with a bias keeps the equality constraint :math:`y^\\top \\alpha = 0`,
+
+.. math::
+
+    \\max_\\alpha D(\\alpha) = \\mathbf 1^\\top \\alpha - \\tfrac12 \\alpha^\\top Q \\alpha
+    \\quad \\text{s.t.} \\quad 0 \\le \\alpha \\le C, \\; y^\\top \\alpha = 0,
+
+so no single coordinate can move alone: SMO moves a pair :math:`(i, j)` along
+the line :math:`y_i \\alpha_i + y_j \\alpha_j = \\text{const}`.  With the errors
+:math:`E_t = f(x_t) + b - y_t` and :math:`\\eta = K_{ii} + K_{jj} - 2K_{ij}`, the
+dual along the line changes by :math:`\\psi(t) = t\\, y_j (E_i - E_j) - \\tfrac12 \\eta t^2`
+for :math:`\\alpha_j \\leftarrow \\alpha_j + t`, so its unconstrained maximiser is
+
+.. math::
+
+    \\alpha_j^{\\text{unc}} = \\alpha_j + \\frac{y_j (E_i - E_j)}{\\eta}, \\qquad
+    \\alpha_j^{\\text{new}} = \\operatorname{clip}(\\alpha_j^{\\text{unc}}, L, H), \\qquad
+    \\alpha_i^{\\text{new}} = \\alpha_i + y_i y_j (\\alpha_j - \\alpha_j^{\\text{new}}),
+
+with :math:`L = \\max(0, \\alpha_j - \\alpha_i), H = \\min(C, C + \\alpha_j - \\alpha_i)`
+for opposite labels and :math:`L = \\max(0, \\alpha_i + \\alpha_j - C), H = \\min(C, \\alpha_i + \\alpha_j)`
+for equal labels.  (Seed 001's eq. 30.13 prints :math:`\\alpha_j + s_{ij}(E_j - E_i)`:
+the factor :math:`y_j` is missing and the sign is reversed; see ``svmteach.derivations``.)
+When :math:`\\eta \\le 0` (duplicate points, a kernel that is not PSD) :math:`\\psi`
+has no interior maximum and the better end, L or H, is taken: nothing is divided by η.
+
+The cached gradient is :math:`g = \\mathbf 1 - Q\\alpha`; then :math:`y_t - f_t = y_t g_t`
+and :math:`E_t = b - y_t g_t`, so the pair's step never depends on b.  After each
+step b is set from the KKT conditions (the mean of :math:`y_t - f_t` over free
+support vectors, LIBSVM's rule, else the midpoint of the bounds).
+
+Working-set rules
+-----------------
+``"random"``
+    The simplified SMO of the course: a point violating the KKT conditions for
+    the current b, chosen at random, and a random partner.
+``"max_violating_pair"``
+    :math:`i = \\arg\\max_{I_{up}} y_t g_t`, :math:`j = \\arg\\min_{I_{low}} y_t g_t`
+    (Keerthi et al. 2001).
+``"second_order"``
+    LIBSVM's rule (Fan, Chen and Lin 2005): i as above, and j maximising the
+    guaranteed gain :math:`b_{it}^2 / a_{it}` with :math:`b_{it} = y_i g_i - y_t g_t > 0`,
+    :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it}` (or :math:`\\tau = 10^{-12}` if not positive).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .. import objectives as obj
+from .base import check_choice, seed_from
+
+RULES = ("random", "max_violating_pair", "second_order")
+TAU = 1e-12
+SNAP = 1e-12  # relative distance to a bound below which alpha is set on it
+
+
+class SMOState(NamedTuple):
+    """State of :class:`SMO` after ``n_iter`` pair steps.
+
+    Attributes
+    ----------
+    n_iter : int;  seed : int.
+    alpha : (n,) dual variables, feasible (box and ``y' alpha = 0``).
+    grad : (n,) cached gradient ``1 - Q alpha``.
+    i, j : int, the pair of the last step (-1 at the start or when nothing violates).
+    E_i, E_j : float, their errors ``f + b - y`` before the step.
+    eta : float, ``K_ii + K_jj - 2 K_ij``.
+    L, H : float, the bounds of alpha_j on the constraint segment inside the box.
+    alpha_i_old, alpha_j_old : float, the pair before the step.
+    alpha_j_unclipped : float (+-inf when eta <= 0), alpha_j_new, alpha_i_new : float.
+    b : float, the bias now;  b_rule : str, the rule that set it.
+    primal, dual, gap, kkt : float (kkt is the maximal violating pair gap m - M).
+    """
+
+    n_iter: int
+    alpha: object
+    grad: object
+    seed: int
+    i: int
+    j: int
+    E_i: float
+    E_j: float
+    eta: float
+    L: float
+    H: float
+    alpha_i_old: float
+    alpha_j_old: float
+    alpha_j_unclipped: float
+    alpha_j_new: float
+    alpha_i_new: float
+    b: float
+    b_rule: str
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+
+
+@njit(cache=True)
+def pair_update(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, C):
+    """Solve the two-variable subproblem exactly; shared by the step path and the fast path.
+
+    ``vi, vj`` are :math:`y_t g_t = y_t - f_t`, so :math:`E_i - E_j = v_j - v_i`.
+    Returns ``(eta, L, H, aj_unclipped, aj_new, ai_new)``.
+    """
+    if yi != yj:
+        L = max(0.0, aj - ai)
+        H = min(C, C + aj - ai)
+    else:
+        L = max(0.0, ai + aj - C)
+        H = min(C, ai + aj)
+    eta = Kii + Kjj - 2.0 * Kij
+    slope = yj * (vj - vi)  # y_j (E_i - E_j): derivative of the dual along the line
+    if eta > 0.0:
+        unclipped = aj + slope / eta
+        new = min(max(unclipped, L), H)
+    else:
+        # psi(t) = slope t - eta t^2 / 2 is linear or convex: take the better end
+        unclipped = math.copysign(math.inf, slope) if slope != 0.0 else aj
+        tL, tH = L - aj, H - aj
+        psiL = slope * tL - 0.5 * eta * tL * tL
+        psiH = slope * tH - 0.5 * eta * tH * tH
+        if psiH > 0.0 and psiH >= psiL:
+            new = H
+        elif psiL > 0.0:
+            new = L
+        else:
+            new = aj
+    if H - L <= SNAP * C:
+        new = aj  # the segment is a point: nothing can move
+    ai_new = ai + yi * yj * (aj - new)
+    # rounding leaves values one ulp inside a bound (0.9999999999999999 for C = 1),
+    # and such a point stays a "violator" that cannot move: snap to the bounds
+    return eta, L, H, unclipped, _snap(new, C), _snap(ai_new, C)
+
+
+@njit(cache=True)
+def _snap(a, C):
+    if a <= SNAP * C:
+        return 0.0
+    if a >= C - SNAP * C:
+        return C
+    return a
+
+
+def smo_measures(problem, alpha, grad):
+    """``(b, b_rule, primal, dual, gap, kkt)`` from the cached gradient, in O(n)."""
+    f = problem.y * (1.0 - problem.xp.asarray(grad))
+    b, rule = obj.optimal_intercept(problem, alpha, f)
+    P = obj.primal(problem, alpha, b, f)
+    D = obj.dual(problem, alpha, f)
+    return b, rule, P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=True)
+
+
+class SMO:
+    """SMO with a bias, one pair per step.
+
+    Parameters
+    ----------
+    selection : {"second_order", "max_violating_pair", "random"}
+        The working-set rule (see the module docstring).
+    random_state : int, Generator or None
+        Seed of the ``"random"`` rule; the draws of step ``t`` come from
+        ``numpy.random.default_rng([seed, t])``, so a run is replayable.
+    """
+
+    bias = True
+    name = "smo"
+
+    def __init__(self, selection: str = "second_order", random_state=None):
+        self.selection = check_choice("selection", selection, RULES)
+        self.random_state = random_state
+
+    def steps_per_epoch(self, problem) -> int:
+        return problem.n_samples
+
+    def init(self, problem) -> SMOState:
+        xp, n = problem.xp, problem.n_samples
+        alpha = xp.zeros(n, dtype=problem.X.dtype)
+        grad = xp.ones(n, dtype=problem.X.dtype)
+        b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+        nan = math.nan
+        return SMOState(0, alpha, grad, seed_from(self.random_state), -1, -1, nan, nan, nan, nan, nan,
+                        nan, nan, nan, nan, nan, b, rule, P, D, gap, kkt)
+
+    def converged(self, state, tol) -> bool:
+        return state.gap <= tol
+
+    def select(self, problem, state):
+        """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
+        xp = problem.xp
+        v = problem.y * state.grad  # y_t g_t = y_t - f_t
+        up, low = obj.up_low_sets(problem, state.alpha)
+        inf = math.inf
+        if self.selection == "random":
+            scale = 1e-12 * (1.0 + abs(state.b))
+            viol = (up & (v > state.b + scale)) | (low & (v < state.b - scale))
+            candidates = np.flatnonzero(np.asarray(_host(viol)))
+            if candidates.size == 0:
+                return -1, -1
+            u1, u2 = np.random.default_rng([state.seed, state.n_iter]).random(2)
+            return _random_pair(candidates, problem.n_samples, u1, u2)
+        vu = xp.where(up, v, -inf)
+        i = int(xp.argmax(vu))
+        vi = float(vu[i])
+        vl = xp.where(low, v, inf)
+        if self.selection == "max_violating_pair":
+            j = int(xp.argmin(vl))
+            if not (vi > float(vl[j])):
+                return -1, -1
+            return i, j
+        # second order: gain b^2 / a over t in I_low with v_t < v_i
+        bt = vi - v
+        at = problem.diag[i] + problem.diag - 2.0 * problem.gram[i, :]
+        at = xp.where(at > 0, at, TAU)
+        score = xp.where(low & (bt > 0), -(bt * bt) / at, inf)
+        j = int(xp.argmin(score))
+        if not (float(score[j]) < inf) or vi == -inf:
+            return -1, -1
+        return i, j
+
+    def step(self, problem, state: SMOState) -> SMOState:
+        i, j = self.select(problem, state)
+        if i < 0:  # KKT conditions hold: a null step
+            return state._replace(n_iter=state.n_iter + 1, i=-1, j=-1)
+        y, C, K = problem.y, problem.C, problem.gram
+        yi, yj = float(y[i]), float(y[j])
+        ai, aj = float(state.alpha[i]), float(state.alpha[j])
+        vi, vj = yi * float(state.grad[i]), yj * float(state.grad[j])
+        eta, L, H, unc, aj_new, ai_new = pair_update(
+            yi, yj, ai, aj, vi, vj, float(K[i, i]), float(K[j, j]), float(K[i, j]), float(C)
+        )
+        alpha, grad = state.alpha, state.grad
+        if aj_new != aj or ai_new != ai:
+            alpha = problem.xp.asarray(alpha, copy=True)
+            alpha[i] = ai_new
+            alpha[j] = aj_new
+            # g <- g - Q (alpha_new - alpha): only columns i and j change
+            grad = grad - (ai_new - ai) * problem.Q[:, i] - (aj_new - aj) * problem.Q[:, j]
+        b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+        return SMOState(state.n_iter + 1, alpha, grad, state.seed, i, j, state.b - vi, state.b - vj,
+                        eta, L, H, ai, aj, unc, aj_new, ai_new, b, rule, P, D, gap, kkt)
+
+    def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
+        """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``."""
+        from .numba_smo import advance_smo
+
+        return advance_smo(self, problem, state, int(n_steps), tol)
+
+    def coefficients(self, problem, state):
+        """``(alpha, b)``: the dual variables and the bias."""
+        return state.alpha, state.b
+
+
+def _host(a):
+    from ..backend import to_numpy
+
+    return to_numpy(a)
+
+
+def _random_pair(candidates, n, u1, u2):
+    """A violator from ``candidates`` and a different partner, from two uniforms in [0, 1)."""
+    i = int(candidates[min(int(u1 * candidates.size), candidates.size - 1)])
+    j = min(int(u2 * (n - 1)), n - 2)
+    if j >= i:
+        j += 1
+    return i, j
