@@ -19,6 +19,11 @@ from .backend import array_namespace, is_numpy, to_numpy
 from .kernels import gram, kernel_diagonal, make_kernel
 
 
+def _reject_sparse(A, name):
+    if hasattr(A, "toarray") and type(A).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{name} is a sparse matrix: sparse input is not supported; pass a dense array ({name}.toarray())")
+
+
 def check_X(X, name: str = "X", dtype=None):
     """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
 
@@ -29,34 +34,40 @@ def check_X(X, name: str = "X", dtype=None):
     """
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
+    _reject_sparse(X, name)
     xp = array_namespace(X)
     if is_numpy(xp):
         arr = np.asarray(X)
-        if arr.dtype.kind in "OUSV" or arr.dtype.kind == "c":
-            if arr.dtype.kind == "O":
-                try:
-                    arr = arr.astype(np.float64)
-                except (TypeError, ValueError):
-                    raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}") from None
-            else:
-                raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{name} is complex: Complex data not supported")
+        if arr.dtype.kind in "OUSVMm":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{name} has dtype {arr.dtype}: every argument must be a string or a number that converts to float"
+                ) from None
         if dtype is None:
             dtype = arr.dtype if arr.dtype in (np.float32, np.float64) else np.float64
         if arr.ndim != 2:
             raise ValueError(
-                f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D shape {arr.shape}"
+                f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D shape {arr.shape}. "
+                "Reshape your data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
             )
         arr = np.array(arr, dtype=dtype, order="C", copy=True)
     else:
         if X.ndim != 2:
-            raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {X.shape}")
+            raise ValueError(
+                f"{name} must be 2-D of shape (n_samples, n_features), got shape {X.shape}. Reshape your data"
+            )
         if dtype is None:
             dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
         arr = xp.asarray(X, dtype=dtype, copy=True)
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty: it has 0 samples")
-    if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features")
+    n, d = arr.shape
+    if n == 0:
+        raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    if d == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
     if not bool(xp.all(xp.isfinite(arr))):
         raise ValueError(f"{name} contains NaN or infinity")
     if is_numpy(xp):
@@ -67,28 +78,41 @@ def check_X(X, name: str = "X", dtype=None):
 def check_labels(y, n_samples: int, name: str = "y"):
     """Return ``(classes, codes)``: the sorted distinct labels and each sample's index into them.
 
-    Labels may be any values NumPy can sort (integers, floats, strings).
+    Labels may be integers, strings, booleans or integer-valued floats; floats
+    with fractional parts are a regression target ("continuous") and are refused.
     """
     if y is None:
-        raise ValueError(f"{name} is None; expected one label per sample")
+        raise ValueError(f"{name} is None: this estimator requires y to be passed, but the target y is None")
+    _reject_sparse(y, name)
     arr = to_numpy(y) if hasattr(y, "__array_namespace__") else np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
+        warnings.warn(f"A column-vector y was passed when a 1d array was expected ({name} has shape {arr.shape}); it is used as a 1-D array",
+                      DataConversionWarning, stacklevel=3)
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per sample), got shape {arr.shape}")
     if arr.shape[0] != n_samples:
         raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_samples} samples")
     if arr.dtype.kind == "c":
-        raise TypeError(f"{name} must not be complex")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity")
+        raise ValueError(f"{name} is complex: complex labels are not supported")
     if arr.dtype.kind == "O":
         try:
-            bad = any(isinstance(v, float) and not math.isfinite(v) for v in arr)
+            floats = [v for v in arr if isinstance(v, float)]
         except TypeError:
-            bad = False
-        if bad:
+            floats = []
+        if any(not math.isfinite(v) for v in floats):
             raise ValueError(f"{name} contains NaN or infinity")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        if np.any(arr != np.round(arr)):
+            raise ValueError(
+                f"{name} holds non-integer floats (Unknown label type: continuous); a classifier needs class labels"
+            )
     try:
         classes, codes = np.unique(arr, return_inverse=True)
     except TypeError:
@@ -162,8 +186,8 @@ class BinaryProblem:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
         if len(classes) > 2:
             raise ValueError(
-                f"y has {len(classes)} classes; BinaryProblem needs exactly two "
-                "(use MulticlassProblem / MulticlassSVC for more)"
+                f"y has {len(classes)} classes. Only binary classification is supported. The type of the target "
+                "is multiclass: use MulticlassProblem / MulticlassSVC for more than two classes"
             )
         xp = array_namespace(X)
         y = xp.asarray(np.where(codes == 1, 1.0, -1.0), dtype=X.dtype)

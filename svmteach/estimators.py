@@ -1,0 +1,165 @@
+"""scikit-learn compatible estimators built on the step-by-step solvers."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+
+from .backend import to_numpy
+from .kernels import gram
+from .problems import BinaryProblem, check_X
+from .solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, solve
+from .solvers.base import check_choice
+from .solvers.smo import RULES
+
+
+def check_fitted(est, attribute: str):
+    from sklearn.exceptions import NotFittedError
+
+    if attribute not in vars(est):
+        raise NotFittedError(
+            f"This {type(est).__name__} instance is not fitted yet. Call 'fit' with appropriate arguments first."
+        )
+
+
+def check_predict_X(est, X):
+    """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``."""
+    X = check_X(X, "X")
+    if X.shape[1] != est.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(est).__name__} is expecting "
+            f"{est.n_features_in_} features as input"
+        )
+    return X
+
+
+class BinarySVC(ClassifierMixin, BaseEstimator):
+    """Binary soft-margin SVM whose solver can be watched step by step.
+
+    .. math::
+
+        \\min_{w, b} \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i (w^\\top \\phi(x_i) + b))
+
+    ``solver="smo"`` solves it with a bias; ``"dual_cd"`` and
+    ``"primal_subgradient"`` solve the course's no-bias problem (``intercept_`` is 0).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+    kernel : {"linear", "polynomial", "gaussian", "laplacian"} (or "poly", "rbf")
+    gamma : float or {"scale", "auto"}, default "scale"
+    degree : int, default 3
+    coef0 : float, default 1.0
+    solver : {"smo", "dual_cd", "primal_subgradient"}, default "smo"
+    selection : {"second_order", "max_violating_pair", "random"}, default "second_order"
+        SMO's working-set rule (ignored by the other solvers).
+    tol : float, default 1e-3
+        Stop at this relative duality gap ``(P - D) / P``.
+    max_iter : int or None
+        Most steps (SMO pairs, coordinate steps, subgradient iterations); None means
+        ``max(10**6, 1000 n)`` for the dual methods and 10000 for the subgradient method.
+    random_state : int, Generator or None
+    record_history : bool, default False
+        Keep the primal / dual / gap / KKT curves in ``history_``.
+
+    Attributes
+    ----------
+    alpha_ : (n,) dual variables;  dual_coef_ : (1, n_SV) ``alpha_i y_i`` of the support vectors;
+    support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d);
+    intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
+    n_iter_ : int;  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult`.
+    """
+
+    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="smo",
+                 selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.selection = selection
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.record_history = record_history
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.pairwise = False
+        return tags
+
+    def make_problem(self, X, y) -> BinaryProblem:
+        return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                             coef0=self.coef0)
+
+    def make_solver(self):
+        check_choice("solver", self.solver, tuple(BINARY_SOLVERS))
+        if self.solver == "smo":
+            return SMO(selection=check_choice("selection", self.selection, RULES), random_state=self.random_state)
+        if self.solver == "dual_cd":
+            return DualCoordinateAscent(random_state=self.random_state)
+        return PrimalSubgradient()
+
+    def fit(self, X, y):
+        solver = self.make_solver()
+        tol = float(self.tol)
+        if not (tol > 0):
+            raise ValueError(f"tol must be positive, got {self.tol!r}")
+        problem = self.make_problem(X, y)
+        n = problem.n_samples
+        max_iter = self.max_iter
+        if max_iter is None:
+            max_iter = 10_000 if self.solver == "primal_subgradient" else max(10**6, 1000 * n)
+        elif isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
+        result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
+        if not result.converged:
+            warnings.warn(
+                f"{type(self).__name__} ({self.solver}) stopped at max_iter={max_iter} with relative "
+                f"duality gap {result.gap:.3g} > tol={tol:g}",
+                ConvergenceWarning,
+            )
+        alpha, b = solver.coefficients(problem, result.state)
+        alpha = np.array(to_numpy(alpha), dtype=np.float64)
+        yv = to_numpy(problem.y)
+        self.problem_ = problem
+        self.result_ = result
+        self.classes_ = problem.classes
+        self.n_features_in_ = problem.n_features
+        self.alpha_ = alpha
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = to_numpy(problem.X)[self.support_]
+        self.dual_coef_ = (alpha * yv)[self.support_][None, :]
+        self.intercept_ = np.array([float(b)])
+        self.n_iter_ = result.n_iter
+        self.history_ = result.history
+        self._linear_coef = (
+            (self.dual_coef_ @ self.support_vectors_) if problem.kernel.is_linear else None
+        )
+        return self
+
+    @property
+    def coef_(self):
+        """(1, d) weight vector :math:`w = \\sum_i \\alpha_i y_i x_i` (linear kernel only)."""
+        check_fitted(self, "alpha_")
+        if self._linear_coef is None:
+            raise AttributeError("coef_ is only available when kernel='linear'")
+        return self._linear_coef
+
+    def decision_function(self, X):
+        """:math:`f(x) = \\sum_i \\alpha_i y_i k(x_i, x) + b`; positive means ``classes_[1]``."""
+        check_fitted(self, "alpha_")
+        X = to_numpy(check_predict_X(self, X))
+        if self._linear_coef is not None:
+            return X @ self._linear_coef[0] + self.intercept_[0]
+        K = gram(self.support_vectors_, X, self.problem_.kernel)
+        return self.dual_coef_[0] @ K + self.intercept_[0]
+
+    def predict(self, X):
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]

@@ -1,0 +1,127 @@
+"""Full-batch primal subgradient descent for the binary SVM without bias (seed 002, Algorithm 1).
+
+.. math::
+
+    P(w) = \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i w^\\top \\phi(x_i)), \\qquad
+    \\partial P(w) \\ni w - C \\sum_{i:\\, m_i < 1} y_i \\phi(x_i), \\quad m_i = y_i w^\\top \\phi(x_i),
+
+and the step is :math:`w \\leftarrow w - \\eta_t (w - C \\sum_{m_i < 1} y_i \\phi(x_i))`.
+(The seed calls it "stochastic gradient descent", but every iteration uses the
+whole data set: it is full-batch subgradient descent.)
+
+The iterate is kept as :math:`w = \\sum_i \\beta_i \\phi(x_i)` so that any kernel
+works; with :math:`\\alpha_i = y_i \\beta_i` the step reads
+:math:`\\alpha \\leftarrow (1 - \\eta_t)\\alpha + \\eta_t C\\, \\mathbb 1[m < 1]`,
+a convex combination of points of :math:`[0, C]^n` when :math:`\\eta_t \\le 1`.
+So the iterates are also feasible dual points, and the duality gap
+certifies how far the run is from the optimum.
+
+Step sizes: ``"constant"`` :math:`\\eta_t = \\eta_0`, ``"1/t"``
+:math:`\\eta_t = \\eta_0 / (t + 1)` (the objective is 1-strongly convex, as in
+Pegasos), ``"1/sqrt(t)"`` :math:`\\eta_t = \\eta_0 / \\sqrt{t + 1}`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from .. import objectives as obj
+from .base import check_choice
+
+SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
+
+
+class SubgradientState(NamedTuple):
+    """State of :class:`PrimalSubgradient` after ``n_iter`` iterations.
+
+    Attributes
+    ----------
+    n_iter : int.
+    alpha : (n,) ``y_i beta_i`` in [0, C] (the dual point the iterate defines).
+    w : (d,) weight vector (linear kernel) or None.
+    margins : (n,) ``y_i f(x_i)`` at the current iterate.
+    active : (n,) bool, points with margin < 1: they enter the next subgradient.
+    step_size : float, the eta of the step that produced this state (nan at the start).
+    grad_norm : float, norm of that subgradient (nan at the start).
+    primal, dual, gap, kkt : float.
+    """
+
+    n_iter: int
+    alpha: object
+    w: object
+    margins: object
+    active: object
+    step_size: float
+    grad_norm: float
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+
+
+class PrimalSubgradient:
+    """Full-batch subgradient descent on the primal.
+
+    Parameters
+    ----------
+    step_size : {"1/t", "1/sqrt(t)", "constant"}
+        The schedule of eta_t (see the module docstring).
+    learning_rate : float in (0, 1]
+        eta_0.  At most 1, so that each step is a convex combination.
+    """
+
+    bias = False
+    name = "primal_subgradient"
+
+    def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0):
+        self.step_size = check_choice("step_size", step_size, SCHEDULES)
+        lr = float(learning_rate)
+        if not (0.0 < lr <= 1.0):
+            raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
+        self.learning_rate = lr
+
+    def steps_per_epoch(self, problem) -> int:
+        return 1
+
+    def eta(self, t: int) -> float:
+        if self.step_size == "constant":
+            return self.learning_rate
+        if self.step_size == "1/t":
+            return self.learning_rate / (t + 1)
+        return self.learning_rate / math.sqrt(t + 1)
+
+    def _state(self, problem, n_iter, alpha, eta, grad_norm):
+        f = obj.scores(problem, alpha)
+        margins = problem.y * f
+        w = problem.X.T @ (alpha * problem.y) if problem.kernel.is_linear else None
+        P = obj.primal(problem, alpha, 0.0, f)
+        D = obj.dual(problem, alpha, f)
+        return SubgradientState(n_iter, alpha, w, margins, margins < 1.0, eta, grad_norm, P, D,
+                                obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=False))
+
+    def init(self, problem) -> SubgradientState:
+        alpha = problem.xp.zeros(problem.n_samples, dtype=problem.X.dtype)
+        return self._state(problem, 0, alpha, math.nan, math.nan)
+
+    def converged(self, state, tol) -> bool:
+        return state.gap <= tol
+
+    def step(self, problem, state: SubgradientState) -> SubgradientState:
+        xp = problem.xp
+        eta = self.eta(state.n_iter)
+        target = problem.C * xp.astype(state.active, problem.X.dtype)  # C 1[m < 1]
+        # subgradient in alpha-coordinates: alpha - C 1[m < 1]; its norm in w-space is sqrt(v'Qv)
+        v = state.alpha - target
+        fv = obj.scores(problem, v)
+        grad_norm = math.sqrt(max(float(xp.sum(v * problem.y * fv)), 0.0))
+        alpha = (1.0 - eta) * state.alpha + eta * target
+        return self._state(problem, state.n_iter + 1, alpha, eta, grad_norm)
+
+    def advance(self, problem, state, n_steps: int, tol=None):
+        for _ in range(int(n_steps)):
+            state = self.step(problem, state)
+        return state
+
+    def coefficients(self, problem, state):
+        return state.alpha, 0.0
