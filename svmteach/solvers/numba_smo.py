@@ -153,11 +153,10 @@ def _smo_loop(K, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_ev
         if di != 0.0 or dj != 0.0:
             alpha[i] = ai_new
             alpha[j] = aj_new
-            # g_t -= Q_ti di + Q_tj dj with Q_ts = y_t y_s K_ts
-            ci = di * y[i]
-            cj = dj * y[j]
+            # g_t <- g_t - Q_ti di - Q_tj dj with Q_ts = (y_t K_ts) y_s, in the step path's order
+            # of operations, so that both paths round alike and break ties alike
             for t in range(n):
-                grad[t] -= y[t] * (ci * K[t, i] + cj * K[t, j])
+                grad[t] = grad[t] - di * ((y[t] * K[t, i]) * y[i]) - dj * ((y[t] * K[t, j]) * y[j])
         info[2] = b - vi
         info[3] = b - vj
         info[4] = eta

@@ -115,7 +115,8 @@ class PrimalSubgradient:
         v = state.alpha - target
         fv = obj.scores(problem, v)
         grad_norm = math.sqrt(max(float(xp.sum(v * problem.y * fv)), 0.0))
-        alpha = (1.0 - eta) * state.alpha + eta * target
+        # (1 - eta) alpha + eta C 1[m < 1]; the minimum only guards against rounding above C
+        alpha = xp.minimum((1.0 - eta) * state.alpha + eta * target, problem.C)
         return self._state(problem, state.n_iter + 1, alpha, eta, grad_norm)
 
     def advance(self, problem, state, n_steps: int, tol=None):

@@ -1,0 +1,49 @@
+"""Independent oracles for the tests: the SVM duals solved by a general QP solver (Clarabel).
+
+Clarabel is an interior-point conic solver that shares no code with svmteach;
+it solves ``min 1/2 x'Px + q'x  s.t.  Ax + s = b, s in K``.
+"""
+
+from __future__ import annotations
+
+import clarabel
+import numpy as np
+from scipy import sparse
+
+
+def solve_qp(P, q, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None):
+    """Minimise ``1/2 x'Px + q'x`` s.t. ``A_eq x = b_eq``, ``A_ineq x <= b_ineq``; returns x."""
+    n = len(q)
+    P = 0.5 * (P + P.T) + 1e-13 * np.eye(n)
+    blocks, rhs, cones = [], [], []
+    if A_eq is not None:
+        blocks.append(np.atleast_2d(A_eq))
+        rhs.append(np.atleast_1d(b_eq))
+        cones.append(clarabel.ZeroConeT(len(rhs[-1])))
+    if A_ineq is not None:
+        blocks.append(A_ineq)
+        rhs.append(b_ineq)
+        cones.append(clarabel.NonnegativeConeT(len(b_ineq)))
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = 1e-11
+    settings.tol_feas = 1e-11
+    settings.max_iter = 500
+    solver = clarabel.DefaultSolver(
+        sparse.csc_matrix(np.triu(P)), np.asarray(q, float), sparse.csc_matrix(np.vstack(blocks)),
+        np.concatenate(rhs).astype(float), cones, settings,
+    )
+    sol = solver.solve()
+    assert str(sol.status) in ("Solved", "AlmostSolved"), sol.status
+    return np.array(sol.x)
+
+
+def binary_dual_optimum(K, y, C, bias):
+    """Optimal value of ``max 1'a - 1/2 a'Qa, 0 <= a <= C (, y'a = 0)``, Q = yy' * K."""
+    n = len(y)
+    Q = (y[:, None] * y[None, :]) * K
+    box = np.vstack([np.eye(n), -np.eye(n)])
+    box_rhs = np.concatenate([np.full(n, C), np.zeros(n)])
+    a = solve_qp(Q, -np.ones(n), y[None, :] if bias else None, [0.0] if bias else None, box, box_rhs)
+    a = np.clip(a, 0, C)
+    return float(a.sum() - 0.5 * a @ Q @ a), a

@@ -1,0 +1,235 @@
+"""The binary solvers against an independent QP solver, scikit-learn, and step invariants."""
+
+import numpy as np
+import pytest
+from conftest import random_binary
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracles import binary_dual_optimum
+from sklearn.svm import SVC
+
+from svmteach import SMO, BinaryProblem, DualCoordinateAscent, PrimalSubgradient, iterate, solve
+from svmteach import objectives as obj
+from svmteach.solvers.smo import RULES
+
+KERNELS = [
+    dict(kernel="linear"),
+    dict(kernel="polynomial", gamma=0.5, degree=3, coef0=1.0),
+    dict(kernel="gaussian", gamma=0.7),
+]
+CS = [0.01, 1.0, 100.0]
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-12)
+
+
+@pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
+@pytest.mark.parametrize("C", CS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_smo_reaches_qp_optimum(kern, C, seed):
+    X, y = random_binary(n=40, d=3, seed=seed)
+    p = BinaryProblem(X, y, C=C, **kern)
+    best, _ = binary_dual_optimum(np.array(p.gram), y, C, bias=True)
+    for fast in (True, False):
+        r = solve(SMO(random_state=0), p, tol=1e-10, max_iter=200_000, fast=fast)
+        assert r.converged
+        assert rel(r.dual, best) < 1e-6
+        assert abs(float(np.sum(r.state.alpha * p.y))) < 1e-9 * max(C, 1)
+
+
+@pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
+@pytest.mark.parametrize("C", CS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dual_cd_reaches_qp_optimum(kern, C, seed):
+    X, y = random_binary(n=40, d=3, seed=seed)
+    p = BinaryProblem(X, y, C=C, **kern)
+    best, _ = binary_dual_optimum(np.array(p.gram), y, C, bias=False)
+    r = solve(DualCoordinateAscent(random_state=seed), p, tol=1e-10, max_iter=2_000_000)
+    assert r.converged
+    assert rel(r.dual, best) < 1e-6
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_every_smo_rule_converges(rule):
+    X, y = random_binary(n=30, d=2, seed=3)
+    p = BinaryProblem(X, y, C=1.0, kernel="gaussian", gamma=0.5)
+    best, _ = binary_dual_optimum(np.array(p.gram), y, 1.0, bias=True)
+    r = solve(SMO(rule, random_state=1), p, tol=1e-9, max_iter=500_000)
+    assert r.converged and rel(r.dual, best) < 1e-6
+
+
+@pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_smo_matches_sklearn_svc(kern, C):
+    X, y = random_binary(n=60, d=3, seed=4)
+    p = BinaryProblem(X, y, C=C, **kern)
+    r = solve(SMO(), p, tol=1e-10, max_iter=200_000)
+    ref = SVC(C=C, tol=1e-10, kernel={"polynomial": "poly", "gaussian": "rbf"}.get(kern["kernel"], "linear"),
+              gamma=kern.get("gamma", "scale"), degree=kern.get("degree", 3), coef0=kern.get("coef0", 0.0)).fit(X, y)
+    Z = np.random.default_rng(5).normal(size=(50, 3))
+    ours = (r.state.alpha * p.y) @ p.kernel_with(Z) + r.state.b
+    theirs = ref.decision_function(Z)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5 * max(1, np.abs(theirs).max()))
+
+
+def test_subgradient_approaches_optimum_and_stays_dual_feasible():
+    X, y = random_binary(n=40, d=2, seed=2)
+    p = BinaryProblem(X, y, C=1.0)
+    best, _ = binary_dual_optimum(np.array(p.gram), y, 1.0, bias=False)
+    states = list(iterate(PrimalSubgradient(), p, max_iter=3000))
+    final = states[-1]
+    assert final.primal >= best - 1e-9  # weak duality: the primal lies above the optimum
+    assert rel(final.primal, best) < 1e-2
+    for s in states:
+        assert np.all(s.alpha >= 0) and np.all(s.alpha <= p.C)
+        assert s.dual <= best + 1e-9
+    # the margins in the state are those of the iterate's w
+    np.testing.assert_allclose(final.margins, y * (X @ final.w))
+    np.testing.assert_array_equal(final.active, final.margins < 1)
+
+
+# ---- invariants on every step (hypothesis) ----------------------------------------------
+
+problems = st.builds(
+    lambda n, d, seed, C, k: BinaryProblem(*random_binary(n=n, d=d, seed=seed, shift=1.0), C=C, **k),
+    st.integers(4, 14), st.integers(1, 3), st.integers(0, 10_000),
+    st.sampled_from([0.01, 0.3, 1.0, 7.0, 100.0]), st.sampled_from(KERNELS),
+)
+SOLVERS = st.sampled_from([
+    SMO("second_order"), SMO("max_violating_pair"), SMO("random", random_state=3),
+    DualCoordinateAscent(random_state=0), DualCoordinateAscent(init="uniform", random_state=1),
+    PrimalSubgradient(), PrimalSubgradient("constant", 0.1),
+])
+
+
+def _frozen_copy(state):
+    return [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in state]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems, solver=SOLVERS)
+def test_every_step_is_feasible_monotone_and_pure(problem, solver):
+    X_before = problem.X.copy()
+    state = solver.init(problem)
+    for _ in range(3 * problem.n_samples):
+        before = _frozen_copy(state)
+        new = solver.step(problem, state)
+        # the step left its input untouched
+        for a, b in zip(before, state):
+            if isinstance(a, np.ndarray):
+                np.testing.assert_array_equal(a, b)
+            elif not (isinstance(a, float) and np.isnan(a)):
+                assert a == b
+        alpha = new.alpha
+        assert np.all(alpha >= 0) and np.all(alpha <= problem.C)
+        if solver.bias:
+            assert abs(float(alpha @ problem.y)) <= 1e-9 * problem.C * problem.n_samples
+        if not isinstance(solver, PrimalSubgradient):
+            assert new.dual >= state.dual - 1e-10 * max(1.0, abs(state.dual))
+            # the cached gradient is the true gradient 1 - Q alpha
+            np.testing.assert_allclose(new.grad, 1 - problem.Q @ alpha, atol=1e-8 * max(1, problem.C))
+        assert new.primal >= new.dual - 1e-8 * max(1.0, abs(new.primal))  # weak duality
+        state = new
+    np.testing.assert_array_equal(problem.X, X_before)
+
+
+def test_history_is_a_true_film():
+    X, y = random_binary(n=12, d=2, seed=7)
+    p = BinaryProblem(X, y, C=1.0)
+    r = solve(SMO(), p, tol=1e-8, fast=False, record_states=True, record_history=True)
+    alphas = [s.alpha for s in r.states]
+    assert len({a.tobytes() for a in alphas}) > 3  # the film shows different frames
+    for s, nxt in zip(r.states, r.states[1:]):
+        assert nxt.n_iter == s.n_iter + 1
+    assert r.history["dual"] == [s.dual for s in r.states]
+
+
+# ---- the fast path is the step path -------------------------------------------------------
+
+@pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
+@pytest.mark.parametrize("rule", RULES)
+def test_smo_fast_path_equals_step_path(kern, rule):
+    X, y = random_binary(n=25, d=3, seed=8)
+    p = BinaryProblem(X, y, C=2.0, **kern)
+    solver = SMO(rule, random_state=11)
+    slow = solver.init(p)
+    for _ in range(40):
+        slow = solver.step(p, slow)
+    fast = solver.advance(p, solver.init(p), 40)
+    assert fast.n_iter == slow.n_iter == 40
+    assert (fast.i, fast.j) == (slow.i, slow.j)
+    np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
+    np.testing.assert_allclose(fast.grad, slow.grad, atol=1e-9)
+    for name in ("E_i", "E_j", "eta", "L", "H", "alpha_j_unclipped", "alpha_j_new", "alpha_i_new", "b", "dual"):
+        assert getattr(fast, name) == pytest.approx(getattr(slow, name), rel=1e-9, abs=1e-9), name
+
+
+@pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
+@pytest.mark.parametrize("init", ["zero", "uniform"])
+def test_dual_cd_fast_path_equals_step_path(kern, init):
+    X, y = random_binary(n=20, d=3, seed=9)
+    p = BinaryProblem(X, y, C=0.5, **kern)
+    solver = DualCoordinateAscent(init=init, random_state=5)
+    slow = solver.init(p)
+    for _ in range(47):  # two epochs and a bit: crosses permutation boundaries
+        slow = solver.step(p, slow)
+    fast = solver.advance(p, solver.advance(p, solver.init(p), 13), 34)
+    assert fast.n_iter == slow.n_iter and (fast.epoch, fast.pos, fast.i) == (slow.epoch, slow.pos, slow.i)
+    np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
+    np.testing.assert_allclose(fast.grad, slow.grad, atol=1e-9)
+    for name in ("a", "b", "alpha_unclipped", "alpha_clipped", "delta", "dual", "primal"):
+        assert getattr(fast, name) == pytest.approx(getattr(slow, name), rel=1e-9, abs=1e-10), name
+
+
+# ---- awkward but valid problems ---------------------------------------------------------------
+
+def test_duplicate_points_with_opposite_labels_eta_zero():
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [2.0, 0.5]])
+    y = np.array([1, -1, 1, -1, 1])
+    p = BinaryProblem(X, y, C=1.0)
+    best, _ = binary_dual_optimum(np.array(p.gram), p.y, 1.0, bias=True)
+    for rule in RULES:
+        r = solve(SMO(rule, random_state=0), p, tol=1e-9, max_iter=100_000)
+        assert np.all(np.isfinite(r.state.alpha)) and rel(r.dual, best) < 1e-6
+
+
+def test_non_psd_kernel_never_divides_by_eta():
+    # polynomial with negative coef0 and odd degree gives an indefinite Gram matrix
+    X, y = random_binary(n=15, d=2, seed=3)
+    p = BinaryProblem(X, y, C=1.0, kernel="polynomial", gamma=1.0, coef0=-2.0, degree=3)
+    assert np.linalg.eigvalsh(p.gram).min() < 0
+    for solver in (SMO(), SMO("max_violating_pair"), DualCoordinateAscent(random_state=0)):
+        state = solver.init(p)
+        for _ in range(200):
+            new = solver.step(p, state)
+            assert np.all(np.isfinite(new.alpha)) and np.all((new.alpha >= 0) & (new.alpha <= 1))
+            assert new.dual >= state.dual - 1e-9
+            state = new
+
+
+def test_zero_row_and_huge_C():
+    X, y = random_binary(n=20, d=2, seed=1)
+    X[3] = 0.0
+    p = BinaryProblem(X, y, C=1.0)
+    best, _ = binary_dual_optimum(np.array(p.gram), p.y, 1.0, bias=False)
+    r = solve(DualCoordinateAscent(random_state=0), p, tol=1e-9, max_iter=10**6)
+    assert rel(r.dual, best) < 1e-6
+    assert r.state.alpha[3] == 1.0  # a zero row has K_ii = 0: its coordinate goes to C
+    huge = BinaryProblem(X, y, C=1e8)
+    for solver in (DualCoordinateAscent(random_state=0), SMO()):
+        r = solve(solver, huge, tol=1e-6, max_iter=20_000)
+        assert np.all(np.isfinite(r.state.alpha)) and np.all((r.state.alpha >= 0) & (r.state.alpha <= 1e8))
+        assert np.isfinite(r.primal) and r.primal >= r.dual - 1e-6 * abs(r.primal)
+
+
+def test_separable_data_large_C_is_the_hard_margin():
+    from svmteach.data import separable_blobs
+
+    X, y = separable_blobs(30, margin=1.0, seed=0)
+    p = BinaryProblem(X, y, C=1e6)
+    r = solve(SMO(), p, tol=1e-10, max_iter=100_000)
+    f = obj.scores(p, r.state.alpha)
+    margins = obj.margins(p, f, r.state.b)
+    assert margins.min() == pytest.approx(1.0, abs=1e-6)  # support vectors sit on the margin
+    assert np.all(r.state.alpha < 1e6 * (1 - 1e-9))  # no slack is paid
