@@ -1,0 +1,44 @@
+"""The teaching sets have the shapes and properties their docstrings promise."""
+
+import numpy as np
+import pytest
+
+from svmteach import BinarySVC, data
+
+
+@pytest.mark.parametrize("name", sorted(data.TEACHING_SETS))
+def test_teaching_sets(name):
+    X, y = data.TEACHING_SETS[name](n=50, seed=1)
+    assert X.shape == (50, 2) and set(np.unique(y)) == {-1.0, 1.0}
+    X2, _ = data.TEACHING_SETS[name](n=50, seed=1)
+    np.testing.assert_array_equal(X, X2)  # reproducible
+
+
+def test_separable_blobs_have_the_promised_margin():
+    X, y = data.separable_blobs(80, margin=0.8, seed=3)
+    normal = np.array([1.0, -1.0]) / np.sqrt(2)
+    assert np.all(y * (X @ normal) >= 0.8 - 1e-12)
+    m = BinarySVC(C=1e6).fit(X, y)
+    assert (m.predict(X) == y).all()
+
+
+def test_linear_fails_on_xor_and_gaussian_succeeds():
+    X, y = data.xor(120, seed=0)
+    assert (BinarySVC().fit(X, y).predict(X) == y).mean() < 0.8
+    assert (BinarySVC(kernel="rbf", gamma=1.0, C=10).fit(X, y).predict(X) == y).mean() > 0.95
+
+
+def test_packaged_real_data_and_libsvm_reader(tmp_path):
+    X, y = data.iris()
+    assert X.shape == (150, 4) and len(np.unique(y)) == 3
+    Xb, yb = data.iris(classes=(1, 2), features=(2, 3))
+    assert Xb.shape == (100, 2) and set(yb) == {1, 2}
+    Xd, yd = data.digits()
+    assert Xd.shape == (1797, 64) and Xd.max() <= 1.0
+    path = tmp_path / "toy.svm"
+    path.write_text("1 1:0.5 3:2\n-1 2:1\n")
+    Xl, yl = data.load_libsvm(path)
+    np.testing.assert_array_equal(Xl, [[0.5, 0, 2], [0, 1, 0]])
+    np.testing.assert_array_equal(yl, [1, -1])
+    with pytest.raises(ValueError, match="^n must be"):
+        data.moons(n=1)

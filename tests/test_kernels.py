@@ -1,0 +1,47 @@
+"""Kernels against scikit-learn's pairwise kernels and direct formulas."""
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from svmteach.kernels import Kernel, gram, kernel_diagonal, make_kernel
+
+
+@pytest.fixture
+def XZ():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+
+
+def test_against_sklearn(XZ):
+    X, Z = XZ
+    np.testing.assert_allclose(gram(X, Z, Kernel("linear")), linear_kernel(X, Z))
+    np.testing.assert_allclose(gram(X, Z, Kernel("polynomial", 0.3, 4, 2.0)),
+                               polynomial_kernel(X, Z, degree=4, gamma=0.3, coef0=2.0))
+    np.testing.assert_allclose(gram(X, Z, Kernel("gaussian", 0.7)), rbf_kernel(X, Z, gamma=0.7))
+
+
+def test_laplacian_uses_the_euclidean_norm(XZ):
+    X, Z = XZ
+    expected = np.exp(-0.5 * np.linalg.norm(X[:, None, :] - Z[None, :, :], axis=2))
+    np.testing.assert_allclose(gram(X, Z, Kernel("laplacian", 0.5)), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["linear", "polynomial", "gaussian", "laplacian"])
+def test_diagonal_and_symmetry(XZ, name):
+    X, _ = XZ
+    k = make_kernel(name, gamma=0.4, X=X)
+    K = gram(X, None, k)
+    np.testing.assert_allclose(K, K.T, atol=1e-12)
+    np.testing.assert_allclose(np.diag(K), kernel_diagonal(X, k), atol=1e-12)
+    assert np.linalg.eigvalsh(K).min() > -1e-9  # positive semidefinite
+
+
+def test_gamma_scale_and_auto(XZ):
+    X, _ = XZ
+    assert make_kernel("rbf", "auto", X=X).gamma == pytest.approx(1 / 3)
+    assert make_kernel("rbf", "scale", X=X).gamma == pytest.approx(1 / (3 * X.var()))
+    assert make_kernel("rbf", "scale", X=np.ones((3, 2))).gamma == 1.0  # constant data: no division by 0
+    assert make_kernel("poly", 1.0).name == "polynomial" and make_kernel("rbf", 1.0).name == "gaussian"
+    with pytest.raises(ValueError, match="needs the data X"):
+        make_kernel("rbf")

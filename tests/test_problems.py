@@ -1,0 +1,107 @@
+"""Bad input is refused in one place, naming the argument; awkward input is accepted."""
+
+import numpy as np
+import pytest
+from conftest import random_binary
+
+from svmteach import BinaryProblem, BinarySVC
+
+
+@pytest.mark.parametrize(
+    "X, y, kwargs, exc, match",
+    [
+        (np.array([[np.nan, 1.0], [0.0, 1.0]]), [0, 1], {}, ValueError, "^X contains NaN"),
+        (np.array([[np.inf, 1.0], [0.0, 1.0]]), [0, 1], {}, ValueError, "^X contains NaN or infinity"),
+        (np.ones((2, 2)), [0.0, np.nan], {}, ValueError, "^y contains NaN"),
+        (np.ones((2, 2)), [0.0, np.inf], {}, ValueError, "^y contains NaN"),
+        (np.ones(4), [0, 1, 0, 1], {}, ValueError, "^X must be 2-D"),
+        (np.ones((2, 2, 2)), [0, 1], {}, ValueError, "^X must be 2-D"),
+        (np.ones((3, 2)), [0, 1], {}, ValueError, "^y has 2 labels but X has 3 samples"),
+        (np.ones((3, 2)), [[0, 1, 1], [1, 0, 0]], {}, ValueError, "^y must be 1-D"),
+        (np.ones((0, 2)), [], {}, ValueError, "^X is empty"),
+        (np.ones((3, 0)), [0, 1, 1], {}, ValueError, "^X has 0 feature"),
+        (np.ones((3, 2)), [1, 1, 1], {}, ValueError, "^y has one class"),
+        (np.ones((3, 2)), [0, 1, 2], {}, ValueError, "^y has 3 classes"),
+        (np.ones((2, 2)), [0, 1], {"C": 0}, ValueError, "^C must be positive"),
+        (np.ones((2, 2)), [0, 1], {"C": -1.0}, ValueError, "^C must be positive"),
+        (np.ones((2, 2)), [0, 1], {"C": np.inf}, ValueError, "^C must be positive and finite"),
+        (np.ones((2, 2)), [0, 1], {"C": np.nan}, ValueError, "^C must be positive and finite"),
+        (np.ones((2, 2)), [0, 1], {"C": "1"}, TypeError, "^C must be a positive number"),
+        (np.ones((2, 2)), [0, 1], {"kernel": "sigmoid"}, ValueError, "^kernel must be one of"),
+        (np.ones((2, 2)), [0, 1], {"kernel": "rbf", "gamma": -1.0}, ValueError, "^gamma must be positive"),
+        (np.ones((2, 2)), [0, 1], {"kernel": "rbf", "gamma": "big"}, ValueError, "^gamma must be"),
+        (np.ones((2, 2)), [0, 1], {"kernel": "poly", "degree": 0}, ValueError, "^degree must be"),
+        (np.ones((2, 2)), [0, 1], {"kernel": "poly", "coef0": np.nan}, ValueError, "^coef0 must be finite"),
+        (np.ones((2, 2)), [0.5, 1.5], {}, ValueError, "^y holds non-integer floats"),
+        (np.ones((2, 2)) + 1j, [0, 1], {}, ValueError, "^X is complex"),
+        (None, [0, 1], {}, ValueError, "^X is None"),
+        (np.ones((2, 2)), None, {}, ValueError, "^y is None"),
+    ],
+)
+def test_bad_input_names_the_argument(X, y, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        BinaryProblem(X, y, **kwargs)
+    with pytest.raises(exc, match=match):
+        BinarySVC(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"solver": "newton"}, "^solver must be one of"),
+    ({"selection": "best"}, "^selection must be one of"),
+    ({"tol": 0}, "^tol must be positive"),
+    ({"max_iter": 0}, "^max_iter must be a positive integer"),
+])
+def test_bad_estimator_parameters(kwargs, match):
+    X, y = random_binary()
+    with pytest.raises(ValueError, match=match):
+        BinarySVC(**kwargs).fit(X, y)
+
+
+def test_sparse_input_is_refused_clearly():
+    from scipy import sparse
+
+    with pytest.raises(TypeError, match="^X is a sparse matrix"):
+        BinaryProblem(sparse.csr_matrix(np.eye(3)), [0, 1, 1])
+
+
+def test_problem_is_immutable_and_copies_the_callers_arrays():
+    X, y = random_binary()
+    X_orig, y_orig = X.copy(), y.copy()
+    p = BinaryProblem(X, y, C=2.0)
+    with pytest.raises(Exception):
+        p.C = 3.0
+    with pytest.raises(ValueError):
+        p.X[0, 0] = 1.0  # read-only
+    with pytest.raises(ValueError):
+        p.gram[0, 0] = 1.0
+    X[0, 0] = 99.0  # the problem does not alias the caller's array
+    assert p.X[0, 0] == X_orig[0, 0]
+    BinarySVC().fit(X_orig, y_orig)
+    np.testing.assert_array_equal(y, y_orig)
+
+
+def test_labels_of_any_type_and_their_coding():
+    X, y = random_binary(n=10)
+    labels = np.where(y > 0, "spam", "ham")
+    p = BinaryProblem(X, labels)
+    assert list(p.classes) == ["ham", "spam"]
+    np.testing.assert_array_equal(p.y, np.where(labels == "spam", 1.0, -1.0))
+    assert BinaryProblem(X, y > 0).classes.dtype == bool
+
+
+def test_float32_and_fortran_input_are_accepted():
+    X, y = random_binary(n=20)
+    p32 = BinaryProblem(X.astype(np.float32), y)
+    pF = BinaryProblem(np.asfortranarray(X), y)
+    assert p32.X.dtype == np.float64 and pF.X.flags.c_contiguous
+    np.testing.assert_allclose(pF.X, X)
+
+
+def test_with_C_shares_the_gram_matrix():
+    X, y = random_binary(n=10)
+    p = BinaryProblem(X, y, kernel="rbf", gamma=1.0)
+    G = p.gram
+    q = p.with_C(5.0)
+    assert q.C == 5.0 and p.C == 1.0 and q.gram is G
+    with pytest.raises(ValueError, match="^C must be positive"):
+        p.with_C(-1)
