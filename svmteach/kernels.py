@@ -108,6 +108,19 @@ def squared_distances(X, Z):
     return xp.clip(d2, 0.0, None) if hasattr(xp, "clip") else xp.where(d2 < 0, 0.0, d2)
 
 
+def distances(X, Z):
+    """Matrix of :math:`\\|x_i - z_j\\|` from explicit differences, in row blocks.
+
+    The square root magnifies the rounding of the expanded form near 0
+    (a point and itself would be ~1e-8 apart), so distances are not taken from it.
+    """
+    xp = array_namespace(X, Z)
+    block = max(1, 2**22 // max(1, Z.shape[0] * Z.shape[1]))
+    rows = [xp.sqrt(xp.sum((X[s : s + block, None, :] - Z[None, :, :]) ** 2, axis=2))
+            for s in range(0, X.shape[0], block)]
+    return xp.concat(rows, axis=0) if hasattr(xp, "concat") else xp.concatenate(rows, axis=0)
+
+
 def gram(X, Z=None, kernel: Kernel | str = "linear"):
     """Gram matrix :math:`K_{ij} = k(x_i, z_j)` of shape ``(len(X), len(Z))``.
 
@@ -123,10 +136,9 @@ def gram(X, Z=None, kernel: Kernel | str = "linear"):
         return X @ Z.T
     if kernel.name == "polynomial":
         return (kernel.gamma * (X @ Z.T) + kernel.coef0) ** kernel.degree
-    d2 = squared_distances(X, Z)
     if kernel.name == "gaussian":
-        return xp.exp(-kernel.gamma * d2)
-    return xp.exp(-kernel.gamma * xp.sqrt(d2))  # laplacian
+        return xp.exp(-kernel.gamma * squared_distances(X, Z))
+    return xp.exp(-kernel.gamma * distances(X, Z))  # laplacian
 
 
 def kernel_diagonal(X, kernel: Kernel):

@@ -215,8 +215,9 @@ class BinaryProblem:
 
     @cached_property
     def gram(self):
-        """The (n, n) kernel matrix, computed once."""
-        return _readonly(gram(self.X, self.X, self.kernel))
+        """The (n, n) kernel matrix, computed once and made exactly symmetric."""
+        K = gram(self.X, self.X, self.kernel)
+        return _readonly(0.5 * (K + K.T))  # BLAS may round K_ij and K_ji differently
 
     @cached_property
     def Q(self):

@@ -233,3 +233,21 @@ def test_separable_data_large_C_is_the_hard_margin():
     margins = obj.margins(p, f, r.state.b)
     assert margins.min() == pytest.approx(1.0, abs=1e-6)  # support vectors sit on the margin
     assert np.all(r.state.alpha < 1e6 * (1 - 1e-9))  # no slack is paid
+
+
+@pytest.mark.parametrize("kern", KERNELS + [dict(kernel="laplacian", gamma=0.5)], ids=lambda k: k["kernel"])
+def test_smo_fast_path_with_kernel_rows_on_demand(kern):
+    """Without a precomputed Gram matrix the compiled loop fills kernel rows as it needs them."""
+    X, y = random_binary(n=50, d=3, seed=12)
+    lazy = BinaryProblem(X, y, C=1.0, **kern)
+    full = BinaryProblem(X, y, C=1.0, **kern)
+    r_lazy = solve(SMO(), lazy, tol=1e-10)
+    assert "gram" not in vars(lazy)  # it never built the whole matrix
+    rows = vars(lazy)["_kernel_rows"]
+    # rows are stored in float32, as in LIBSVM's kernel cache
+    assert rows.buffer.dtype == np.float32
+    np.testing.assert_allclose(rows.buffer[rows.have], full.gram[rows.have], rtol=2e-7, atol=2e-7)
+    r_full = solve(SMO(), full, tol=1e-10, fast=False)
+    best, _ = binary_dual_optimum(np.array(full.gram), y, 1.0, bias=True)
+    assert rel(r_lazy.dual, best) < 1e-6 and rel(r_full.dual, best) < 1e-6
+    np.testing.assert_allclose(r_lazy.state.alpha, r_full.state.alpha, atol=1e-4)

@@ -1,10 +1,16 @@
 """Compiled fast path of :class:`~svmteach.solvers.smo.SMO`.
 
 The same working-set rules and the same pair update (:func:`~svmteach.solvers.smo.pair_update`,
-compiled once and called by both paths) as the step path, run in one loop
-over the precomputed kernel matrix.  Every ``CHECK_EVERY`` steps the loop
-evaluates the relative duality gap (with the KKT bias) and stops once it is
-at most ``tol``.
+compiled once and called by both paths) as the step path, run in one loop.
+Every ``CHECK_EVERY`` steps the loop evaluates the relative duality gap (with
+the KKT bias) and stops once it is at most ``tol``.
+
+Kernel rows are computed when a step first needs them, as LIBSVM does: a
+step touches rows i and j only, and many points are never selected.  The
+rows live in a buffer kept with the problem (:func:`kernel_rows`), so later
+calls reuse them.  Fresh rows are stored in float32, as in LIBSVM's kernel
+cache; if the problem's full Gram matrix already exists it is used (in
+float64, so that both paths then compute the same numbers).
 """
 
 from __future__ import annotations
@@ -18,6 +24,67 @@ from ..backend import is_numpy
 from .smo import RULES, TAU, SMOState, pair_update, smo_measures
 
 CHECK_EVERY = 10
+KERNEL_CODES = {"linear": 0, "polynomial": 1, "gaussian": 2, "laplacian": 3}
+
+
+class KernelRows:
+    """An (n, n) buffer of kernel rows, filled on demand; ``have[i]`` says row i is there."""
+
+    def __init__(self, problem):
+        if "gram" in vars(problem):  # the full matrix exists already
+            self.buffer = np.array(problem.gram)  # a writable copy: numba types read-only arrays apart
+            self.have = np.ones(problem.n_samples, dtype=np.bool_)
+        else:
+            # float32, as LIBSVM's kernel cache: half the memory to touch (page faults
+            # dominate the cost of fresh rows) at a relative precision of 6e-8
+            self.buffer = np.empty((problem.n_samples, problem.n_samples), dtype=np.float32)
+            self.have = np.zeros(problem.n_samples, dtype=np.bool_)
+        k = problem.kernel
+        self.params = (KERNEL_CODES[k.name], float(k.gamma), float(k.degree), float(k.coef0))
+        self.sqnorm = np.einsum("ij,ij->i", problem.X, problem.X)
+
+
+def kernel_rows(problem) -> KernelRows:
+    """The problem's row buffer (one per problem, created on first use)."""
+    rows = vars(problem).get("_kernel_rows")
+    if rows is None:
+        rows = KernelRows(problem)
+        object.__setattr__(problem, "_kernel_rows", rows)
+    return rows
+
+
+@njit(cache=True)
+def _ensure_row(X, sq, params, K, have, i):
+    """Fill row i of K unless it is there: one matrix-vector product, then the kernel's function.
+
+    The formulas are those of :mod:`svmteach.kernels`; the Laplacian takes the
+    distance from explicit differences, because the square root magnifies the
+    rounding of ``|x|^2 + |z|^2 - 2 x'z`` near zero.
+    """
+    if have[i]:
+        return
+    kind = int(params[0])
+    gamma, degree, coef0 = params[1], params[2], params[3]
+    n, d = X.shape
+    if kind == 3:
+        for t in range(n):
+            d2 = 0.0
+            for k in range(d):
+                diff = X[i, k] - X[t, k]
+                d2 += diff * diff
+            K[i, t] = math.exp(-gamma * math.sqrt(d2))
+        have[i] = True
+        return
+    dots = X @ X[i]
+    for t in range(n):
+        if kind == 0:
+            K[i, t] = dots[t]
+        elif kind == 1:
+            K[i, t] = (gamma * dots[t] + coef0) ** degree
+        else:
+            d2 = sq[i] + sq[t] - 2.0 * dots[t]
+            K[i, t] = math.exp(-gamma * (d2 if d2 > 0.0 else 0.0))
+    have[i] = True
 
 
 @njit(cache=True)
@@ -67,7 +134,7 @@ def _relative_gap(y, C, alpha, grad):
 
 
 @njit(cache=True)
-def _select(K, diag, y, C, alpha, grad, rule, b, u1, u2):
+def _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, u1, u2):
     """The working-set rules of the step path, as loops. Returns (i, j), (-1, -1) if none."""
     n = y.shape[0]
     if rule == 0:  # random: a KKT violator for b, and a random partner
@@ -105,6 +172,8 @@ def _select(K, diag, y, C, alpha, grad, rule, b, u1, u2):
             i = t
     if i < 0:
         return -1, -1
+    if rule == 2:
+        _ensure_row(X, sq, params, K, have, i)
     j = -1
     best = np.inf
     for t in range(n):
@@ -118,7 +187,7 @@ def _select(K, diag, y, C, alpha, grad, rule, b, u1, u2):
         else:
             bt = vi - v
             if bt > 0:
-                at = diag[i] + diag[t] - 2.0 * K[i, t]
+                at = diag[i] + diag[t] - 2.0 * float(K[i, t])
                 if at <= 0:
                     at = TAU
                 score = -(bt * bt) / at
@@ -131,23 +200,26 @@ def _select(K, diag, y, C, alpha, grad, rule, b, u1, u2):
 
 
 @njit(cache=True)
-def _smo_loop(K, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, info):
+def _smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, info):
     """Run up to ``n_steps`` pair steps in place; returns the number of steps taken."""
     n = y.shape[0]
     b = 0.0
     for step in range(n_steps):
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
             b = _intercept(y, C, alpha, grad)
-        i, j = _select(K, diag, y, C, alpha, grad, rule, b, uniforms[step, 0], uniforms[step, 1])
+        i, j = _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, uniforms[step, 0], uniforms[step, 1])
         info[0] = i
         info[1] = j
         if i < 0:
             return step + 1
+        _ensure_row(X, sq, params, K, have, i)
+        _ensure_row(X, sq, params, K, have, j)
         vi = y[i] * grad[i]
         vj = y[j] * grad[j]
         ai = alpha[i]
         aj = alpha[j]
-        eta, L, H, unc, aj_new, ai_new = pair_update(y[i], y[j], ai, aj, vi, vj, K[i, i], K[j, j], K[i, j], C)
+        eta, L, H, unc, aj_new, ai_new = pair_update(y[i], y[j], ai, aj, vi, vj, float(K[i, i]), float(K[j, j]),
+                                                  float(K[i, j]), C)
         di = ai_new - ai
         dj = aj_new - aj
         if di != 0.0 or dj != 0.0:
@@ -156,7 +228,7 @@ def _smo_loop(K, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_ev
             # g_t <- g_t - Q_ti di - Q_tj dj with Q_ts = (y_t K_ts) y_s, in the step path's order
             # of operations, so that both paths round alike and break ties alike
             for t in range(n):
-                grad[t] = grad[t] - di * ((y[t] * K[t, i]) * y[i]) - dj * ((y[t] * K[t, j]) * y[j])
+                grad[t] = grad[t] - di * ((y[t] * float(K[i, t])) * y[i]) - dj * ((y[t] * float(K[j, t])) * y[j])
         info[2] = b - vi
         info[3] = b - vj
         info[4] = eta
@@ -189,7 +261,10 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
     alpha = np.array(state.alpha, dtype=np.float64)
     grad = np.array(state.grad, dtype=np.float64)
     info = np.full(12, np.nan)
-    done = _smo_loop(problem.gram, problem.diag, problem.y, float(problem.C), alpha, grad, int(n_steps), rule,
+    rows = kernel_rows(problem)
+    params = np.array(rows.params)
+    done = _smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag, problem.y,
+                     float(problem.C), alpha, grad, int(n_steps), rule,
                      uniforms.reshape(n_steps, 2), -1.0 if tol is None else float(tol), CHECK_EVERY, info)
     b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
     if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
