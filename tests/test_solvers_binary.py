@@ -167,19 +167,37 @@ def test_smo_fast_path_equals_step_path(kern, rule):
 
 @pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
 @pytest.mark.parametrize("init", ["zero", "uniform"])
-def test_dual_cd_fast_path_equals_step_path(kern, init):
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_dual_cd_fast_path_equals_step_path(kern, init, shrinking):
     X, y = random_binary(n=20, d=3, seed=9)
     p = BinaryProblem(X, y, C=0.5, **kern)
-    solver = DualCoordinateAscent(init=init, random_state=5)
+    solver = DualCoordinateAscent(init=init, random_state=5, shrinking=shrinking)
     slow = solver.init(p)
-    for _ in range(47):  # two epochs and a bit: crosses permutation boundaries
+    for _ in range(147):  # several epochs and a bit: crosses permutation boundaries, shrinks
         slow = solver.step(p, slow)
-    fast = solver.advance(p, solver.advance(p, solver.init(p), 13), 34)
+    fast = solver.advance(p, solver.advance(p, solver.init(p), 13), 134)
     assert fast.n_iter == slow.n_iter and (fast.epoch, fast.pos, fast.i) == (slow.epoch, slow.pos, slow.i)
+    np.testing.assert_array_equal(fast.active, slow.active)
+    np.testing.assert_array_equal(fast.perm, slow.perm)
+    if shrinking and init == "zero":
+        assert not slow.active.all() or slow.full_spread < np.inf  # shrinking took part
     np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
     np.testing.assert_allclose(fast.grad, slow.grad, atol=1e-9)
-    for name in ("a", "b", "alpha_unclipped", "alpha_clipped", "delta", "dual", "primal"):
+    for name in ("a", "b", "alpha_clipped", "delta", "dual", "primal", "pg_max", "pg_min", "shrink_hi",
+                 "shrink_lo"):
         assert getattr(fast, name) == pytest.approx(getattr(slow, name), rel=1e-9, abs=1e-10), name
+    assert fast.shrunk == slow.shrunk
+
+
+def test_dual_cd_shrinking_sets_coordinates_aside_and_still_converges():
+    X, y = random_binary(n=200, d=3, seed=10)
+    p = BinaryProblem(X, y, C=1.0)
+    solver = DualCoordinateAscent(random_state=0)
+    states = list(iterate(solver, p, max_iter=2000))
+    assert any(s.shrunk for s in states) and min(s.active.sum() for s in states) < 200
+    best, _ = binary_dual_optimum(np.array(p.gram), p.y, 1.0, bias=False)
+    r = solve(solver, p, tol=1e-10, max_iter=10**6)
+    assert rel(r.dual, best) < 1e-6
 
 
 # ---- awkward but valid problems ---------------------------------------------------------------

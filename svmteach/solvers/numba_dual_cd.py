@@ -1,7 +1,8 @@
 """Compiled fast path of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`.
 
-The same visiting order and the same one-dimensional maximisation as the step
-path, many steps per call:
+The same visiting order, the same shrinking test and the same one-dimensional
+maximisation as the step path (the helpers are compiled once and called by
+both), many steps per call:
 
 - any kernel: the cached gradient ``g`` is updated with a column of ``Q`` (O(n) a step);
 - linear kernel: ``w = sum_i alpha_i y_i x_i`` is kept instead, so a step costs
@@ -12,73 +13,82 @@ path, many steps per call:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from ..backend import is_numpy
-from .dual_cd import DualCDState, epoch_permutation, maximize_parabola, stopping_measures
+from .dual_cd import DualCDState, maximize_parabola, next_epoch, projected_gradient, stopping_measures
+
+# layout of the small arrays passed to the loops
+#   track: shrink_hi, shrink_lo, pg_max, pg_min
+#   info:  i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk
 
 
 @njit(cache=True)
-def _steps_gram(Q, C, alpha, grad, order, info):
-    """Coordinate steps over ``order`` with the cached gradient; last step into ``info``."""
+def _visit(i, g, Qii, C, alpha, active, track, info):
+    """One coordinate: the shrinking test, then the exact maximisation. Returns the change."""
+    a = -0.5 * Qii
+    b = g + Qii * alpha[i]
+    info[0] = i
+    info[1] = a
+    info[2] = b
+    shrink, pg = projected_gradient(-g, alpha[i], C, track[0], track[1])
+    if shrink:
+        active[i] = False
+        info[3] = np.nan
+        info[4] = alpha[i]
+        info[5] = 0.0
+        info[6] = 1.0
+        return 0.0
+    track[2] = max(track[2], pg)
+    track[3] = min(track[3], pg)
+    unclipped, new = maximize_parabola(a, b, C, alpha[i])
+    delta = new - alpha[i]
+    alpha[i] = new
+    info[3] = unclipped
+    info[4] = new
+    info[5] = delta
+    info[6] = 0.0
+    return delta
+
+
+@njit(cache=True)
+def _steps_gram(Q, C, alpha, grad, order, active, track, info):
+    """Coordinate steps over ``order`` with the cached gradient."""
     n = alpha.shape[0]
     for i in order:
-        Qii = Q[i, i]
-        a = -0.5 * Qii
-        b = grad[i] + Qii * alpha[i]
-        unclipped, new = maximize_parabola(a, b, C, alpha[i])
-        delta = new - alpha[i]
+        delta = _visit(i, grad[i], Q[i, i], C, alpha, active, track, info)
         if delta != 0.0:
-            alpha[i] = new
             for t in range(n):
-                grad[t] -= delta * Q[t, i]
-        info[0] = i
-        info[1] = a
-        info[2] = b
-        info[3] = unclipped
-        info[4] = new
-        info[5] = delta
+                grad[t] = grad[t] - delta * Q[t, i]
 
 
 @njit(cache=True)
-def _steps_linear(X, y, sqnorm, C, alpha, w, order, info):
-    """Coordinate steps over ``order`` keeping ``w`` (O(d) a step); last step into ``info``."""
+def _steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info):
+    """Coordinate steps over ``order`` keeping ``w`` (O(d) a step)."""
     d = X.shape[1]
     for i in order:
         wx = 0.0
         for k in range(d):
             wx += w[k] * X[i, k]
-        g = 1.0 - y[i] * wx
-        Qii = sqnorm[i]
-        a = -0.5 * Qii
-        b = g + Qii * alpha[i]
-        unclipped, new = maximize_parabola(a, b, C, alpha[i])
-        delta = new - alpha[i]
+        delta = _visit(i, 1.0 - y[i] * wx, sqnorm[i], C, alpha, active, track, info)
         if delta != 0.0:
-            alpha[i] = new
             s = delta * y[i]
             for k in range(d):
                 w[k] += s * X[i, k]
-        info[0] = i
-        info[1] = a
-        info[2] = b
-        info[3] = unclipped
-        info[4] = new
-        info[5] = delta
 
 
-def advance_dual_cd(problem, state: DualCDState, n_steps: int) -> DualCDState:
+def advance_dual_cd(solver, problem, state: DualCDState, n_steps: int) -> DualCDState:
     """Take ``n_steps`` coordinate steps from ``state``; returns a new state."""
     if not is_numpy(problem.xp):
-        from .dual_cd import DualCoordinateAscent
-
-        solver = DualCoordinateAscent()
         for _ in range(n_steps):
             state = solver.step(problem, state)
         return state
-    n, C = problem.n_samples, float(problem.C)
+    C = float(problem.C)
     alpha = np.array(state.alpha, dtype=np.float64)
+    active = state.active.copy()
     linear = problem.kernel.is_linear
     if linear:
         X, y = problem.X, problem.y
@@ -87,24 +97,31 @@ def advance_dual_cd(problem, state: DualCDState, n_steps: int) -> DualCDState:
     else:
         grad = np.array(state.grad, dtype=np.float64)
         Q = problem.Q
-    info = np.array([state.i, state.a, state.b, state.alpha_unclipped, state.alpha_clipped, state.delta])
-    epoch, pos, perm = state.epoch, state.pos, state.perm
+    info = np.array([state.i, state.a, state.b, state.alpha_unclipped, state.alpha_clipped, state.delta,
+                     float(state.shrunk)])
+    track = np.array([state.shrink_hi, state.shrink_lo, state.pg_max, state.pg_min])
     remaining = int(n_steps)
     while remaining > 0:
-        if pos == n:
-            epoch, pos = epoch + 1, 0
-            perm = epoch_permutation(state.seed, epoch, n)
-        take = min(remaining, n - pos)
-        order = np.ascontiguousarray(perm[pos : pos + take], dtype=np.int64)
+        if state.pos == len(state.perm):
+            state = state._replace(active=active, pg_max=track[2], pg_min=track[3])
+            epoch, perm, active, hi, lo, full = next_epoch(state, solver.shrinking)
+            active = active.copy()
+            track[:] = (hi, lo, -math.inf, math.inf)
+            state = state._replace(epoch=epoch, perm=perm, pos=0, full_spread=full)
+        take = min(remaining, len(state.perm) - state.pos)
+        order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
         if linear:
-            _steps_linear(X, y, sqnorm, C, alpha, w, order, info)
+            _steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info)
         else:
-            _steps_gram(Q, C, alpha, grad, order, info)
-        pos += take
+            _steps_gram(Q, C, alpha, grad, order, active, track, info)
+        state = state._replace(pos=state.pos + take)
         remaining -= take
     if linear:
         grad = 1.0 - y * (X @ w)
     P, D, gap, kkt = stopping_measures(problem, alpha, grad)
-    return DualCDState(state.n_iter + int(n_steps), alpha, grad, epoch, pos, perm, state.seed,
-                       int(info[0]), float(info[1]), float(info[2]), float(info[3]), float(info[4]),
-                       float(info[5]), P, D, gap, kkt)
+    return state._replace(
+        n_iter=state.n_iter + int(n_steps), alpha=alpha, grad=grad, i=int(info[0]), a=float(info[1]),
+        b=float(info[2]), alpha_unclipped=float(info[3]), alpha_clipped=float(info[4]), delta=float(info[5]),
+        shrunk=bool(info[6]), active=active, shrink_hi=float(track[0]), shrink_lo=float(track[1]),
+        pg_max=float(track[2]), pg_min=float(track[3]), primal=P, dual=D, gap=gap, kkt=kkt,
+    )
