@@ -8,11 +8,16 @@ A solver holds hyperparameters only.  It offers
 - ``converged(state, tol) -> bool``: the stopping test on the state's own measure;
 - ``advance(problem, state, n_steps) -> state``: ``n_steps`` steps at once, by the
   compiled fast path where there is one (the same mathematics as ``step``);
+- ``measure(problem, state) -> state``: the state with its objectives evaluated;
 - ``steps_per_epoch(problem)``: how many steps make one pass (the history's unit
   on the fast path).
 
 Every state is an immutable ``NamedTuple`` with at least ``n_iter``,
 ``primal``, ``dual``, ``gap`` (relative duality gap) and ``kkt`` (KKT violation).
+The binary solvers keep these up to date at every step (O(n) with their
+cached gradient); the multiclass solvers, whose objectives cost a pass over
+the data, update them only in ``measure``, which :func:`solve` calls once per
+epoch with its clock paused, so that time curves show solver time only.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ class SolveResult(NamedTuple):
     converged : bool, whether the relative duality gap reached ``tol``.
     primal, dual, gap, kkt : float, the objectives, relative gap and KKT violation at the end.
     history : dict of lists (keys ``HISTORY_KEYS``) or None. ``time`` is solver time in
-        seconds, with the clock paused while the objectives are recorded.
+        seconds, with the clock paused while the objectives are evaluated.
     states : list of states (step-by-step runs with ``record_states=True``) or None.
     """
 
@@ -52,13 +57,16 @@ def iterate(solver, problem, max_iter: int = 1000, tol: float | None = None, sta
     """Yield the starting state, then the state after each step.
 
     Stops after ``max_iter`` steps, or earlier once ``solver.converged(state, tol)``
-    when ``tol`` is given.  Pass ``state`` to continue a run.
+    when ``tol`` is given (each state is then measured, which costs a pass over
+    the data for the multiclass solvers).  Pass ``state`` to continue a run.
     """
     state = solver.init(problem) if state is None else state
     yield state
     for _ in range(int(max_iter)):
-        if tol is not None and solver.converged(state, tol):
-            return
+        if tol is not None:
+            state = solver.measure(problem, state)
+            if solver.converged(state, tol):
+                return
         state = solver.step(problem, state)
         yield state
 
@@ -101,7 +109,7 @@ def solve(
     callback : callable or None
         Called with each recorded state; returning True stops the run.
     """
-    state = solver.init(problem) if state is None else state
+    state = solver.measure(problem, solver.init(problem) if state is None else state)
     history = {k: [] for k in HISTORY_KEYS} if record_history else None
     states = [state] if (record_states and not fast) else None
     elapsed = 0.0
@@ -116,6 +124,7 @@ def solve(
         else:
             state = solver.step(problem, state)
         elapsed += time.perf_counter() - t0
+        state = solver.measure(problem, state)  # clock paused
         if history is not None:
             _record(history, state, elapsed)
         if states is not None:

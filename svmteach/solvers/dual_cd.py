@@ -251,6 +251,11 @@ class DualCoordinateAscent:
                               pg_max=max(state.pg_max, pg), pg_min=min(state.pg_min, pg),
                               primal=P, dual=D, gap=gap, kkt=kkt)
 
+    def measure(self, problem, state: DualCDState) -> DualCDState:
+        """The state with primal, dual, gap and KKT violation from its cached gradient (O(n))."""
+        P, D, gap, kkt = stopping_measures(problem, state.alpha, state.grad)
+        return state._replace(primal=P, dual=D, gap=gap, kkt=kkt)
+
     def advance(self, problem, state: DualCDState, n_steps: int, tol=None) -> DualCDState:
         """``n_steps`` steps by the compiled loop (NumPy) or by ``step`` (other backends)."""
         from .numba_dual_cd import advance_dual_cd

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..backend import is_numpy
-from .dual_cd import DualCDState, maximize_parabola, next_epoch, projected_gradient, stopping_measures
+from .dual_cd import DualCDState, maximize_parabola, next_epoch, projected_gradient
 
 # layout of the small arrays passed to the loops
 #   track: shrink_hi, shrink_lo, pg_max, pg_min
@@ -118,10 +118,9 @@ def advance_dual_cd(solver, problem, state: DualCDState, n_steps: int) -> DualCD
         remaining -= take
     if linear:
         grad = 1.0 - y * (X @ w)
-    P, D, gap, kkt = stopping_measures(problem, alpha, grad)
-    return state._replace(
+    return solver.measure(problem, state._replace(alpha=alpha, grad=grad))._replace(
         n_iter=state.n_iter + int(n_steps), alpha=alpha, grad=grad, i=int(info[0]), a=float(info[1]),
         b=float(info[2]), alpha_unclipped=float(info[3]), alpha_clipped=float(info[4]), delta=float(info[5]),
         shrunk=bool(info[6]), active=active, shrink_hi=float(track[0]), shrink_lo=float(track[1]),
-        pg_max=float(track[2]), pg_min=float(track[3]), primal=P, dual=D, gap=gap, kkt=kkt,
+        pg_max=float(track[2]), pg_min=float(track[3]),
     )

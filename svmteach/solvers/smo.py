@@ -248,6 +248,11 @@ class SMO:
         return SMOState(state.n_iter + 1, alpha, grad, state.seed, i, j, state.b - vi, state.b - vj,
                         eta, L, H, ai, aj, unc, aj_new, ai_new, b, rule, P, D, gap, kkt)
 
+    def measure(self, problem, state: SMOState) -> SMOState:
+        """The state with b, primal, dual, gap and KKT violation from its cached gradient (O(n))."""
+        b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, state.grad)
+        return state._replace(b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
+
     def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
         """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``."""
         from .numba_smo import advance_smo
