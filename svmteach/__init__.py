@@ -4,14 +4,18 @@ The public API, flat: problems, solvers, the drivers ``iterate`` / ``solve``,
 kernels and the scikit-learn compatible estimators.
 """
 
-from .estimators import BinarySVC
+from .estimators import BinarySVC, MulticlassSVC
 from .kernels import Kernel, gram, make_kernel
-from .problems import BinaryProblem
+from .problems import BinaryProblem, MulticlassProblem
+from .reductions import OneVsOneSVC, OneVsRestSVC
 from .solvers import (
     SMO,
+    CSBlondel,
     DualCoordinateAscent,
     PrimalSubgradient,
     SolveResult,
+    WWExact,
+    WWShark,
     iterate,
     solve,
 )
@@ -19,9 +23,9 @@ from .solvers import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "BinarySVC",
-    "BinaryProblem",
+    "BinarySVC", "MulticlassSVC", "OneVsRestSVC", "OneVsOneSVC",
+    "BinaryProblem", "MulticlassProblem",
     "Kernel", "gram", "make_kernel",
-    "SMO", "DualCoordinateAscent", "PrimalSubgradient",
+    "SMO", "DualCoordinateAscent", "PrimalSubgradient", "WWExact", "WWShark", "CSBlondel",
     "SolveResult", "iterate", "solve",
 ]

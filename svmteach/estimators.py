@@ -163,3 +163,101 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
+
+
+MULTICLASS_SOLVERS = {"ww": ("exact", "shark"), "cs": ("blondel",)}
+
+
+class MulticlassSVC(ClassifierMixin, BaseEstimator):
+    """Linear multiclass SVM without bias: Weston-Watkins or Crammer-Singer, solved in the dual.
+
+    .. math::
+
+        \\text{WW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i),
+        \\qquad
+        \\text{CS:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
+
+    Parameters
+    ----------
+    C : float, default 1.0
+    loss : {"ww", "cs"}, default "ww"
+    M : float, default 1.0
+        Weston-Watkins margin scale (1/2 is Shark's convention).
+    solver : {None, "exact", "shark", "blondel"}
+        None picks the best for the loss: "exact" (WW) or "blondel" (CS).
+    tol : float, default 1e-3
+        Stop at this relative duality gap, checked once per epoch.
+    max_iter : int, default 1000
+        Most epochs (passes over the data), as in LIBLINEAR.
+    random_state : int, Generator or None
+    record_history : bool
+        Keep per-epoch curves (time with the clock paused for the objectives, primal,
+        dual, gap, KKT violation) in ``history_``.
+
+    Attributes
+    ----------
+    coef_ : (k, d) weights (for two classes, as scikit-learn: decision_function is s_1 - s_0);
+    intercept_ : (k,) zeros (no bias);  alpha_ : (n, k) dual variables;  classes_ : (k,);
+    n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult.
+    """
+
+    def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=1000, random_state=None,
+                 record_history=False):
+        self.C = C
+        self.loss = loss
+        self.M = M
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.record_history = record_history
+
+    def make_solver(self):
+        from .solvers import CSBlondel, WWExact, WWShark
+
+        check_choice("loss", self.loss, tuple(MULTICLASS_SOLVERS))
+        name = self.solver if self.solver is not None else MULTICLASS_SOLVERS[self.loss][0]
+        check_choice("solver", name, MULTICLASS_SOLVERS[self.loss])
+        return {"exact": WWExact, "shark": WWShark, "blondel": CSBlondel}[name](random_state=self.random_state)
+
+    def fit(self, X, y):
+        from .problems import MulticlassProblem
+
+        solver = self.make_solver()
+        tol = float(self.tol)
+        if not (tol > 0):
+            raise ValueError(f"tol must be positive, got {self.tol!r}")
+        if isinstance(self.max_iter, bool) or int(self.max_iter) != self.max_iter or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M)
+        n = problem.n_samples
+        result = solve(solver, problem, max_iter=int(self.max_iter) * n, tol=tol,
+                       record_history=self.record_history)
+        if not result.converged:
+            warnings.warn(
+                f"{type(self).__name__} ({self.loss}, {solver.name}) stopped after max_iter={self.max_iter} "
+                f"epochs with relative duality gap {result.gap:.3g} > tol={tol:g}",
+                ConvergenceWarning,
+            )
+        alpha, W = solver.coefficients(problem, result.state)
+        self.problem_ = problem
+        self.result_ = result
+        self.classes_ = problem.classes
+        self.n_features_in_ = problem.n_features
+        self.alpha_ = alpha
+        self.coef_ = W
+        self.intercept_ = np.zeros(problem.k)
+        self.n_iter_ = -(-result.n_iter // n)  # epochs, counting a partial one
+        self.history_ = result.history
+        return self
+
+    def decision_function(self, X):
+        """Scores ``X @ coef_.T`` of shape (n, k); for two classes the (n,) difference s_1 - s_0."""
+        check_fitted(self, "coef_")
+        S = to_numpy(check_predict_X(self, X)).astype(np.float64) @ self.coef_.T
+        return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
+
+    def predict(self, X):
+        check_fitted(self, "coef_")
+        S = to_numpy(check_predict_X(self, X)).astype(np.float64) @ self.coef_.T
+        return self.classes_[np.argmax(S, axis=1)]

@@ -241,3 +241,83 @@ class BinaryProblem:
         object.__setattr__(new, "C", check_C(C))
         return new
 
+
+
+LOSSES = ("ww", "cs")
+
+
+@dataclass(frozen=True, eq=False)
+class MulticlassProblem:
+    """A linear multiclass SVM without bias: Weston-Watkins (``"ww"``) or Crammer-Singer (``"cs"``).
+
+    .. math::
+
+        \text{WW:} \quad \tfrac12 \|W\|_F^2 + C \sum_i \sum_{j \ne y_i}
+            \max(0, 1 - M (w_{y_i} - w_j)^\top x_i), \\
+        \text{CS:} \quad \tfrac12 \|W\|_F^2 + C \sum_i
+            \max(0, 1 + \max_{m \ne y_i} w_m^\top x_i - w_{y_i}^\top x_i).
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        float32 stays float32 (half the memory traffic); anything else becomes float64.
+    y : array of shape (n,)
+        At least two distinct labels of any type.
+    C : float
+        Positive, finite penalty.
+    loss : {"ww", "cs"}
+    M : float
+        The Weston-Watkins margin scale of seed 000 (1: Weston-Watkins / Keerthi et al.;
+        1/2: Shark's convention); any M > 0.  Crammer-Singer ignores it.
+
+    Attributes
+    ----------
+    X : (n, d);  codes : (n,) int64 class index of each sample;  classes : (k,) labels;
+    k : int;  sqnorm : (n,) float64 squared norms of the rows.
+    """
+
+    X: object
+    y: object
+    C: float = 1.0
+    loss: str = "ww"
+    M: float = 1.0
+    classes: np.ndarray = field(init=False)
+    codes: object = field(init=False)
+    sqnorm: object = field(init=False)
+
+    def __post_init__(self):
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        X = check_X(self.X, "X")
+        classes, codes = check_labels(self.y, X.shape[0], "y")
+        if len(classes) < 2:
+            raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        if isinstance(self.M, bool) or not isinstance(self.M, (int, float, np.integer, np.floating)):
+            raise TypeError(f"M must be a positive number, got {type(self.M).__name__}")
+        M = float(self.M)
+        if not (math.isfinite(M) and M > 0):
+            raise ValueError(f"M must be positive and finite, got {M}")
+        xp = array_namespace(X)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "C", check_C(self.C))
+        object.__setattr__(self, "M", M)
+        object.__setattr__(self, "classes", classes)
+        object.__setattr__(self, "codes", _readonly(xp.asarray(codes.astype(np.int64))))
+        Xf = xp.astype(X, xp.float64) if hasattr(xp, "astype") else X.astype("float64")
+        object.__setattr__(self, "sqnorm", _readonly(xp.sum(Xf * Xf, axis=1)))
+
+    @property
+    def xp(self):
+        return array_namespace(self.X)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def k(self) -> int:
+        return len(self.classes)

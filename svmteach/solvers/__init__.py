@@ -1,9 +1,12 @@
 """Step-by-step solvers: one file per algorithm, each ``init`` / ``step`` / ``converged`` on a frozen state."""
 
 from .base import SolveResult, iterate, solve
+from .cs_blondel import CSBlondel, CSBlondelState
 from .dual_cd import DualCDState, DualCoordinateAscent
 from .primal_subgradient import PrimalSubgradient, SubgradientState
 from .smo import SMO, SMOState
+from .ww_exact import WWExact, WWExactState
+from .ww_shark import WWShark, WWSharkState
 
 BINARY_SOLVERS = {
     "smo": SMO,
@@ -14,5 +17,6 @@ BINARY_SOLVERS = {
 __all__ = [
     "SolveResult", "iterate", "solve",
     "SMO", "SMOState", "DualCoordinateAscent", "DualCDState", "PrimalSubgradient", "SubgradientState",
+    "WWExact", "WWExactState", "WWShark", "WWSharkState", "CSBlondel", "CSBlondelState",
     "BINARY_SOLVERS",
 ]

@@ -1,0 +1,108 @@
+"""Multiclass by reduction to binary SVMs: one-vs-rest and one-vs-one, built from BinarySVC.
+
+The course compares these with the single-machine losses of Weston-Watkins and
+Crammer-Singer (seed 002, 'Binary reduction vs. single loss function'):
+one-vs-rest trains k classifiers, one-vs-one trains k(k-1)/2.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+
+from .estimators import BinarySVC, check_fitted, check_predict_X
+from .problems import check_labels, check_X
+
+
+class _Reduction(ClassifierMixin, BaseEstimator):
+    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="smo", tol=1e-3,
+                 max_iter=None, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _binary(self):
+        return BinarySVC(C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+                         solver=self.solver, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
+
+    def _prepare(self, X, y):
+        X = check_X(X, "X")
+        classes, codes = check_labels(y, X.shape[0], "y")
+        if len(classes) < 2:
+            raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        return X, codes
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+class OneVsRestSVC(_Reduction):
+    """k binary SVMs, class c against all others; predicts the class with the largest score.
+
+    Attributes: ``estimators_`` (one BinarySVC per class), ``classes_``, ``n_iter_`` (steps of each).
+    """
+
+    def fit(self, X, y):
+        X, codes = self._prepare(X, y)
+        k = len(self.classes_)
+        if k == 2:
+            self.estimators_ = [clone(self._binary()).fit(X, codes)]
+        else:
+            self.estimators_ = [clone(self._binary()).fit(X, np.where(codes == c, 1, -1)) for c in range(k)]
+        self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
+        return self
+
+    def decision_function(self, X):
+        check_fitted(self, "estimators_")
+        X = check_predict_X(self, X)
+        if len(self.estimators_) == 1:
+            return self.estimators_[0].decision_function(X)
+        return np.column_stack([e.decision_function(X) for e in self.estimators_])
+
+
+class OneVsOneSVC(_Reduction):
+    """k(k-1)/2 binary SVMs, one per pair of classes; each votes, ties go to the larger total confidence.
+
+    Attributes: ``estimators_`` (one BinarySVC per pair), ``pairs_`` (the class indices of each),
+    ``n_iter_`` (steps of each).
+    """
+
+    def fit(self, X, y):
+        X, codes = self._prepare(X, y)
+        self.pairs_ = list(combinations(range(len(self.classes_)), 2))
+        self.estimators_ = []
+        for a, b in self.pairs_:
+            keep = (codes == a) | (codes == b)
+            self.estimators_.append(clone(self._binary()).fit(X[keep], np.where(codes[keep] == b, 1, -1)))
+        self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
+        return self
+
+    def decision_function(self, X):
+        """Votes plus a confidence in (-1/3, 1/3) that breaks ties, as scikit-learn's ``ovr`` shape (n, k)."""
+        check_fitted(self, "estimators_")
+        X = check_predict_X(self, X)
+        k = len(self.classes_)
+        votes = np.zeros((X.shape[0], k))
+        confidence = np.zeros((X.shape[0], k))
+        for (a, b), est in zip(self.pairs_, self.estimators_):
+            f = est.decision_function(X)
+            votes[:, b] += f > 0
+            votes[:, a] += f <= 0
+            confidence[:, b] += f
+            confidence[:, a] -= f
+        scaled = confidence / (3 * (np.abs(confidence) + 1))
+        scores = votes + scaled
+        return scores[:, 1] - scores[:, 0] if k == 2 else scores

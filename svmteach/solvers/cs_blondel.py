@@ -1,0 +1,169 @@
+"""Crammer-Singer dual by Blondel, Fujino and Ueda (2014): one block per step, by a simplex projection.
+
+The dual (seed 002, 'Dual Form'; derived in ``svmteach.derivations``) is
+
+.. math::
+
+    \\min_\\alpha f(\\alpha) = \\tfrac12 \\sum_m \\Bigl\\|\\sum_i \\alpha_i^m x_i\\Bigr\\|^2
+        + \\sum_{i, m} \\Delta_i^m \\alpha_i^m
+    \\quad \\text{s.t.} \\quad \\sum_m \\alpha_i^m = 0, \\; \\alpha_i^m \\le C_i^m,
+
+with :math:`\\Delta_i^m = [m \\ne y_i]`, :math:`C_i^m = C [m = y_i]` and :math:`w_m = \\sum_i \\alpha_i^m x_i`.
+Its partial gradient is :math:`g_i^m = w_m^\\top x_i + \\Delta_i^m`.  (Seed 002's
+Algorithm 3, line 6, subtracts 2 from :math:`g_i[y_i]` after adding 1 everywhere; the
+derivative gives :math:`g_i^{y_i} = w_{y_i}^\\top x_i`, so 1 is to be subtracted.)
+
+The sample is skipped when its violation
+:math:`v_i = \\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < C_i^m} g_i^m` is at most ``skip_tol``.
+Otherwise the exact block problem
+:math:`\\min_\\delta \\tfrac12 \\|x_i\\|^2 \\|\\delta\\|^2 + g_i^\\top \\delta` s.t.
+:math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le C_i - \\alpha_i` (the dual is quadratic, so this
+is exact; seed 002 drops the factor :math:`\\|x_i\\|^2`) becomes, with
+:math:`\\delta = C_i - \\alpha_i - \\beta / \\|x_i\\|`, the projection of
+:math:`\\hat\\beta = \\|x_i\\| (C_i - \\alpha_i) + g_i / \\|x_i\\|` onto the simplex of mass
+:math:`z = C \\|x_i\\|`.  The new block is :math:`\\alpha_i = C_i - \\beta / \\|x_i\\|`.  A zero row
+(all its x are 0) makes the block linear: its optimum puts :math:`\\alpha_i^{y_i} = C` and
+spreads :math:`-C` evenly over the other classes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..projections import project_simplex_row, project_simplex_sort
+from .multiclass_base import MulticlassSolver, replace_row, sample_arrays
+
+
+class CSBlondelState(NamedTuple):
+    """State of :class:`CSBlondel` after ``n_iter`` sample visits.
+
+    Attributes
+    ----------
+    n_iter, epoch, pos, seed, i, alpha (n, k), W (k, d), perm, primal, dual, gap, kkt : as for WWExact.
+    y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
+    beta_hat : (k,) the point projected;  z : float, the simplex's mass;  beta : (k,) its projection;
+    theta : float, the threshold (beta = max(beta_hat - theta, 0));  delta : (k,) the change of alpha_i.
+    """
+
+    n_iter: int
+    alpha: object
+    W: object
+    epoch: int
+    pos: int
+    perm: np.ndarray
+    seed: int
+    i: int
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+    y: int
+    grad: object
+    violation: float
+    skipped: bool
+    beta_hat: object
+    z: float
+    beta: object
+    theta: float
+    delta: object
+
+
+class CSBlondel(MulticlassSolver):
+    """Blondel's block coordinate descent for the Crammer-Singer dual.
+
+    Parameters
+    ----------
+    skip_tol : float
+        Samples whose violation v_i is at most this are skipped (Algorithm 3, line 10).
+    random_state : int, Generator or None
+    """
+
+    State = CSBlondelState
+    loss = "cs"
+    name = "blondel"
+
+    def __init__(self, skip_tol: float = 1e-10, random_state=None):
+        super().__init__(random_state)
+        self.skip_tol = float(skip_tol)
+
+    def blank_picture(self, problem):
+        nan = math.nan
+        return dict(y=-1, grad=None, violation=nan, skipped=False, beta_hat=None, z=nan, beta=None,
+                    theta=nan, delta=None)
+
+    def update(self, problem, state, i):
+        xp, C, k = problem.xp, problem.C, problem.k
+        x, q, yi, s = sample_arrays(problem, state, i)
+        is_y = xp.arange(k) == yi
+        g = s + xp.where(is_y, 0.0, 1.0)  # g_i^m = w_m' x_i + Delta_i^m
+        upper = xp.where(is_y, C, 0.0)  # C_i
+        alpha_i = state.alpha[i, :]
+        v = float(xp.max(g) - xp.min(xp.where(alpha_i < upper, g, xp.inf)))
+        if v <= self.skip_tol:
+            return state._replace(y=yi, grad=g, violation=v, skipped=True, beta_hat=None, z=math.nan,
+                                  beta=None, theta=math.nan, delta=xp.zeros(k, dtype=xp.float64))
+        if q > 0:
+            r = math.sqrt(q)
+            beta_hat = r * (upper - alpha_i) + g / r
+            z = C * r
+            beta = project_simplex_sort(beta_hat[None, :], z)[0, :]
+            new = upper - beta / r
+            support = beta > 0
+            theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
+        else:  # zero row: the block is linear
+            beta_hat, z, beta, theta = None, 0.0, None, math.nan
+            new = xp.where(is_y, C, -C / (k - 1))
+        delta = new - alpha_i
+        W = state.W + delta[:, None] * x[None, :]
+        return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=W, y=yi, grad=g, violation=v,
+                              skipped=False, beta_hat=beta_hat, z=z, beta=beta, theta=theta, delta=delta)
+
+    def _epoch(self, problem, alpha, W, order):
+        _cs_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), self.skip_tol, alpha, W, order)
+
+
+@njit(cache=True)
+def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
+    """The step of :class:`CSBlondel` for every sample of ``order``, in place."""
+    k, d = W.shape
+    g = np.empty(k)
+    beta_hat = np.empty(k)
+    beta = np.empty(k)
+    for i in order:
+        y = codes[i]
+        for m in range(k):
+            acc = 0.0
+            for t in range(d):
+                acc += W[m, t] * X[i, t]
+            g[m] = acc + (0.0 if m == y else 1.0)
+        gmax = -np.inf
+        gmin = np.inf
+        for m in range(k):
+            gmax = max(gmax, g[m])
+            up = C if m == y else 0.0
+            if alpha[i, m] < up:
+                gmin = min(gmin, g[m])
+        if gmax - gmin <= skip_tol:
+            continue
+        q = sqnorm[i]
+        if q > 0:
+            r = math.sqrt(q)
+            for m in range(k):
+                up = C if m == y else 0.0
+                beta_hat[m] = r * (up - alpha[i, m]) + g[m] / r
+            project_simplex_row(beta_hat, C * r, beta)
+        for m in range(k):
+            up = C if m == y else 0.0
+            if q > 0:
+                nv = up - beta[m] / r
+            else:
+                nv = C if m == y else -C / (k - 1)
+            dlt = nv - alpha[i, m]
+            if dlt != 0.0:
+                alpha[i, m] = nv
+                for t in range(d):
+                    W[m, t] = W[m, t] + dlt * X[i, t]
