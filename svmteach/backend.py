@@ -88,3 +88,9 @@ def to_numpy(a) -> np.ndarray:
 def to_float(x) -> float:
     """A 0-d array (any library) or scalar as a Python float."""
     return float(to_numpy(x)) if not isinstance(x, (int, float)) else float(x)
+
+
+def cumulative_sum(xp, a, axis: int):
+    """Cumulative sum along ``axis``: the standard's ``cumulative_sum``, or NumPy/CuPy's ``cumsum``."""
+    f = getattr(xp, "cumulative_sum", None)
+    return f(a, axis=axis) if f is not None else xp.cumsum(a, axis=axis)

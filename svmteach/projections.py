@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .backend import array_namespace
+from .backend import array_namespace, cumulative_sum
 
 
 def _check_rows(V, name):
@@ -40,7 +40,7 @@ def project_simplex_sort(V, z):
     r, k = V.shape
     z = xp.reshape(xp.asarray(z, dtype=V.dtype), (-1, 1)) if not isinstance(z, (int, float)) else z
     U = -xp.sort(-V, axis=1)  # descending
-    css = xp.cumsum(U, axis=1) - z
+    css = cumulative_sum(xp, U, axis=1) - z
     ind = xp.arange(1, k + 1, dtype=V.dtype)[None, :]
     cond = U - css / ind > 0
     rho = xp.sum(xp.astype(cond, xp.int64), axis=1)  # the support size (at least 1 for z > 0)
@@ -151,9 +151,9 @@ def ww_block_solve(U, C):
     d_nC = xp.where(leaves_C, -one, 0.0)
     d_free = xp.where(leaves_C, one, -one)
     d_s = xp.where(leaves_C, uval, -uval)
-    nC_after = m + xp.cumsum(d_nC, axis=1)
-    free_after = xp.cumsum(d_free, axis=1)
-    s_after = xp.cumsum(d_s, axis=1)
+    nC_after = m + cumulative_sum(xp, d_nC, axis=1)
+    free_after = cumulative_sum(xp, d_free, axis=1)
+    s_after = cumulative_sum(xp, d_s, axis=1)
     # state *before* each event: shift right, starting from (all at C, none free)
     zeros = xp.zeros((r, 1), dtype=U.dtype)
     nC_before = xp.concat([zeros + m, nC_after[:, :-1]], axis=1)

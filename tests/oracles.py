@@ -47,3 +47,40 @@ def binary_dual_optimum(K, y, C, bias):
     a = solve_qp(Q, -np.ones(n), y[None, :] if bias else None, [0.0] if bias else None, box, box_rhs)
     a = np.clip(a, 0, C)
     return float(a.sum() - 0.5 * a @ Q @ a), a
+
+
+def ww_dual_optimum(X, codes, C, M):
+    """Optimal value of the Weston-Watkins dual (maximised), over beta_ij, j != y_i.
+
+    alpha = A beta puts alpha_{i y_i} = -sum_j beta_ij; ||W||^2 = M^2 vec(alpha)' (K kron I_k) vec(alpha).
+    """
+    n, k = len(codes), int(codes.max()) + 1
+    A = np.zeros((n * k, n * (k - 1)))
+    col = 0
+    for i in range(n):
+        for j in range(k):
+            if j == codes[i]:
+                continue
+            A[i * k + j, col] = 1.0
+            A[i * k + codes[i], col] = -1.0
+            col += 1
+    H = M * M * np.kron(X @ X.T, np.eye(k))
+    P = A.T @ H @ A
+    m = n * (k - 1)
+    box = np.vstack([np.eye(m), -np.eye(m)])
+    beta = solve_qp(P, -np.ones(m), A_ineq=box, b_ineq=np.concatenate([np.full(m, C), np.zeros(m)]))
+    return float(beta.sum() - 0.5 * beta @ P @ beta)
+
+
+def cs_dual_optimum(X, codes, C):
+    """Optimal value of the Crammer-Singer dual (maximised): -1/2 a'(K kron I)a - Delta'a."""
+    n, k = len(codes), int(codes.max()) + 1
+    H = np.kron(X @ X.T, np.eye(k))
+    delta = np.ones(n * k)
+    upper = np.zeros(n * k)
+    for i in range(n):
+        delta[i * k + codes[i]] = 0.0
+        upper[i * k + codes[i]] = C
+    A_eq = np.kron(np.eye(n), np.ones((1, k)))
+    a = solve_qp(H, delta, A_eq, np.zeros(n), np.eye(n * k), upper)
+    return float(-0.5 * a @ H @ a - delta @ a)

@@ -129,7 +129,9 @@ class WWShark(MulticlassSolver):
     Parameters
     ----------
     inner_tol : float
-        A sample's inner loop stops once its largest KKT violation is below this.
+        A sample's inner loop stops once its largest KKT violation is below this (Shark uses
+        0.1 x its stopping accuracy; here the run stops on the duality gap, and a larger
+        value caps the gap it can reach: 1e-10 stalled at a relative gap of 2e-8).
     max_inner : int or None
         Most moves per sample visit; None means Shark's ``10 k``.
     random_state : int, Generator or None
@@ -139,7 +141,7 @@ class WWShark(MulticlassSolver):
     loss = "ww"
     name = "shark"
 
-    def __init__(self, inner_tol: float = 1e-10, max_inner=None, random_state=None):
+    def __init__(self, inner_tol: float = 1e-12, max_inner=None, random_state=None):
         super().__init__(random_state)
         self.inner_tol = float(inner_tol)
         if max_inner is not None and (int(max_inner) != max_inner or max_inner < 1):

@@ -1,0 +1,246 @@
+"""Multiclass solvers against an independent QP solver, LIBLINEAR's Crammer-Singer, and step invariants."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracles import cs_dual_optimum, ww_dual_optimum
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from svmteach import (
+    CSBlondel,
+    MulticlassProblem,
+    MulticlassSVC,
+    OneVsOneSVC,
+    OneVsRestSVC,
+    WWExact,
+    WWShark,
+    iterate,
+    solve,
+)
+from svmteach import objectives as obj
+
+
+def random_multiclass(n=30, d=3, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    centers = rng.normal(scale=2.0, size=(k, d))
+    X = centers[y] + rng.normal(size=(n, d))
+    return X, y
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-12)
+
+
+SOLVERS = [("ww", 1.0, WWExact), ("ww", 0.5, WWExact), ("ww", 1.0, WWShark), ("ww", 0.5, WWShark),
+           ("cs", 1.0, CSBlondel)]
+
+
+@pytest.mark.parametrize("loss, M, Solver", SOLVERS, ids=lambda v: getattr(v, "__name__", str(v)))
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("k", [3, 5, 8])
+def test_reaches_qp_optimum(loss, M, Solver, C, k):
+    X, y = random_multiclass(n=3 * k, d=3, k=k, seed=k)
+    p = MulticlassProblem(X, y, C=C, loss=loss, M=M)
+    best = ww_dual_optimum(X, p.codes, C, M) if loss == "ww" else cs_dual_optimum(X, p.codes, C)
+    r = solve(Solver(random_state=0), p, tol=1e-9, max_iter=3_000_000)
+    assert r.converged
+    assert rel(r.dual, best) < 1e-6
+    assert rel(r.primal, best) < 1e-6
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_crammer_singer_matches_liblinear(C):
+    X, y = random_multiclass(n=60, d=4, k=4, seed=1)
+    ours = MulticlassSVC(C=C, loss="cs", tol=1e-10, max_iter=100_000, random_state=0).fit(X, y)
+    ref = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C, tol=1e-12, max_iter=10**6).fit(X, y)
+    p = ours.problem_
+    assert obj.multiclass_primal(p, ours.coef_) == pytest.approx(obj.multiclass_primal(p, ref.coef_), rel=1e-7)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-4 * max(1, np.abs(ref.coef_).max()))
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+def test_shark_and_exact_agree_and_M_rescales():
+    X, y = random_multiclass(n=40, d=3, k=3, seed=2)
+    exact = MulticlassSVC(loss="ww", solver="exact", tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
+    shark = MulticlassSVC(loss="ww", solver="shark", tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
+    np.testing.assert_allclose(exact.coef_, shark.coef_, atol=1e-5)
+    # M scales the margin: WW with (C, M) has optimum W = W_1(C M^2 ... ) / M at C' = C: check the primal
+    half = MulticlassSVC(loss="ww", M=0.5, tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
+    p_half = half.problem_
+    assert obj.multiclass_primal(p_half, half.coef_) <= obj.multiclass_primal(p_half, exact.coef_) + 1e-9
+
+
+# ---- invariants on every step ------------------------------------------------------------
+
+mc_problems = st.builds(
+    lambda n, k, seed, C, loss, M: MulticlassProblem(*random_multiclass(n=n, d=2, k=k, seed=seed), C=C, loss=loss, M=M),
+    st.integers(6, 14), st.integers(3, 5), st.integers(0, 10_000), st.sampled_from([0.01, 1.0, 50.0]),
+    st.sampled_from(["ww", "cs"]), st.sampled_from([1.0, 0.5]),
+)
+
+
+def _feasible(p, alpha):
+    Y = np.asarray(obj.one_hot(p))
+    if p.loss == "ww":
+        others = alpha[~Y]
+        return (others >= -1e-12).all() and (others <= p.C + 1e-12).all() and np.allclose(
+            alpha[Y], -(alpha * ~Y).sum(axis=1), atol=1e-10)
+    upper = np.where(Y, p.C, 0.0)
+    return (alpha <= upper + 1e-12).all() and np.allclose(alpha.sum(axis=1), 0.0, atol=1e-10)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=mc_problems, seed=st.integers(0, 100))
+def test_every_step_is_feasible_monotone_and_pure(problem, seed):
+    solver = {"ww": WWExact, "cs": CSBlondel}[problem.loss](random_state=seed)
+    shark = WWShark(random_state=seed) if problem.loss == "ww" else None
+    for s in (solver, shark):
+        if s is None:
+            continue
+        state = s.measure(problem, s.init(problem))
+        for _ in range(3 * problem.n_samples):
+            alpha_before, W_before = state.alpha.copy(), state.W.copy()
+            new = s.measure(problem, s.step(problem, state))
+            np.testing.assert_array_equal(state.alpha, alpha_before)  # the input state is untouched
+            np.testing.assert_array_equal(state.W, W_before)
+            assert _feasible(problem, new.alpha)
+            assert new.dual >= state.dual - 1e-10 * max(1.0, abs(state.dual))
+            assert new.primal >= new.dual - 1e-9 * max(1.0, abs(new.primal))
+            np.testing.assert_allclose(new.W, obj.multiclass_weights(problem, new.alpha), atol=1e-9)
+            state = new
+
+
+@pytest.mark.parametrize("loss, M, Solver", SOLVERS, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_fast_path_equals_step_path(loss, M, Solver):
+    X, y = random_multiclass(n=25, d=3, k=4, seed=5)
+    p = MulticlassProblem(X, y, C=0.7, loss=loss, M=M)
+    solver = Solver(random_state=3)
+    slow = solver.init(p)
+    for _ in range(83):  # three epochs and a bit
+        slow = solver.step(p, slow)
+    fast = solver.advance(p, solver.advance(p, solver.init(p), 10), 73)
+    assert (fast.n_iter, fast.epoch, fast.pos, fast.i) == (slow.n_iter, slow.epoch, slow.pos, slow.i)
+    np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
+    np.testing.assert_allclose(fast.W, slow.W, atol=1e-10)
+
+
+def test_states_show_the_step():
+    X, y = random_multiclass(n=12, d=2, k=4, seed=6)
+    ww = MulticlassProblem(X, y, C=1.0, loss="ww")
+    s = WWExact(random_state=0).step(ww, WWExact(random_state=0).init(ww))
+    assert s.u.shape == (3,) and s.breakpoints.shape == (6,) and np.all(np.diff(s.breakpoints) >= 0)
+    np.testing.assert_allclose(s.beta, np.clip(s.u - s.t, 0, 1.0))  # the block's KKT conditions
+    sh = WWShark(random_state=0).step(ww, WWShark(random_state=0).init(ww))
+    assert len(sh.moves_j) >= 1 and sh.grads.shape == (len(sh.moves_j) + 1, 4)
+    assert np.all(np.abs(sh.moves_m) <= np.abs(sh.moves_m_unclipped) + 1e-15)
+    cs = MulticlassProblem(X, y, C=1.0, loss="cs")
+    c = CSBlondel(random_state=0).step(cs, CSBlondel(random_state=0).init(cs))
+    assert not c.skipped and c.beta.sum() == pytest.approx(c.z)
+    np.testing.assert_allclose(c.beta, np.maximum(c.beta_hat - c.theta, 0), atol=1e-12)
+
+
+def test_history_per_epoch_with_paused_clock():
+    X, y = random_multiclass(n=40, d=3, k=3, seed=7)
+    m = MulticlassSVC(loss="cs", tol=1e-6, record_history=True, random_state=0).fit(X, y)
+    h = m.history_
+    assert len(h["time"]) == m.n_iter_ + 1 and h["n_iter"][1] == 40
+    assert all(t2 >= t1 for t1, t2 in zip(h["time"], h["time"][1:]))
+    assert h["gap"][-1] <= 1e-6 and all(p >= d - 1e-9 for p, d in zip(h["primal"], h["dual"]))
+
+
+# ---- bad and awkward input -------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"C": 0}, ValueError, "^C must be positive"),
+    ({"C": np.inf}, ValueError, "^C must be positive and finite"),
+    ({"loss": "hinge"}, ValueError, "^loss must be one of"),
+    ({"solver": "newton"}, ValueError, "^solver must be one of"),
+    ({"loss": "cs", "solver": "exact"}, ValueError, "^solver must be one of"),
+    ({"M": 0}, ValueError, "^M must be positive"),
+    ({"M": -0.5}, ValueError, "^M must be positive"),
+    ({"M": "1"}, TypeError, "^M must be a positive number"),
+    ({"max_iter": 0}, ValueError, "^max_iter must be a positive integer"),
+])
+def test_bad_parameters(kwargs, exc, match):
+    X, y = random_multiclass()
+    with pytest.raises(exc, match=match):
+        MulticlassSVC(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (np.array([[np.nan, 1.0], [0, 1], [1, 1]]), [0, 1, 2], "^X contains NaN"),
+    (np.ones((3, 2)), [0, 1], "^y has 2 labels but X has 3"),
+    (np.ones((3, 2)), [1, 1, 1], "^y has one class"),
+    (np.ones(3), [0, 1, 2], "^X must be 2-D"),
+])
+def test_bad_data(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        MulticlassSVC().fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        MulticlassProblem(X, y)
+
+
+def test_problem_and_solver_must_share_the_loss():
+    X, y = random_multiclass()
+    with pytest.raises(ValueError, match="solves the 'cs' loss"):
+        CSBlondel().init(MulticlassProblem(X, y, loss="ww"))
+
+
+@pytest.mark.parametrize("loss, solver", [("ww", "exact"), ("ww", "shark"), ("cs", "blondel")])
+def test_awkward_input_is_solved(loss, solver):
+    X, y = random_multiclass(n=30, d=3, k=3, seed=8)
+    X[2] = 0.0  # zero row
+    X = np.vstack([X, X[:4]])  # duplicates with other labels
+    y = np.concatenate([y, (y[:4] + 1) % 3])
+    labels = np.array(["ant", "bee", "cat"])[y]
+    for X_, C in ((X.astype(np.float32), 1.0), (X, 1e6)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            m = MulticlassSVC(loss=loss, solver=solver, C=C, max_iter=300, random_state=0).fit(X_, labels)
+        assert np.all(np.isfinite(m.coef_)) and np.all(np.isfinite(m.alpha_))
+        assert set(m.predict(X_)) <= set(labels)
+        assert _feasible(m.problem_, m.alpha_) or C == 1e6
+    # the zero row's block is at its optimum: its hinge is 1 whatever W is, so
+    # WW puts every alpha_ij (j != y) at C, and CS puts alpha_i^{y_i} at C
+    m = MulticlassSVC(loss=loss, solver=solver, tol=1e-8, max_iter=10**4, random_state=0).fit(X, labels)
+    y2 = m.problem_.codes[2]
+    if loss == "ww":
+        np.testing.assert_allclose(np.delete(m.alpha_[2], y2), 1.0)
+    else:
+        assert m.alpha_[2, y2] == pytest.approx(1.0)
+
+
+def test_convergence_warning():
+    X, y = random_multiclass(n=40, seed=9)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 epochs"):
+        MulticlassSVC(max_iter=1, tol=1e-12).fit(X, y)
+
+
+# ---- reductions ---------------------------------------------------------------------------------
+
+def test_reductions_agree_with_sklearn():
+    from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+    from sklearn.svm import SVC
+
+    X, y = random_multiclass(n=60, d=2, k=3, seed=10)
+    base = SVC(kernel="rbf", gamma=0.5, C=1.0, tol=1e-8)
+    for ours, ref in ((OneVsRestSVC(kernel="rbf", gamma=0.5, tol=1e-8), OneVsRestClassifier(base)),
+                      (OneVsOneSVC(kernel="rbf", gamma=0.5, tol=1e-8), OneVsOneClassifier(base))):
+        ours.fit(X, y)
+        ref.fit(X, y)
+        assert (ours.predict(X) == ref.predict(X)).mean() >= 0.98
+    assert len(OneVsOneSVC().fit(X, y).estimators_) == 3
+
+
+@parametrize_with_checks([MulticlassSVC(), MulticlassSVC(loss="cs"), MulticlassSVC(solver="shark"),
+                          OneVsRestSVC(), OneVsOneSVC()])
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)

@@ -1,0 +1,90 @@
+"""Simplex projections and the exact Weston-Watkins block against brute force and a QP solver."""
+
+import array_api_strict as xps
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from oracles import solve_qp
+
+from svmteach.backend import to_numpy
+from svmteach.projections import (
+    project_simplex_bisect,
+    project_simplex_row,
+    project_simplex_sort,
+    ww_block_row,
+    ww_block_solve,
+)
+
+rows = st.integers(1, 6).flatmap(lambda k: arrays(np.float64, (4, k), elements=st.floats(-50, 50)))
+
+
+def qp_simplex(v, z):
+    k = len(v)
+    return solve_qp(np.eye(k), -v, np.ones((1, k)), [z], -np.eye(k), np.zeros(k))
+
+
+def qp_ww_block(u, C):
+    m = len(u)
+    return solve_qp(np.eye(m) + np.ones((m, m)), -u, A_ineq=np.vstack([np.eye(m), -np.eye(m)]),
+                    b_ineq=np.concatenate([np.full(m, C), np.zeros(m)]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(V=rows, z=st.floats(0.01, 20))
+def test_simplex_projections_agree_and_are_optimal(V, z):
+    a = project_simplex_sort(V, z)
+    b = project_simplex_bisect(V, z)
+    np.testing.assert_allclose(a, b, atol=1e-9)
+    out = np.empty(V.shape[1])
+    project_simplex_row(V[0], z, out)
+    np.testing.assert_allclose(out, a[0], atol=1e-12)
+    assert np.all(a >= 0) and np.allclose(a.sum(axis=1), z)
+    # optimality: beta = max(v - theta, 0) with one theta per row
+    for v, p in zip(V, a):
+        support = p > 0
+        theta = (v[support] - p[support]).mean()
+        np.testing.assert_allclose(p, np.maximum(v - theta, 0), atol=1e-9)
+
+
+def test_simplex_projection_against_qp_and_per_row_mass():
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(5, 7)) * 3
+    z = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
+    P = project_simplex_sort(V, z)
+    for v, zz, p in zip(V, z, P):
+        np.testing.assert_allclose(p, qp_simplex(v, zz), atol=1e-7)
+
+
+@settings(max_examples=80, deadline=None)
+@given(U=rows, C=st.floats(0.01, 30))
+def test_ww_block_is_optimal(U, C):
+    B = ww_block_solve(U, C)
+    for u, b in zip(U, B):
+        t = b.sum()
+        np.testing.assert_allclose(b, np.clip(u - t, 0, C), atol=1e-9 * max(1, C, np.abs(u).max()))
+        out = np.empty(len(u))
+        assert ww_block_row(u, C, out) == pytest.approx(t, abs=1e-9 * max(1, C, np.abs(u).max()))
+        np.testing.assert_allclose(out, b, atol=1e-9 * max(1, C, np.abs(u).max()))
+
+
+def test_ww_block_against_qp():
+    rng = np.random.default_rng(1)
+    U = rng.normal(size=(6, 5)) * 2
+    for C in (0.1, 1.0, 10.0):
+        B = ww_block_solve(U, C)
+        for u, b in zip(U, B):
+            np.testing.assert_allclose(b, qp_ww_block(u, C), atol=1e-6)
+
+
+def test_batched_functions_run_on_array_api_strict():
+    rng = np.random.default_rng(2)
+    V = rng.normal(size=(3, 4))
+    for f, args in ((project_simplex_sort, (1.5,)), (project_simplex_bisect, (1.5,)), (ww_block_solve, (0.7,))):
+        np.testing.assert_allclose(to_numpy(f(xps.asarray(V), *args)), f(V, *args), atol=1e-12)
+
+
+def test_rows_must_be_2d():
+    with pytest.raises(ValueError, match="^V must be 2-D"):
+        project_simplex_sort(np.ones(3), 1.0)
