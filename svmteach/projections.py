@@ -90,24 +90,23 @@ def project_simplex_row(v, z, out):
 
 
 @njit(cache=True)
-def ww_block_row(u, C, out):
+def ww_block_row(u, C, out, points, order):
     """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row; returns t = 1'b.
 
-    The sweep: below every breakpoint all coordinates sit at C.  Passing
-    :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.  On each
-    piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first
-    breakpoint where psi is non-negative closes the piece that holds the root.
+    ``points`` (2m floats) and ``order`` (2m ints) are work space, so that a loop over
+    many rows allocates nothing.  The sweep: below every breakpoint all coordinates
+    sit at C.  Passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it
+    to 0.  On each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`;
+    the first breakpoint where psi is non-negative closes the piece that holds the root.
     """
     m = u.shape[0]
-    points = np.empty(2 * m)
     for j in range(m):
         points[j] = u[j] - C  # coordinate j leaves C
         points[m + j] = u[j]  # coordinate j reaches 0
-    order = np.argsort(points, kind="mergesort")
+    _argsort_small(points, order)
     n_C = m
     n_free = 0
     s_free = 0.0
-    t = 0.0
     found = False
     for q in order:
         b = points[q]
@@ -129,6 +128,25 @@ def ww_block_row(u, C, out):
         out[j] = min(max(u[j] - t, 0.0), C)
         total += out[j]
     return total
+
+
+@njit(cache=True)
+def _argsort_small(values, order):
+    """Stable argsort into ``order``: insertion sort for the few breakpoints of a block, else mergesort."""
+    n = values.shape[0]
+    if n > 64:
+        order[:] = np.argsort(values, kind="mergesort")
+        return
+    for a in range(n):
+        order[a] = a
+    for a in range(1, n):
+        key = order[a]
+        v = values[key]
+        b = a - 1
+        while b >= 0 and values[order[b]] > v:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = key
 
 
 def ww_block_solve(U, C):

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
-from .multiclass_base import MulticlassSolver, replace_row, sample_arrays
+from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
 
 
 class CSBlondelState(NamedTuple):
@@ -128,7 +128,7 @@ class CSBlondel(MulticlassSolver):
         _cs_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), self.skip_tol, alpha, W, order)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
     """The step of :class:`CSBlondel` for every sample of ``order``, in place."""
     k, d = W.shape

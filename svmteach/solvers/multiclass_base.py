@@ -24,6 +24,10 @@ from ..backend import is_numpy, to_numpy
 from .base import seed_from
 from .dual_cd import epoch_permutation
 
+#: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
+#: NaN and infinity keep their meaning.  Results match the step path to rounding.
+EPOCH_FASTMATH = {"reassoc", "contract"}
+
 
 class MulticlassSolver:
     """Base class: a subclass defines ``State``, ``update(problem, state, i)`` and ``_epoch`` (compiled)."""

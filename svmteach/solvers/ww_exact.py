@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..projections import ww_block_row, ww_block_solve
-from .multiclass_base import MulticlassSolver, replace_row, sample_arrays
+from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
 
 
 class WWExactState(NamedTuple):
@@ -102,7 +102,7 @@ class WWExact(MulticlassSolver):
                         alpha, W, order)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
     """The step of :class:`WWExact` for every sample of ``order``, in place."""
     k, d = W.shape
@@ -110,6 +110,8 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
     c = np.empty(k - 1)
     u = np.empty(k - 1)
     beta = np.empty(k - 1)
+    points = np.empty(2 * (k - 1))
+    work = np.empty(2 * (k - 1), dtype=np.int64)
     for i in order:
         y = codes[i]
         for m in range(k):
@@ -126,7 +128,7 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
         if a > 0:
             for p in range(k - 1):
                 u[p] = c[p] / a
-            ww_block_row(u, C, beta)
+            ww_block_row(u, C, beta, points, work)
         else:
             p = 0
             for j in range(k):

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from ..backend import to_numpy
-from .multiclass_base import MulticlassSolver, replace_row, sample_arrays
+from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
 
 MAXITER_MULTIPLIER = 10
 
@@ -180,7 +180,7 @@ class WWShark(MulticlassSolver):
                         self._max_inner(problem), self.inner_tol, alpha, W, order)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, order):
     """The step of :class:`WWShark` for every sample of ``order``, in place."""
     k, d = W.shape
