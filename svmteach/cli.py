@@ -1,4 +1,5 @@
-"""The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab."""
+"""The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab; ``svmteach verify``
+checks every derivation of the course with SymPy."""
 
 from __future__ import annotations
 
@@ -42,6 +43,12 @@ def lab(args) -> int:
     return subprocess.call(cmd)
 
 
+def verify(args) -> int:
+    from .derivations.__main__ import main as derivations_main
+
+    return derivations_main(["--json"] if args.json else [])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="svmteach", description="Learn, teach and run SVM duality.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -50,6 +57,9 @@ def main(argv=None) -> int:
     p_lab.add_argument("--no-browser-launch", action="store_true",
                        help="only copy the notebooks, do not start JupyterLab")
     p_lab.set_defaults(func=lab)
+    p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
+    p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p_verify.set_defaults(func=verify)
     args = parser.parse_args(argv)
     return args.func(args)
 

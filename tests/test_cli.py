@@ -13,3 +13,8 @@ def test_lab_copies_the_course_and_keeps_existing_work(tmp_path, capsys):
     cli.main(["lab", "--dir", str(target), "--no-browser-launch"])
     assert mine.read_text() == "my edits"
     assert "existing ones kept" in capsys.readouterr().out
+
+
+def test_verify_runs_the_derivations(capsys):
+    assert cli.main(["verify"]) == 0
+    assert "errata" in capsys.readouterr().out

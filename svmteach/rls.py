@@ -1,0 +1,277 @@
+"""Regularized least squares (kernel ridge): dual and primal solutions, the regularization path,
+leave-one-out residuals, and a scikit-learn classifier.
+
+The course's RLS (seed 003, 'RLS'; seed 004, 'dual RLS'):
+
+.. math::
+
+    \\min_c \\tfrac12 \\|Y - Kc\\|^2 + \\tfrac{\\lambda}{2} c^\\top K c
+    \\quad\\Longrightarrow\\quad (K + \\lambda I) c = Y, \\qquad f(x_*) = K_{x_*} c,
+
+solved by Cholesky since :math:`K + \\lambda I` is symmetric positive definite for
+:math:`\\lambda > 0`.  In the linear case :math:`w = X^\\top c = (X^\\top X + \\lambda I)^{-1} X^\\top Y`
+(the push-through identity), an O(n d^2) solve when d < n.
+
+With one eigendecomposition :math:`K = Q \\Lambda Q^\\top` (O(n^3) once),
+:math:`c(\\lambda) = Q (\\Lambda + \\lambda I)^{-1} Q^\\top Y` costs O(n^2) per lambda (seed 003,
+'Is there a more efficient method...?'), and so do the leave-one-out residuals
+(Rifkin and Lippert, 2007):
+
+.. math::
+
+    y_i - f_{-i}(x_i) = \\frac{c_i(\\lambda)}{[(K + \\lambda I)^{-1}]_{ii}}, \\qquad
+    [(K + \\lambda I)^{-1}]_{ii} = \\sum_k \\frac{Q_{ik}^2}{\\Lambda_k + \\lambda}.
+
+Y may have several columns (one per class, coded +1 / -1 for classification).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .kernels import make_kernel
+from .problems import check_labels, check_X
+
+
+def _targets(Y, n, name="Y"):
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if Y.ndim != 2 or Y.shape[0] != n:
+        raise ValueError(f"{name} must have {n} rows (one per sample), got shape {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return Y
+
+
+def _kernel_matrix(K, name="K"):
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return K
+
+
+def check_lambda(lam, name="lam", allow_zero=False) -> float:
+    """A positive, finite regularization constant (or 0 when ``allow_zero``)."""
+    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(lam).__name__}")
+    lam = float(lam)
+    if not math.isfinite(lam) or lam < 0 or (lam == 0 and not allow_zero):
+        raise ValueError(f"{name} must be positive and finite, got {lam}")
+    return lam
+
+
+def check_lambdas(lams, name="lams") -> np.ndarray:
+    lams = np.atleast_1d(np.asarray(lams, dtype=np.float64))
+    if lams.ndim != 1 or lams.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D list of regularization constants")
+    if not np.all(np.isfinite(lams)) or np.any(lams <= 0):
+        raise ValueError(f"{name} must hold positive, finite values, got {lams}")
+    return lams
+
+
+def solve_dual(K, Y, lam, allow_zero=False):
+    """:math:`c = (K + \\lambda I)^{-1} Y` by Cholesky; shape (n, t).
+
+    ``lam = 0`` (interpolation) is allowed with ``allow_zero=True``; a singular K then
+    raises a ValueError instead of returning NaN.  When K + lam I is not positive
+    definite (a kernel that is not PSD) the system is solved by LU instead.
+    """
+    K = _kernel_matrix(K)
+    Y = _targets(Y, K.shape[0])
+    lam = check_lambda(lam, allow_zero=allow_zero)
+    G = K + lam * np.eye(K.shape[0])
+    try:
+        c = linalg.cho_solve(linalg.cho_factor(G, lower=True, check_finite=False), Y, check_finite=False)
+    except linalg.LinAlgError:
+        # K + lam I is not positive definite (a kernel that is not PSD): the stationarity
+        # equation (K + lam I) c = Y can still have a unique solution, found by LU
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", linalg.LinAlgWarning)
+                c = linalg.solve(G, Y, check_finite=False)
+        except (linalg.LinAlgError, linalg.LinAlgWarning):
+            raise ValueError(
+                f"K + lam I is singular (lam = {lam:g}): K is singular or not positive semidefinite; "
+                "use lam > 0 or check the kernel's parameters"
+            ) from None
+    if not np.all(np.isfinite(c)):
+        raise ValueError(f"K + lam I is numerically singular (lam = {lam:g})")
+    return c
+
+
+def solve_primal(X, Y, lam):
+    """:math:`w = (X^\\top X + \\lambda I)^{-1} X^\\top Y` by Cholesky; shape (d, t)."""
+    X = check_X(X, "X", dtype=np.float64)
+    Y = _targets(Y, X.shape[0])
+    lam = check_lambda(lam)
+    G = X.T @ X + lam * np.eye(X.shape[1])
+    return linalg.cho_solve(linalg.cho_factor(G, lower=True, check_finite=False), X.T @ Y, check_finite=False)
+
+
+def solve_linear(X, Y, lam):
+    """The linear RLS weights ``w`` (d, t), from the cheaper side: the primal when d <= n, else the dual."""
+    X = check_X(X, "X", dtype=np.float64)
+    if X.shape[1] <= X.shape[0]:
+        return solve_primal(X, Y, lam)
+    return X.T @ solve_dual(X @ X.T, Y, lam)
+
+
+class Eigen:
+    """The eigendecomposition ``K = Q diag(evals) Q'`` shared by the path and leave-one-out."""
+
+    def __init__(self, K):
+        K = _kernel_matrix(K)
+        evals, Q = linalg.eigh(0.5 * (K + K.T))
+        self.evals, self.Q = evals, Q
+
+    def coefficients(self, QtY, lam):
+        """c(lam) = Q (Lambda + lam I)^{-1} Q'Y, O(n^2 t)."""
+        return self.Q @ (QtY / (self.evals + lam)[:, None])
+
+    def inverse_diagonal(self, lam):
+        """diag((K + lam I)^{-1}) = sum_k Q_ik^2 / (Lambda_k + lam), O(n^2)."""
+        return (self.Q ** 2) @ (1.0 / (self.evals + lam))
+
+
+def regularization_path(K, Y, lams):
+    """``c(lambda)`` for every lambda from one eigendecomposition; shape (len(lams), n, t)."""
+    Y = _targets(Y, np.asarray(K).shape[0])
+    lams = check_lambdas(lams)
+    eig = Eigen(K)
+    QtY = eig.Q.T @ Y  # (n, t)
+    n, t = Y.shape
+    # every lambda at once: Z[:, l, :] = (Lambda + lam_l)^{-1} Q'Y, then one matrix product with Q
+    Z = QtY[:, None, :] / (eig.evals[:, None, None] + lams[None, :, None])
+    C = eig.Q @ Z.reshape(n, len(lams) * t)
+    return np.ascontiguousarray(C.reshape(n, len(lams), t).transpose(1, 0, 2))
+
+
+def regularization_path_linear(X, Y, lams):
+    """The same path in the linear case from one economy SVD ``X = U S V'`` (O(n d^2)).
+
+    :math:`c(\\lambda) = (XX^\\top + \\lambda I)^{-1} Y = U \\operatorname{diag}(1 / (s^2 + \\lambda)) U^\\top Y
+    + (Y - U U^\\top Y) / \\lambda`; shape (len(lams), n, t).
+    """
+    X = check_X(X, "X", dtype=np.float64)
+    Y = _targets(Y, X.shape[0])
+    lams = check_lambdas(lams)
+    U, s, _ = linalg.svd(X, full_matrices=False)
+    UtY = U.T @ Y
+    rest = Y - U @ UtY  # the part of Y orthogonal to the column space of X
+    return np.stack([U @ (UtY / (s ** 2 + lam)[:, None]) + rest / lam for lam in lams])
+
+
+def loo_errors(K, Y, lams):
+    """Leave-one-out residuals ``y_i - f_{-i}(x_i)`` for every lambda, without refitting; (len(lams), n, t)."""
+    Y = _targets(Y, np.asarray(K).shape[0])
+    lams = check_lambdas(lams)
+    eig = Eigen(K)
+    QtY = eig.Q.T @ Y
+    return np.stack([eig.coefficients(QtY, lam) / eig.inverse_diagonal(lam)[:, None] for lam in lams])
+
+
+def min_eigenvalue(K) -> float:
+    """The smallest eigenvalue of the symmetric part of ``K``."""
+    K = _kernel_matrix(K)
+    return float(linalg.eigvalsh(0.5 * (K + K.T), subset_by_index=[0, 0])[0])
+
+
+def check_psd(K, rtol=1e-10, name="K") -> float:
+    """Warn (RuntimeWarning) when ``K`` is not positive semidefinite beyond rounding; returns its smallest eigenvalue."""
+    K = _kernel_matrix(K, name)
+    smallest = min_eigenvalue(K)
+    scale = max(1.0, float(np.abs(np.diag(K)).max()))
+    if smallest < -rtol * scale * K.shape[0]:
+        warnings.warn(
+            f"{name} is not positive semidefinite (smallest eigenvalue {smallest:.3g}): the kernel's parameters "
+            "do not give a valid kernel (e.g. a polynomial kernel with coef0 < 0), and SVM and RLS theory no "
+            "longer apply",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return smallest
+
+
+class RLSClassifier(ClassifierMixin, BaseEstimator):
+    """Regularized least squares classifier: +-1 targets, one column per class (one column for two).
+
+    Parameters
+    ----------
+    lam : float, default 1.0
+        The regularization constant, when ``lams`` is None.
+    lams : list of float or None
+        Several constants: the one with the smallest mean squared leave-one-out residual is
+        kept, and the whole curve is in ``loo_curve_``.
+    kernel, gamma, degree, coef0 : see :func:`svmteach.kernels.make_kernel`.
+
+    Attributes
+    ----------
+    classes_ : (k,);  dual_coef_ : (n, t) c;  X_fit_ : (n, d);  lam_ : float, the constant used;
+    loo_curve_ : (len(lams),) mean squared leave-one-out residual, or None;
+    loo_error_rate_ : (len(lams),) leave-one-out misclassification rate, or None;
+    kernel_ : the resolved Kernel.
+    """
+
+    def __init__(self, lam=1.0, lams=None, kernel="linear", gamma="scale", degree=3, coef0=1.0):
+        self.lam = lam
+        self.lams = lams
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def fit(self, X, y):
+        X = check_X(X, "X", dtype=np.float64)
+        classes, codes = check_labels(y, X.shape[0], "y")
+        if len(classes) < 2:
+            raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
+        K = kernel(X)
+        check_psd(K)
+        if len(classes) == 2:
+            Y = np.where(codes == 1, 1.0, -1.0)[:, None]
+        else:
+            Y = np.where(codes[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+        if self.lams is None:
+            self.lam_ = check_lambda(self.lam)
+            self.loo_curve_ = None
+            self.loo_error_rate_ = None
+        else:
+            lams = check_lambdas(self.lams)
+            R = loo_errors(K, Y, lams)  # (L, n, t)
+            self.loo_curve_ = np.mean(R ** 2, axis=(1, 2))
+            loo_scores = Y[None] - R  # f_{-i}(x_i)
+            if Y.shape[1] == 1:
+                wrong = np.sign(loo_scores[..., 0]) != Y[None, :, 0]
+            else:
+                wrong = np.argmax(loo_scores, axis=2) != codes[None, :]
+            self.loo_error_rate_ = wrong.mean(axis=1)
+            self.lam_ = float(lams[int(np.argmin(self.loo_curve_))])
+        self.dual_coef_ = solve_dual(K, Y, self.lam_)
+        self.X_fit_ = X
+        self.kernel_ = kernel
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X):
+        from .estimators import check_fitted, check_predict_X
+
+        check_fitted(self, "dual_coef_")
+        X = check_predict_X(self, X)
+        S = self.kernel_(X, self.X_fit_) @ self.dual_coef_
+        return S[:, 0] if S.shape[1] == 1 else S
+
+    def predict(self, X):
+        S = self.decision_function(X)
+        if S.ndim == 1:
+            return self.classes_[(S > 0).astype(int)]
+        return self.classes_[np.argmax(S, axis=1)]

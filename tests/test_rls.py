@@ -1,0 +1,135 @@
+"""RLS: path = direct solves, LOO = brute-force refits, primal = dual, KernelRidge agreement, bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from svmteach import data
+from svmteach.kernels import Kernel, gram
+from svmteach.rls import (
+    RLSClassifier,
+    check_psd,
+    loo_errors,
+    regularization_path,
+    regularization_path_linear,
+    solve_dual,
+    solve_linear,
+    solve_primal,
+)
+
+LAMS = np.logspace(-3, 2, 7)
+
+
+@pytest.fixture
+def problem():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = np.column_stack([np.sign(X[:, 0] + 0.3 * rng.normal(size=40)), X[:, 1] ** 2])
+    return X, Y
+
+
+@pytest.mark.parametrize("kernel", [Kernel("linear"), Kernel("gaussian", 0.5), Kernel("polynomial", 0.5, 2, 1.0),
+                                    Kernel("laplacian", 0.7)])
+def test_path_equals_direct_solves(problem, kernel):
+    X, Y = problem
+    K = gram(X, None, kernel)
+    path = regularization_path(K, Y, LAMS)
+    assert path.shape == (len(LAMS), 40, 2)
+    for lam, c in zip(LAMS, path):
+        direct = np.linalg.solve(K + lam * np.eye(40), Y)
+        np.testing.assert_allclose(c, direct, rtol=1e-8, atol=1e-8 * np.abs(direct).max())
+        np.testing.assert_allclose(solve_dual(K, Y, lam), direct, rtol=1e-8, atol=1e-8 * np.abs(direct).max())
+
+
+def test_linear_path_from_the_svd(problem):
+    X, Y = problem
+    np.testing.assert_allclose(regularization_path_linear(X, Y, LAMS), regularization_path(X @ X.T, Y, LAMS),
+                               rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", [Kernel("linear"), Kernel("gaussian", 0.5)])
+def test_loo_equals_brute_force_refits(problem, kernel):
+    X, Y = problem
+    K = gram(X, None, kernel)
+    R = loo_errors(K, Y, LAMS)
+    for lam, r in zip(LAMS, R):
+        for i in range(0, 40, 7):
+            keep = np.arange(40) != i
+            c = np.linalg.solve(K[np.ix_(keep, keep)] + lam * np.eye(39), Y[keep])
+            np.testing.assert_allclose(r[i], Y[i] - K[i, keep] @ c, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("shape", [(40, 3), (5, 12)])
+def test_primal_equals_dual(shape):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=shape)
+    Y = rng.normal(size=(shape[0], 2))
+    w_dual = X.T @ solve_dual(X @ X.T, Y, 0.3)
+    np.testing.assert_allclose(solve_primal(X, Y, 0.3), w_dual, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(solve_linear(X, Y, 0.3), w_dual, rtol=1e-9, atol=1e-12)  # either side
+
+
+@pytest.mark.parametrize("kernel, kw", [("linear", {}), ("rbf", {"gamma": 0.5}), ("poly", {"gamma": 0.5, "degree": 2, "coef0": 1.0})])
+def test_classifier_agrees_with_kernel_ridge(kernel, kw):
+    X, y = data.moons(80, seed=2)
+    ours = RLSClassifier(lam=0.7, kernel=kernel, **kw).fit(X, y)
+    ref = KernelRidge(alpha=0.7, kernel={"poly": "polynomial"}.get(kernel, kernel), **kw).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), ref.predict(X), rtol=1e-8, atol=1e-10)
+    Xm, ym = data.iris()
+    m = RLSClassifier(lam=0.1, kernel="rbf", gamma=0.5).fit(Xm, ym)
+    Y = np.where(ym[:, None] == np.arange(3)[None, :], 1.0, -1.0)
+    ref = KernelRidge(alpha=0.1, kernel="rbf", gamma=0.5).fit(Xm, Y)
+    np.testing.assert_allclose(m.decision_function(Xm), ref.predict(Xm), rtol=1e-8, atol=1e-10)
+
+
+def test_classifier_picks_lambda_by_leave_one_out():
+    X, y = data.moons(60, seed=3)
+    m = RLSClassifier(lams=LAMS, kernel="rbf", gamma=1.0).fit(X, y)
+    assert m.loo_curve_.shape == (len(LAMS),) and m.lam_ == LAMS[np.argmin(m.loo_curve_)]
+    assert 0 <= m.loo_error_rate_.min() <= m.loo_error_rate_.max() <= 1
+    assert (m.predict(X) == y).mean() > 0.9
+
+
+def test_psd_check_warns_for_a_broken_kernel():
+    X = np.random.default_rng(4).normal(size=(15, 2))
+    assert check_psd(gram(X, None, Kernel("gaussian", 1.0))) > -1e-10
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
+        check_psd(gram(X, None, Kernel("polynomial", 1.0, 3, -2.0)))
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
+        RLSClassifier(kernel="poly", gamma=1.0, degree=3, coef0=-2.0).fit(X, X[:, 0] > 0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda K, Y: solve_dual(K, Y, 0.0), "^lam must be positive"),
+    (lambda K, Y: solve_dual(K, Y, -1.0), "^lam must be positive"),
+    (lambda K, Y: solve_dual(K, Y, np.inf), "^lam must be positive and finite"),
+    (lambda K, Y: solve_dual(K[:, :3], Y, 1.0), "^K must be a non-empty square matrix"),
+    (lambda K, Y: solve_dual(K, Y[:3], 1.0), "^Y must have 5 rows"),
+    (lambda K, Y: solve_dual(K, Y * np.nan, 1.0), "^Y contains NaN"),
+    (lambda K, Y: regularization_path(K, Y, []), "^lams must be a non-empty"),
+    (lambda K, Y: loo_errors(K, Y, [1.0, -1.0]), "^lams must hold positive"),
+    (lambda K, Y: solve_dual(np.ones((5, 5)), Y, 0.0, allow_zero=True), "^K \\+ lam I is singular"),
+])
+def test_bad_input(call, match):
+    X = np.random.default_rng(5).normal(size=(5, 2))
+    with pytest.raises(ValueError, match=match):
+        call(X @ X.T + np.eye(5), np.ones(5))
+    with pytest.raises(ValueError, match="^lam must be positive"):
+        RLSClassifier(lam=0).fit(X, [0, 1, 0, 1, 1])
+    with pytest.raises(ValueError, match="^lams must be a non-empty"):
+        RLSClassifier(lams=[]).fit(X, [0, 1, 0, 1, 1])
+
+
+def test_zero_lambda_allowed_when_K_is_invertible():
+    K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    np.testing.assert_allclose(solve_dual(K, [1.0, 0.0], 0.0, allow_zero=True)[:, 0], np.linalg.solve(K, [1.0, 0.0]))
+
+
+@parametrize_with_checks([RLSClassifier(), RLSClassifier(kernel="rbf", lams=[0.1, 1.0])])
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check(estimator)
