@@ -1,0 +1,234 @@
+"""BinaryExplorer: watch SMO, dual coordinate ascent or the primal subgradient method solve a 2-D problem.
+
+Controls: a log-scale C slider, the kernel and gamma, the solver and SMO's
+working-set rule, buttons "step", "10 steps", "to convergence", "reset", and a
+Play widget that steps on every tick.  The figure shows the data, the decision
+boundary and the +-1 margins, the points outlined by KKT category, the dual
+variables as bars, and primal / dual / gap curves on a log scale.  Clicking the
+plot adds a point of class +1 (shift-click or right-click: class -1), as in
+LIBSVM's svm-toy.
+
+With ipympl (``%matplotlib widget``) the canvas is itself a widget and is redrawn
+in place; elsewhere the figure is shown in an ``Output`` widget and re-rendered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import objectives as obj
+from ..problems import BinaryProblem
+from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
+from ..solvers.smo import RULES
+
+KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
+GRID = 80  # points per side of the grid the decision function is drawn on
+
+
+class BinaryExplorer:
+    """An interactive explorer of the binary solvers.
+
+    Parameters
+    ----------
+    X, y : the 2-D points and their two labels.
+    C : float;  kernel : str;  gamma : float;  solver : {"smo", "dual_cd", "primal_subgradient"};
+    selection : SMO's working-set rule;  tol : the relative gap "to convergence" stops at;
+    random_state : int.
+
+    Attributes
+    ----------
+    widget : what to display.  sliders, buttons, dropdowns : dicts of the controls by name.
+    play : the ipywidgets.Play driving animation.  state : the solver state shown.
+    problem : the BinaryProblem being solved.  history : list of (n_iter, primal, dual, gap).
+    """
+
+    def __init__(self, X, y, C=1.0, kernel="linear", gamma=1.0, solver="smo", selection="second_order",
+                 tol=1e-4, random_state=0):
+        import ipywidgets as w
+
+        self.X = np.array(X, dtype=np.float64)
+        self.y = np.array(y)
+        self.tol = float(tol)
+        self.random_state = random_state
+        self.sliders = {
+            "C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
+                                  continuous_update=False),
+            "gamma": w.FloatLogSlider(value=gamma, base=10, min=-2, max=2, step=0.05, description="gamma",
+                                      continuous_update=False),
+        }
+        self.dropdowns = {
+            "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel"),
+            "solver": w.Dropdown(options=tuple(BINARY_SOLVERS), value=solver, description="solver"),
+            "selection": w.Dropdown(options=RULES, value=selection, description="rule"),
+        }
+        self.buttons = {name: w.Button(description=name) for name in ("step", "10 steps", "to convergence", "reset")}
+        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
+        self.status = w.HTML()
+        self._figure()
+        self._rebuild()
+        self.buttons["step"].on_click(lambda _: self.step(1))
+        self.buttons["10 steps"].on_click(lambda _: self.step(10))
+        self.buttons["to convergence"].on_click(lambda _: self.converge())
+        self.buttons["reset"].on_click(lambda _: self.reset())
+        self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
+        for ctl in (self.sliders["gamma"], *self.dropdowns.values()):
+            ctl.observe(lambda ch: self._rebuild(), names="value")
+        self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
+        controls = w.VBox([
+            w.HBox([self.sliders["C"], self.sliders["gamma"]]),
+            w.HBox(list(self.dropdowns.values())),
+            w.HBox([*self.buttons.values(), self.play]),
+            self.status,
+        ])
+        self.widget = w.VBox([controls, self._view])
+
+    # ---- model -------------------------------------------------------------------------------
+    def _make_solver(self):
+        name = self.dropdowns["solver"].value
+        if name == "smo":
+            return SMO(self.dropdowns["selection"].value, random_state=self.random_state)
+        if name == "dual_cd":
+            return DualCoordinateAscent(random_state=self.random_state)
+        return PrimalSubgradient()
+
+    def _rebuild(self):
+        """New problem (kernel, gamma, data) and a fresh solver state."""
+        self.problem = BinaryProblem(self.X, self.y, C=self.sliders["C"].value, kernel=self.dropdowns["kernel"].value,
+                                     gamma=self.sliders["gamma"].value, degree=3, coef0=1.0)
+        self.reset()
+
+    def _on_C(self):
+        """Moving C keeps the Gram matrix, re-solves to ``tol`` and redraws (as in class)."""
+        self.problem = self.problem.with_C(self.sliders["C"].value)
+        self.solver = self._make_solver()
+        self.state = self.solver.init(self.problem)
+        self.history = [self._record()]
+        self.converge()
+
+    def reset(self):
+        self.solver = self._make_solver()
+        self.state = self.solver.init(self.problem)
+        self.history = [self._record()]
+        self.redraw()
+
+    def _record(self):
+        s = self.state
+        return (s.n_iter, s.primal, s.dual, s.gap)
+
+    def step(self, n=1):
+        """Take ``n`` steps of the step-by-step solver and redraw."""
+        for _ in range(int(n)):
+            self.state = self.solver.step(self.problem, self.state)
+            self.history.append(self._record())
+        self.redraw()
+
+    def converge(self, max_steps=200_000):
+        """Run the fast path until the relative duality gap is at most ``tol``, then redraw."""
+        while self.state.gap > self.tol and self.state.n_iter < max_steps:
+            chunk = self.solver.steps_per_epoch(self.problem)
+            self.state = self.solver.measure(self.problem, self.solver.advance(self.problem, self.state, chunk, self.tol))
+            self.history.append(self._record())
+        self.redraw()
+
+    def add_point(self, x1, x2, positive=True):
+        """Add a training point (the plot's click handler calls this) and restart the solver."""
+        labels = np.unique(self.y)
+        label = labels[-1] if positive else labels[0]
+        self.X = np.vstack([self.X, [x1, x2]])
+        self.y = np.append(self.y, label)
+        self._rebuild()
+
+    # ---- drawing -------------------------------------------------------------------------------
+    def _figure(self):
+        import ipywidgets as w
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():
+            self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
+                1, 3, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
+        self._live = isinstance(self.fig.canvas, w.DOMWidget)  # ipympl
+        if self._live:
+            self._view = self.fig.canvas
+            self.fig.canvas.mpl_connect("button_press_event", self._on_click)
+        else:
+            self._view = w.Output()
+
+    def _on_click(self, event):
+        if event.inaxes is not self.ax_data or event.xdata is None:
+            return
+        negative = event.button == 3 or (event.key or "").startswith("shift")
+        self.add_point(event.xdata, event.ydata, positive=not negative)
+
+    def _init_artists(self):
+        """Create the artists once per data set; :meth:`redraw` only updates them."""
+        X, y = self.problem.X, self.problem.y
+        pad = 0.5
+        self._xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
+        self._ylim = (X[:, 1].min() - pad, X[:, 1].max() + pad)
+        xx, yy = np.meshgrid(np.linspace(*self._xlim, GRID), np.linspace(*self._ylim, GRID))
+        self._grid = (xx, yy, np.column_stack([xx.ravel(), yy.ravel()]))
+        for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
+            ax.clear()
+        self._contours = []
+        face = np.where(y > 0, "#3182bd", "#e6550d")
+        self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=face, s=40, zorder=3)
+        self._pair = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5, zorder=4)
+        self.ax_data.set_xlim(self._xlim)
+        self.ax_data.set_ylim(self._ylim)
+        self.ax_data.set_aspect("equal")
+        self._bars = self.ax_alpha.bar(np.arange(len(y)), np.zeros(len(y)), color="#bbbbbb")
+        self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
+        self.ax_alpha.set_title(r"dual variables $\alpha_i$ (dashed: C)")
+        (self._gap_line,) = self.ax_curve.semilogy([], [], label="relative gap")
+        self.ax_curve.set_title("duality gap")
+        self.ax_curve.set_xlabel("steps")
+        self.ax_curve.legend(loc="upper right")
+        self._artists_for = self.problem.X
+
+    def redraw(self):
+        """Update the figure in place: contours, outlines, bars, the gap curve, the status line."""
+        if getattr(self, "_artists_for", None) is not self.problem.X:
+            self._init_artists()
+        s = self.state
+        alpha = np.asarray(s.alpha)
+        b = float(getattr(s, "b", 0.0))
+        xx, yy, grid = self._grid
+        coef = alpha * np.asarray(self.problem.y)
+        keep = np.flatnonzero(coef)
+        f = (coef[keep] @ self.problem.kernel_with(grid)[keep] + b if keep.size else np.full(len(grid), b))
+        f = f.reshape(xx.shape)
+        for cs in self._contours:
+            cs.remove()
+        self._contours = [self.ax_data.contourf(xx, yy, f, levels=[-1e9, 0, 1e9], colors=["#fde0dd", "#deebf7"],
+                                                alpha=0.8, zorder=0)]
+        if np.ptp(f) > 0:
+            self._contours.append(self.ax_data.contour(xx, yy, f, levels=[-1, 0, 1], colors="k",
+                                                       linestyles=["--", "-", "--"], linewidths=1, zorder=1))
+        cats = np.asarray(obj.kkt_categories(self.problem, alpha))
+        self._points.set_edgecolors(np.array(["none", "black", "red"])[cats])
+        self._points.set_linewidths(np.where(cats == obj.AT_ZERO, 0.0, 1.5))
+        self._points.set_sizes(np.where(cats == obj.AT_ZERO, 30.0, 70.0))
+        pair = [k for k in (getattr(s, "i", -1), getattr(s, "j", -1)) if k is not None and k >= 0]
+        self._pair.set_offsets(self.problem.X[pair] if pair else np.empty((0, 2)))
+        self.ax_data.set_title(f"step {s.n_iter}: C = {self.problem.C:.3g}")
+        bar_colors = np.array(["#bbbbbb", "black", "red"])[cats]
+        for bar, height, color in zip(self._bars, alpha, bar_colors):
+            bar.set_height(height)
+            bar.set_color(color)
+        self._C_line.set_ydata([self.problem.C, self.problem.C])
+        self.ax_alpha.set_ylim(0, 1.05 * self.problem.C)
+        h = np.array(self.history, dtype=float)
+        self._gap_line.set_data(h[:, 0], np.maximum(h[:, 3], 1e-16))
+        self.ax_curve.relim()
+        self.ax_curve.autoscale_view()
+        self.status.value = (f"<b>{self.dropdowns['solver'].value}</b> step {s.n_iter}: primal {s.primal:.5g}, "
+                             f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}")
+        if self._live:
+            self.fig.canvas.draw_idle()
+        else:
+            from IPython.display import display
+
+            self._view.clear_output(wait=True)
+            with self._view:
+                display(self.fig)
