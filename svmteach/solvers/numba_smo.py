@@ -9,8 +9,9 @@ Kernel rows are computed when a step first needs them, as LIBSVM does: a
 step touches rows i and j only, and many points are never selected.  The
 rows live in a buffer kept with the problem (:func:`kernel_rows`), so later
 calls reuse them.  Fresh rows are stored in float32, as in LIBSVM's kernel
-cache; if the problem's full Gram matrix already exists it is used (in
-float64, so that both paths then compute the same numbers).
+cache, unless the run asks for a relative gap below 1e-6 (float32 rows cap the
+accuracy near 1e-7); if the problem's full Gram matrix already exists it is used
+(in float64, so that both paths then compute the same numbers).
 """
 
 from __future__ import annotations
@@ -30,26 +31,31 @@ KERNEL_CODES = {"linear": 0, "polynomial": 1, "gaussian": 2, "laplacian": 3}
 class KernelRows:
     """An (n, n) buffer of kernel rows, filled on demand; ``have[i]`` says row i is there."""
 
-    def __init__(self, problem):
+    def __init__(self, problem, dtype):
         if "gram" in vars(problem):  # the full matrix exists already
             self.buffer = np.array(problem.gram)  # a writable copy: numba types read-only arrays apart
             self.have = np.ones(problem.n_samples, dtype=np.bool_)
         else:
-            # float32, as LIBSVM's kernel cache: half the memory to touch (page faults
-            # dominate the cost of fresh rows) at a relative precision of 6e-8
-            self.buffer = np.empty((problem.n_samples, problem.n_samples), dtype=np.float32)
+            self.buffer = np.empty((problem.n_samples, problem.n_samples), dtype=dtype)
             self.have = np.zeros(problem.n_samples, dtype=np.bool_)
         k = problem.kernel
         self.params = (KERNEL_CODES[k.name], float(k.gamma), float(k.degree), float(k.coef0))
         self.sqnorm = np.einsum("ij,ij->i", problem.X, problem.X)
 
 
-def kernel_rows(problem) -> KernelRows:
-    """The problem's row buffer (one per problem, created on first use)."""
-    rows = vars(problem).get("_kernel_rows")
+#: Below this requested relative gap, rows are kept in float64: float32 rows (LIBSVM's
+#: choice, half the memory to touch, and page faults dominate the cost of fresh rows)
+#: perturb the problem by about 1e-7 relative, which caps the gap a run can reach.
+FLOAT32_ROWS_DOWN_TO = 1e-6
+
+
+def kernel_rows(problem, precise: bool = False) -> KernelRows:
+    """The problem's row buffer (float32, or float64 when ``precise``), created on first use."""
+    key = "_kernel_rows_f64" if precise else "_kernel_rows_f32"
+    rows = vars(problem).get(key)
     if rows is None:
-        rows = KernelRows(problem)
-        object.__setattr__(problem, "_kernel_rows", rows)
+        rows = KernelRows(problem, np.float64 if precise else np.float32)
+        object.__setattr__(problem, key, rows)
     return rows
 
 
@@ -261,7 +267,7 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
     alpha = np.array(state.alpha, dtype=np.float64)
     grad = np.array(state.grad, dtype=np.float64)
     info = np.full(12, np.nan)
-    rows = kernel_rows(problem)
+    rows = kernel_rows(problem, precise=tol is not None and tol < FLOAT32_ROWS_DOWN_TO)
     params = np.array(rows.params)
     done = _smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag, problem.y,
                      float(problem.C), alpha, grad, int(n_steps), rule,
