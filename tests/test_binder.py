@@ -1,0 +1,30 @@
+"""binder/ really opens the course: its requirements, installed into a fresh virtual
+environment, run a notebook.  Slow (it installs packages), so it runs in CI's full run."""
+
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_binder_requirements_run_a_notebook(tmp_path):
+    env = tmp_path / "env"
+    venv.EnvBuilder(with_pip=True).create(env)
+    py = env / "bin" / "python"
+    pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run(pip + ["-r", str(ROOT / "binder" / "requirements.txt"), "nbconvert", "ipykernel"], check=True,
+                   timeout=1200)
+    subprocess.run(pip + ["--no-deps", str(ROOT)], check=True, timeout=600)  # what postBuild does, not editable
+    nb = tmp_path / "01_binary_svm.ipynb"
+    shutil.copy(ROOT / "notebooks" / "01_binary_svm.ipynb", nb)
+    done = subprocess.run([str(py), "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+                           "--ExecutePreprocessor.kernel_name=python3", str(nb)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sys.executable != str(py)
