@@ -12,9 +12,9 @@ solved by Cholesky since :math:`K + \\lambda I` is symmetric positive definite f
 :math:`\\lambda > 0`.  In the linear case :math:`w = X^\\top c = (X^\\top X + \\lambda I)^{-1} X^\\top Y`
 (the push-through identity), an O(n d^2) solve when d < n.
 
-With one eigendecomposition :math:`K = Q \\Lambda Q^\\top` (O(n^3) once),
-:math:`c(\\lambda) = Q (\\Lambda + \\lambda I)^{-1} Q^\\top Y` costs O(n^2) per lambda (seed 003,
-'Is there a more efficient method...?'), and so do the leave-one-out residuals
+With one decomposition of K (O(n^3) once) every further lambda costs O(n^2) (seed 003,
+'Is there a more efficient method...?'): the path uses :math:`K = Q T Q^\\top` with T
+tridiagonal, and the leave-one-out residuals the eigendecomposition :math:`K = Q \\Lambda Q^\\top`
 (Rifkin and Lippert, 2007):
 
 .. math::
@@ -141,16 +141,75 @@ class Eigen:
         return (self.Q ** 2) @ (1.0 / (self.evals + lam))
 
 
+class Tridiagonal:
+    """The Householder tridiagonalisation ``K = Q T Q'`` (LAPACK ``dsytrd``), the first half of
+    an eigendecomposition and about a quarter of its cost.
+
+    ``dsytrd`` stores Q's reflectors below the subdiagonal exactly as a QR factorisation of
+    ``K[1:, :n-1]`` stores its own, so ``dormqr`` applies Q (or Q') to a block of columns.
+    """
+
+    def __init__(self, K):
+        from scipy.linalg import lapack
+
+        K = _kernel_matrix(K)
+        n = K.shape[0]
+        lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
+        A, self.diag, self.off, self.tau, info = lapack.dsytrd(0.5 * (K + K.T), lower=1, lwork=max(lwork, 1))
+        if info != 0:
+            raise ValueError(f"K could not be tridiagonalised (LAPACK info {info})")
+        self.reflectors = A[1:, : n - 1]
+        self.n = n
+
+    def apply(self, Z, transpose=False):
+        """``Q Z`` (or ``Q' Z``) for a (n, m) block."""
+        from scipy.linalg import lapack
+
+        Z = np.array(Z, dtype=np.float64, order="F")
+        if self.n == 1:
+            return Z
+        trans = "T" if transpose else "N"
+        lwork = int(lapack.dormqr("L", trans, self.reflectors, self.tau, Z[1:], -1)[1][0])
+        sub, _, info = lapack.dormqr("L", trans, self.reflectors, self.tau, Z[1:], max(lwork, 1))
+        if info != 0:
+            raise ValueError(f"applying Q failed (LAPACK info {info})")
+        Z[1:] = sub
+        return Z
+
+    def solve(self, B, lam):
+        """``(T + lam I)^{-1} B``: positive definite tridiagonal solve, else tridiagonal LU."""
+        from scipy.linalg import lapack
+
+        if self.n == 1:  # T is 1 x 1
+            if self.diag[0] + lam == 0:
+                raise ValueError(f"K + lam I is singular (lam = {lam:g})")
+            return B / (self.diag[0] + lam)
+        _, _, x, info = lapack.dptsv(self.diag + lam, self.off.copy(), B.copy())
+        if info != 0:  # T + lam I is not positive definite (a kernel that is not PSD)
+            _, _, _, x, info = lapack.dgtsv(self.off.copy(), self.diag + lam, self.off.copy(), B.copy())
+            if info != 0:
+                raise ValueError(f"K + lam I is singular (lam = {lam:g})")
+        return x
+
+
 def regularization_path(K, Y, lams):
-    """``c(lambda)`` for every lambda from one eigendecomposition; shape (len(lams), n, t)."""
+    """``c(lambda)`` for every lambda from one decomposition of K; shape (len(lams), n, t).
+
+    With ``K = Q T Q'`` (T tridiagonal, see :class:`Tridiagonal`) each lambda costs one
+    O(n) tridiagonal solve of :math:`(T + \\lambda I) z = Q^\\top Y`, and one blocked product
+    applies Q to all of them: :math:`c(\\lambda) = Q (T + \\lambda I)^{-1} Q^\\top Y`.  This is the
+    seed's eigendecomposition path with the eigenvectors left implicit: a full ``eigh`` costs
+    13-16 Cholesky solves here, ``dsytrd`` about 6 (benchmarks/RESULTS.md).
+    """
     Y = _targets(Y, np.asarray(K).shape[0])
     lams = check_lambdas(lams)
-    eig = Eigen(K)
-    QtY = eig.Q.T @ Y  # (n, t)
+    tri = Tridiagonal(K)
+    QtY = tri.apply(Y, transpose=True)
     n, t = Y.shape
-    # every lambda at once: Z[:, l, :] = (Lambda + lam_l)^{-1} Q'Y, then one matrix product with Q
-    Z = QtY[:, None, :] / (eig.evals[:, None, None] + lams[None, :, None])
-    C = eig.Q @ Z.reshape(n, len(lams) * t)
+    Z = np.empty((n, len(lams) * t), order="F")
+    for j, lam in enumerate(lams):
+        Z[:, j * t : (j + 1) * t] = tri.solve(QtY, lam)
+    C = tri.apply(Z)
     return np.ascontiguousarray(C.reshape(n, len(lams), t).transpose(1, 0, 2))
 
 

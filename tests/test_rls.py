@@ -133,3 +133,12 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(estimator)
+
+
+def test_path_for_a_kernel_that_is_not_psd_and_for_one_point():
+    X = np.random.default_rng(6).normal(size=(12, 2))
+    K = gram(X, None, Kernel("polynomial", 1.0, 3, -2.0))  # indefinite
+    Y = np.sign(X[:, :1])
+    for lam, c in zip([0.5, 3.0], regularization_path(K, Y, [0.5, 3.0])):
+        np.testing.assert_allclose(c, np.linalg.solve(K + lam * np.eye(12), Y), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(regularization_path([[2.0]], [[4.0]], [2.0])[0], [[1.0]])
