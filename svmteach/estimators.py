@@ -25,6 +25,19 @@ def check_fitted(est, attribute: str):
         )
 
 
+def check_tol(tol) -> float:
+    tol = float(tol)
+    if not (tol > 0):
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    return tol
+
+
+def check_max_iter(max_iter) -> int:
+    if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
+    return int(max_iter)
+
+
 def check_predict_X(est, X):
     """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``."""
     X = check_X(X, "X")
@@ -107,16 +120,14 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         solver = self.make_solver()
-        tol = float(self.tol)
-        if not (tol > 0):
-            raise ValueError(f"tol must be positive, got {self.tol!r}")
+        tol = check_tol(self.tol)
         problem = self.make_problem(X, y)
         n = problem.n_samples
         max_iter = self.max_iter
         if max_iter is None:
             max_iter = 10_000 if self.solver == "primal_subgradient" else max(10**6, 1000 * n)
-        elif isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
+        else:
+            max_iter = check_max_iter(max_iter)
         result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
         if not result.converged:
             warnings.warn(
@@ -224,14 +235,11 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         from .problems import MulticlassProblem
 
         solver = self.make_solver()
-        tol = float(self.tol)
-        if not (tol > 0):
-            raise ValueError(f"tol must be positive, got {self.tol!r}")
-        if isinstance(self.max_iter, bool) or int(self.max_iter) != self.max_iter or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        tol = check_tol(self.tol)
+        max_epochs = check_max_iter(self.max_iter)
         problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M)
         n = problem.n_samples
-        result = solve(solver, problem, max_iter=int(self.max_iter) * n, tol=tol,
+        result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,
                        record_history=self.record_history)
         if not result.converged:
             warnings.warn(

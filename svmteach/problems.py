@@ -136,8 +136,24 @@ def _readonly(a):
     return a
 
 
+class DataShape:
+    """What every problem says of its data ``X``: the array namespace and the sizes."""
+
+    @property
+    def xp(self):
+        return array_namespace(self.X)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+
 @dataclass(frozen=True, eq=False)
-class BinaryProblem:
+class BinaryProblem(DataShape):
     """A binary soft-margin SVM problem.
 
     .. math::
@@ -201,18 +217,6 @@ class BinaryProblem:
         object.__setattr__(self, "coef0", kernel.coef0)
         object.__setattr__(self, "classes", classes)
 
-    @property
-    def xp(self):
-        return array_namespace(self.X)
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        return int(self.X.shape[1])
-
     @cached_property
     def gram(self):
         """The (n, n) kernel matrix, computed once and made exactly symmetric."""
@@ -247,7 +251,7 @@ LOSSES = ("ww", "cs")
 
 
 @dataclass(frozen=True, eq=False)
-class MulticlassProblem:
+class MulticlassProblem(DataShape):
     """A linear multiclass SVM without bias: Weston-Watkins (``"ww"``) or Crammer-Singer (``"cs"``).
 
     .. math::
@@ -305,18 +309,6 @@ class MulticlassProblem:
         object.__setattr__(self, "codes", _readonly(xp.asarray(codes.astype(np.int64))))
         Xf = xp.astype(X, xp.float64) if hasattr(xp, "astype") else X.astype("float64")
         object.__setattr__(self, "sqnorm", _readonly(xp.sum(Xf * Xf, axis=1)))
-
-    @property
-    def xp(self):
-        return array_namespace(self.X)
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        return int(self.X.shape[1])
 
     @property
     def k(self) -> int:
