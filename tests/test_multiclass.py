@@ -19,7 +19,6 @@ from svmteach import (
     OneVsRestSVC,
     WWExact,
     WWShark,
-    iterate,
     solve,
 )
 from svmteach import objectives as obj
