@@ -26,8 +26,14 @@ def test_step_path_on_array_api_strict_equals_numpy(make, kernel):
 
 
 def test_device_choice():
+    from svmteach.backend import cupy_available
+
     assert namespace_for_device("cpu") is np
-    assert namespace_for_device("auto") in (np,) or namespace_for_device("auto").__name__ == "cupy"
+    expected = "cupy" if cupy_available() else "numpy"
+    assert namespace_for_device("auto").__name__ == expected
+    if not cupy_available():
+        with pytest.raises(ValueError, match="^device='gpu' needs CuPy"):
+            namespace_for_device("gpu")
     with pytest.raises(ValueError, match="^device must be one of"):
         namespace_for_device("tpu")
 

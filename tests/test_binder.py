@@ -25,6 +25,9 @@ def test_binder_requirements_run_a_notebook(tmp_path):
     shutil.copy(ROOT / "notebooks" / "01_binary_svm.ipynb", nb)
     done = subprocess.run([str(py), "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
                            "--ExecutePreprocessor.kernel_name=python3", str(nb)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert sys.executable != str(py)
+    # it ran in the fresh environment, with svmteach installed there
+    where = subprocess.run([str(py), "-c", "import svmteach, sys; print(svmteach.__file__)"], capture_output=True,
+                           text=True, check=True, cwd=tmp_path).stdout  # not from the source tree
+    assert str(env) in where and sys.prefix not in where
