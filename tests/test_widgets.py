@@ -84,3 +84,20 @@ def test_clicks_on_the_plot_add_points_of_either_class(explorer):
     explorer._on_click(SimpleNamespace(inaxes=explorer.ax_alpha, xdata=0.0, ydata=0.0, button=1, key=None))
     assert len(explorer.X) == n + 2
     assert list(explorer.problem.y[-2:]) == [1.0, -1.0]
+
+
+def test_simplex_projection_explorer():
+    from svmteach.widgets import SimplexProjectionExplorer
+
+    ex = SimplexProjectionExplorer(beta_hat=[2.5, 1.8, 0.9, 0.4, -0.3], z=4.0)
+    np.testing.assert_allclose(ex.state["beta"], [2.1, 1.4, 0.5, 0.0, 0.0])
+    assert ex.state["theta"] == pytest.approx(0.4)
+    bars = ex._artists[1]
+    ex.sliders["z"].value = 1.0  # a smaller mass: a higher threshold, fewer entries kept
+    assert ex.state["theta"] == pytest.approx(1.65) and ex.state["support"].sum() == 2
+    np.testing.assert_allclose(sorted((b.get_height() for b in bars), reverse=True), [0.85, 0.15, 0, 0, 0])
+    assert ex._artists[1] is bars  # updated in place, not re-created
+    ex.buttons["random point"].click()
+    assert ex.state["beta"].sum() == pytest.approx(1.0) and np.all(ex.state["beta"] >= 0)
+    with pytest.raises(ValueError, match="^beta_hat must be a 1-D vector"):
+        SimplexProjectionExplorer(beta_hat=[1.0])

@@ -1,5 +1,6 @@
 """ipywidgets explorers built from svmteach.viz and the solvers (import needs ipywidgets)."""
 
 from .binary import BinaryExplorer
+from .simplex import SimplexProjectionExplorer
 
-__all__ = ["BinaryExplorer"]
+__all__ = ["BinaryExplorer", "SimplexProjectionExplorer"]
