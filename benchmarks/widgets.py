@@ -30,7 +30,7 @@ def main():
     for kernel in ("linear", "gaussian"):
         X, y = data.overlapping_blobs(200, seed=0)
         ex = BinaryExplorer(X, y, kernel=kernel, tol=1e-4)
-        ex._live = True  # the ipympl path: redraw updates artists, the canvas renders once
+        ex._figure_view.live = True  # the ipympl path: redraw updates artists, the canvas renders once
         ex.sliders["C"].value = 0.5  # compile and warm up
         times = []
         for C in [0.01, 0.1, 1.0, 10.0, 0.03, 0.3, 3.0, 30.0] * 2:

@@ -85,11 +85,6 @@ def to_numpy(a) -> np.ndarray:
     return np.asarray(a)
 
 
-def to_float(x) -> float:
-    """A 0-d array (any library) or scalar as a Python float."""
-    return float(to_numpy(x)) if not isinstance(x, (int, float)) else float(x)
-
-
 def cumulative_sum(xp, a, axis: int):
     """Cumulative sum along ``axis``: the standard's ``cumulative_sum``, or NumPy/CuPy's ``cumsum``."""
     f = getattr(xp, "cumulative_sum", None)

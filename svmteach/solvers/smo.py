@@ -54,6 +54,7 @@ import numpy as np
 from numba import njit
 
 from .. import objectives as obj
+from ..backend import to_numpy
 from .base import check_choice, seed_from
 
 RULES = ("random", "max_violating_pair", "second_order")
@@ -202,7 +203,7 @@ class SMO:
         if self.selection == "random":
             scale = 1e-12 * (1.0 + abs(state.b))
             viol = (up & (v > state.b + scale)) | (low & (v < state.b - scale))
-            candidates = np.flatnonzero(np.asarray(_host(viol)))
+            candidates = np.flatnonzero(to_numpy(viol))
             if candidates.size == 0:
                 return -1, -1
             u1, u2 = np.random.default_rng([state.seed, state.n_iter]).random(2)
@@ -262,12 +263,6 @@ class SMO:
     def coefficients(self, problem, state):
         """``(alpha, b)``: the dual variables and the bias."""
         return state.alpha, state.b
-
-
-def _host(a):
-    from ..backend import to_numpy
-
-    return to_numpy(a)
 
 
 def _random_pair(candidates, n, u1, u2):

@@ -20,6 +20,7 @@ from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
 from ..solvers.smo import RULES
+from .figure import FigureView
 
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 GRID = 80  # points per side of the grid the decision function is drawn on
@@ -80,7 +81,7 @@ class BinaryExplorer:
             w.HBox([*self.buttons.values(), self.play]),
             self.status,
         ])
-        self.widget = w.VBox([controls, self._view])
+        self.widget = w.VBox([controls, self._figure_view.view])
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
@@ -140,19 +141,15 @@ class BinaryExplorer:
 
     # ---- drawing -------------------------------------------------------------------------------
     def _figure(self):
-        import ipywidgets as w
         import matplotlib.pyplot as plt
 
         with plt.ioff():
             self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
                 1, 3, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
             self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
-        self._live = isinstance(self.fig.canvas, w.DOMWidget)  # ipympl
-        if self._live:
-            self._view = self.fig.canvas
+        self._figure_view = FigureView(self.fig)
+        if self._figure_view.live:
             self.fig.canvas.mpl_connect("button_press_event", self._on_click)
-        else:
-            self._view = w.Output()
 
     def _on_click(self, event):
         if event.inaxes is not self.ax_data or event.xdata is None:
@@ -224,11 +221,4 @@ class BinaryExplorer:
         self.ax_curve.autoscale_view()
         self.status.value = (f"<b>{self.dropdowns['solver'].value}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}")
-        if self._live:
-            self.fig.canvas.draw_idle()
-        else:
-            from IPython.display import display
-
-            self._view.clear_output(wait=True)
-            with self._view:
-                display(self.fig)
+        self._figure_view.refresh()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..projections import project_simplex_sort
+from .figure import FigureView
 
 
 class SimplexProjectionExplorer:
@@ -35,13 +36,12 @@ class SimplexProjectionExplorer:
         self.status = w.HTML()
         with plt.ioff():
             self.fig, self.ax = plt.subplots(figsize=(6, 3.5))
-        self._live = isinstance(self.fig.canvas, w.DOMWidget)
-        self._view = self.fig.canvas if self._live else w.Output()
+        self._figure_view = FigureView(self.fig)
         self.sliders["z"].observe(lambda ch: self.update(), names="value")
         self.buttons["random point"].on_click(lambda _: self.new_point())
         self._artists = None
         self.update()
-        self.widget = w.VBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._view])
+        self.widget = w.VBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._figure_view.view])
 
     def new_point(self):
         """A fresh beta_hat (normal entries, scaled by 2) of the same length."""
@@ -74,11 +74,4 @@ class SimplexProjectionExplorer:
         self.ax.set_ylim(lo, hi)
         self.ax.set_title(f"z = {z:.2f}: theta = {theta:.3f}, {int(support.sum())} of {k} entries kept")
         self.status.value = f"sum of the projection = {beta.sum():.4f} (= z)"
-        if self._live:
-            self.fig.canvas.draw_idle()
-        else:
-            from IPython.display import display
-
-            self._view.clear_output(wait=True)
-            with self._view:
-                display(self.fig)
+        self._figure_view.refresh()
