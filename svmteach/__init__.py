@@ -12,6 +12,7 @@ from .solvers import (
     SMO,
     CSBlondel,
     DualCoordinateAscent,
+    ParallelBlock,
     PrimalSubgradient,
     SolveResult,
     WWExact,
@@ -26,6 +27,6 @@ __all__ = [
     "BinarySVC", "MulticlassSVC", "OneVsRestSVC", "OneVsOneSVC",
     "BinaryProblem", "MulticlassProblem",
     "Kernel", "gram", "make_kernel",
-    "SMO", "DualCoordinateAscent", "PrimalSubgradient", "WWExact", "WWShark", "CSBlondel",
+    "SMO", "DualCoordinateAscent", "PrimalSubgradient", "WWExact", "WWShark", "CSBlondel", "ParallelBlock",
     "SolveResult", "iterate", "solve",
 ]

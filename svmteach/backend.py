@@ -17,15 +17,21 @@ DEVICES = ("cpu", "gpu", "auto")
 def array_namespace(*arrays):
     """Return the array-API namespace shared by ``arrays`` (NumPy by default).
 
-    NumPy >= 2, CuPy >= 13 and array-api-strict arrays all carry
-    ``__array_namespace__``; Python scalars and lists count as NumPy.
+    NumPy >= 2 and array-api-strict arrays carry ``__array_namespace__``; CuPy arrays
+    get array-api-compat's CuPy namespace (standard names such as ``astype`` and
+    ``concat`` over plain CuPy arrays); Python scalars and lists count as NumPy.
     """
     found = None
     for a in arrays:
-        get = getattr(a, "__array_namespace__", None)
-        if get is None:
-            continue
-        xp = get()
+        if _is_cupy(a):  # CuPy's own namespace lags the standard; array-api-compat wraps it
+            from array_api_compat import array_namespace as compat_namespace
+
+            xp = compat_namespace(a)
+        else:
+            get = getattr(a, "__array_namespace__", None)
+            if get is None:
+                continue
+            xp = get()
         if found is None:
             found = xp
         elif xp is not found:
@@ -33,6 +39,10 @@ def array_namespace(*arrays):
                 f"arrays from different libraries were mixed: {found.__name__} and {xp.__name__}"
             )
     return np if found is None else found
+
+
+def _is_cupy(a) -> bool:
+    return type(a).__module__.startswith("cupy")
 
 
 def is_numpy(xp) -> bool:
@@ -66,16 +76,34 @@ def namespace_for_device(device: str = "cpu"):
             "device='gpu' needs CuPy and a CUDA GPU; install svmteach[gpu] "
             "or use device='cpu' / 'auto'"
         )
-    import cupy
+    import array_api_compat.cupy as cupy_namespace
 
-    return cupy
+    return cupy_namespace
+
+
+def to_device(a, device):
+    """``a`` on ``device`` (see :func:`namespace_for_device`); ``None`` leaves it where it is.
+
+    "cpu" brings arrays of any library to NumPy; "gpu" (and "auto" with a GPU) copies
+    them to CuPy.  Lists and other NumPy-compatible input pass through to
+    :func:`svmteach.problems.check_X`, which validates them.
+    """
+    if device is None:
+        return a
+    xp = namespace_for_device(device)
+    if is_numpy(xp):
+        return to_numpy(a) if hasattr(a, "__array_namespace__") or _is_cupy(a) else a
+    if _is_cupy(a):
+        return a
+    host = to_numpy(a) if hasattr(a, "__array_namespace__") else np.asarray(a)
+    return xp.asarray(host)
 
 
 def to_numpy(a) -> np.ndarray:
     """Copy an array of any supported library to a NumPy array (no copy for NumPy)."""
     if isinstance(a, np.ndarray):
         return a
-    if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
+    if hasattr(a, "get") and _is_cupy(a):
         return a.get()
     if hasattr(a, "__dlpack__"):
         try:

@@ -77,6 +77,10 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
     random_state : int, Generator or None
     record_history : bool, default False
         Keep the primal / dual / gap / KKT curves in ``history_``.
+    device : {"cpu", "gpu", "auto"}, default "cpu"
+        Where the problem's arrays live and the solver runs.  On "gpu" SMO takes its
+        steps on CuPy arrays, with kernel rows computed on the GPU (the compiled fast
+        paths are CPU only); the fitted attributes are NumPy arrays either way.
 
     Attributes
     ----------
@@ -87,7 +91,9 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="smo",
-                 selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False):
+                 selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False,
+                 device="cpu"):
+        self.device = device
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -108,7 +114,7 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
 
     def make_problem(self, X, y) -> BinaryProblem:
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                             coef0=self.coef0)
+                             coef0=self.coef0, device=self.device)
 
     def make_solver(self):
         check_choice("solver", self.solver, tuple(BINARY_SOLVERS))
@@ -176,7 +182,7 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
         return self.classes_[positive.astype(int)]
 
 
-MULTICLASS_SOLVERS = {"ww": ("exact", "shark"), "cs": ("blondel",)}
+MULTICLASS_SOLVERS = {"ww": ("exact", "shark", "parallel"), "cs": ("blondel", "parallel")}
 
 
 class MulticlassSVC(ClassifierMixin, BaseEstimator):
@@ -194,16 +200,22 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
     loss : {"ww", "cs"}, default "ww"
     M : float, default 1.0
         Weston-Watkins margin scale (1/2 is Shark's convention).
-    solver : {None, "exact", "shark", "blondel"}
-        None picks the best for the loss: "exact" (WW) or "blondel" (CS).
+    solver : {None, "exact", "shark", "blondel", "parallel"}
+        None picks the best for the loss: "exact" (WW) or "blondel" (CS), one sample at
+        a time; "parallel" (either loss) updates every sample at once
+        (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU.
     tol : float, default 1e-3
         Stop at this relative duality gap, checked once per epoch.
     max_iter : int, default 1000
-        Most epochs (passes over the data), as in LIBLINEAR.
+        Most epochs (passes over the data), as in LIBLINEAR; for "parallel", most steps
+        (each reads the data twice).
     random_state : int, Generator or None
     record_history : bool
         Keep per-epoch curves (time with the clock paused for the objectives, primal,
         dual, gap, KKT violation) in ``history_``.
+    device : {"cpu", "gpu", "auto"}, default "cpu"
+        Where the data and the solver live (see :class:`~svmteach.problems.MulticlassProblem`);
+        the fitted attributes are NumPy arrays either way.
 
     Attributes
     ----------
@@ -213,7 +225,8 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=1000, random_state=None,
-                 record_history=False):
+                 record_history=False, device="cpu"):
+        self.device = device
         self.C = C
         self.loss = loss
         self.M = M
@@ -224,11 +237,13 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         self.record_history = record_history
 
     def make_solver(self):
-        from .solvers import CSBlondel, WWExact, WWShark
+        from .solvers import CSBlondel, ParallelBlock, WWExact, WWShark
 
         check_choice("loss", self.loss, tuple(MULTICLASS_SOLVERS))
         name = self.solver if self.solver is not None else MULTICLASS_SOLVERS[self.loss][0]
         check_choice("solver", name, MULTICLASS_SOLVERS[self.loss])
+        if name == "parallel":
+            return ParallelBlock()
         return {"exact": WWExact, "shark": WWShark, "blondel": CSBlondel}[name](random_state=self.random_state)
 
     def fit(self, X, y):
@@ -237,8 +252,8 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         solver = self.make_solver()
         tol = check_tol(self.tol)
         max_epochs = check_max_iter(self.max_iter)
-        problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M)
-        n = problem.n_samples
+        problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device)
+        n = 1 if solver.name == "parallel" else problem.n_samples  # steps per epoch
         result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,
                        record_history=self.record_history)
         if not result.converged:
@@ -252,8 +267,8 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         self.result_ = result
         self.classes_ = problem.classes
         self.n_features_in_ = problem.n_features
-        self.alpha_ = alpha
-        self.coef_ = W
+        self.alpha_ = to_numpy(alpha)
+        self.coef_ = to_numpy(W)
         self.intercept_ = np.zeros(problem.k)
         self.n_iter_ = -(-result.n_iter // n)  # epochs, counting a partial one
         self.history_ = result.history

@@ -212,7 +212,7 @@ def multiclass_gradient(problem, S):
     if problem.loss == "ww":
         s_y = xp.sum(xp.where(Y, S, 0.0), axis=1)
         return xp.where(Y, 0.0, problem.M * (s_y[:, None] - S) - 1.0)
-    return S + xp.where(Y, 0.0, 1.0)
+    return xp.where(Y, S, S + 1.0)
 
 
 def multiclass_kkt_violation(problem, alpha, S):
@@ -224,6 +224,6 @@ def multiclass_kkt_violation(problem, alpha, S):
     if problem.loss == "ww":
         pg = xp.where(alpha <= 0.0, xp.minimum(G, 0.0), xp.where(alpha >= C, xp.maximum(G, 0.0), G))
         return float(xp.max(xp.abs(xp.where(Y, 0.0, pg))))
-    upper = xp.where(Y, C, 0.0)
+    upper = xp.where(Y, xp.full(Y.shape, C, dtype=xp.float64), 0.0)
     low = xp.min(xp.where(alpha < upper, G, xp.inf), axis=1)
     return float(xp.max(xp.max(G, axis=1) - low))

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .backend import array_namespace, is_numpy, to_numpy
+from .backend import array_namespace, is_numpy, to_device, to_numpy
 from .kernels import gram, kernel_diagonal, make_kernel
 
 
@@ -136,6 +136,11 @@ def _readonly(a):
     return a
 
 
+#: Above this many samples, the step path of SMO computes kernel rows one at a time
+#: instead of the whole (n, n) matrix.
+FULL_GRAM_UP_TO = 4096
+
+
 class DataShape:
     """What every problem says of its data ``X``: the array namespace and the sizes."""
 
@@ -178,6 +183,10 @@ class BinaryProblem(DataShape):
         Positive, finite penalty.
     kernel, gamma, degree, coef0 :
         See :func:`svmteach.kernels.make_kernel`.
+    device : {None, "cpu", "gpu", "auto"}
+        Where the arrays live: None keeps X where it is (NumPy, CuPy, or any array-API
+        library); "gpu" copies it to CuPy, "cpu" to NumPy, "auto" picks the GPU when
+        there is one.  The solvers run wherever the problem's arrays are.
 
     Attributes
     ----------
@@ -193,10 +202,12 @@ class BinaryProblem(DataShape):
     gamma: object = "scale"
     degree: int = 3
     coef0: float = 1.0
+    device: object = None
     classes: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        X = check_X(self.X, "X", dtype=np.float64 if is_numpy(array_namespace(self.X)) else None)
+        X = to_device(self.X, self.device)
+        X = check_X(X, "X", dtype=np.float64 if is_numpy(array_namespace(X)) else None)
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
@@ -232,6 +243,16 @@ class BinaryProblem(DataShape):
     def diag(self):
         """The (n,) diagonal :math:`K_{ii}`."""
         return _readonly(kernel_diagonal(self.X, self.kernel))
+
+    def kernel_row(self, i: int):
+        """Row i of the kernel matrix, shape (n,), on the problem's device.
+
+        Read from the cached matrix when it exists or n is at most ``FULL_GRAM_UP_TO``;
+        above that (a large problem on a GPU, say) it is computed alone, in O(nd).
+        """
+        if "gram" in self.__dict__ or self.n_samples <= FULL_GRAM_UP_TO:
+            return self.gram[i, :]
+        return gram(self.X[i : i + 1, :], self.X, self.kernel)[0, :]
 
     def kernel_with(self, Z):
         """Kernel matrix between the training points and new points ``Z``: shape (n, len(Z))."""
@@ -273,6 +294,8 @@ class MulticlassProblem(DataShape):
     M : float
         The Weston-Watkins margin scale of seed 000 (1: Weston-Watkins / Keerthi et al.;
         1/2: Shark's convention); any M > 0.  Crammer-Singer ignores it.
+    device : {None, "cpu", "gpu", "auto"}
+        As for :class:`BinaryProblem`; on "gpu", keep X float32 for speed.
 
     Attributes
     ----------
@@ -285,6 +308,7 @@ class MulticlassProblem(DataShape):
     C: float = 1.0
     loss: str = "ww"
     M: float = 1.0
+    device: object = None
     classes: np.ndarray = field(init=False)
     codes: object = field(init=False)
     sqnorm: object = field(init=False)
@@ -292,7 +316,7 @@ class MulticlassProblem(DataShape):
     def __post_init__(self):
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        X = check_X(self.X, "X")
+        X = check_X(to_device(self.X, self.device), "X")
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")

@@ -3,6 +3,7 @@
 from .base import SolveResult, iterate, solve
 from .cs_blondel import CSBlondel, CSBlondelState
 from .dual_cd import DualCDState, DualCoordinateAscent
+from .parallel_block import ParallelBlock, ParallelBlockState
 from .primal_subgradient import PrimalSubgradient, SubgradientState
 from .smo import SMO, SMOState
 from .ww_exact import WWExact, WWExactState
@@ -18,5 +19,6 @@ __all__ = [
     "SolveResult", "iterate", "solve",
     "SMO", "SMOState", "DualCoordinateAscent", "DualCDState", "PrimalSubgradient", "SubgradientState",
     "WWExact", "WWExactState", "WWShark", "WWSharkState", "CSBlondel", "CSBlondelState",
+    "ParallelBlock", "ParallelBlockState",
     "BINARY_SOLVERS",
 ]

@@ -101,8 +101,8 @@ class CSBlondel(MulticlassSolver):
         xp, C, k = problem.xp, problem.C, problem.k
         x, q, yi, s = sample_arrays(problem, state, i)
         is_y = xp.arange(k) == yi
-        g = s + xp.where(is_y, 0.0, 1.0)  # g_i^m = w_m' x_i + Delta_i^m
-        upper = xp.where(is_y, C, 0.0)  # C_i
+        g = xp.where(is_y, s, s + 1.0)  # g_i^m = w_m' x_i + Delta_i^m
+        upper = xp.where(is_y, xp.full(k, C, dtype=xp.float64), 0.0)  # C_i
         alpha_i = state.alpha[i, :]
         v = float(xp.max(g) - xp.min(xp.where(alpha_i < upper, g, xp.inf)))
         if v <= self.skip_tol:
@@ -118,7 +118,7 @@ class CSBlondel(MulticlassSolver):
             theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
         else:  # zero row: the block is linear
             beta_hat, z, beta, theta = None, 0.0, None, math.nan
-            new = xp.where(is_y, C, -C / (k - 1))
+            new = xp.where(is_y, upper, -C / (k - 1))
         delta = new - alpha_i
         W = state.W + delta[:, None] * x[None, :]
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=W, y=yi, grad=g, violation=v,

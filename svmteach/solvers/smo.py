@@ -196,6 +196,10 @@ class SMO:
 
     def select(self, problem, state):
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
+        return self._select(problem, state)[:2]
+
+    def _select(self, problem, state):
+        """``(i, j, K_i)``: the pair and row i of the kernel matrix when the rule computed it (else None)."""
         xp = problem.xp
         v = problem.y * state.grad  # y_t g_t = y_t - f_t
         up, low = obj.up_low_sets(problem, state.alpha)
@@ -205,9 +209,9 @@ class SMO:
             viol = (up & (v > state.b + scale)) | (low & (v < state.b - scale))
             candidates = np.flatnonzero(to_numpy(viol))
             if candidates.size == 0:
-                return -1, -1
+                return -1, -1, None
             u1, u2 = np.random.default_rng([state.seed, state.n_iter]).random(2)
-            return _random_pair(candidates, problem.n_samples, u1, u2)
+            return (*_random_pair(candidates, problem.n_samples, u1, u2), None)
         vu = xp.where(up, v, -inf)
         i = int(xp.argmax(vu))
         vi = float(vu[i])
@@ -215,28 +219,32 @@ class SMO:
         if self.selection == "max_violating_pair":
             j = int(xp.argmin(vl))
             if not (vi > float(vl[j])):
-                return -1, -1
-            return i, j
+                return -1, -1, None
+            return i, j, None
         # second order: gain b^2 / a over t in I_low with v_t < v_i
         bt = vi - v
-        at = problem.diag[i] + problem.diag - 2.0 * problem.gram[i, :]
+        Ki = problem.kernel_row(i)
+        at = problem.diag[i] + problem.diag - 2.0 * Ki
         at = xp.where(at > 0, at, TAU)
         score = xp.where(low & (bt > 0), -(bt * bt) / at, inf)
         j = int(xp.argmin(score))
         if not (float(score[j]) < inf) or vi == -inf:
-            return -1, -1
-        return i, j
+            return -1, -1, None
+        return i, j, Ki
 
     def step(self, problem, state: SMOState) -> SMOState:
-        i, j = self.select(problem, state)
+        i, j, Ki = self._select(problem, state)
         if i < 0:  # KKT conditions hold: a null step
             return state._replace(n_iter=state.n_iter + 1, i=-1, j=-1)
-        y, C, K = problem.y, problem.C, problem.gram
+        # two rows of the kernel matrix (computed on the problem's device when the matrix is too big to keep)
+        Ki = problem.kernel_row(i) if Ki is None else Ki
+        Kj = problem.kernel_row(j)
+        y, C = problem.y, problem.C
         yi, yj = float(y[i]), float(y[j])
         ai, aj = float(state.alpha[i]), float(state.alpha[j])
         vi, vj = yi * float(state.grad[i]), yj * float(state.grad[j])
         eta, L, H, unc, aj_new, ai_new = pair_update(
-            yi, yj, ai, aj, vi, vj, float(K[i, i]), float(K[j, j]), float(K[i, j]), float(C)
+            yi, yj, ai, aj, vi, vj, float(Ki[i]), float(Kj[j]), float(Ki[j]), float(C)
         )
         alpha, grad = state.alpha, state.grad
         if aj_new != aj or ai_new != ai:
@@ -244,7 +252,8 @@ class SMO:
             alpha[i] = ai_new
             alpha[j] = aj_new
             # g <- g - Q (alpha_new - alpha): only columns i and j change
-            grad = grad - (ai_new - ai) * problem.Q[:, i] - (aj_new - aj) * problem.Q[:, j]
+            # (Q e_t = y_t y * K_t, K symmetric)
+            grad = grad - ((ai_new - ai) * yi) * (y * Ki) - ((aj_new - aj) * yj) * (y * Kj)
         b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
         return SMOState(state.n_iter + 1, alpha, grad, state.seed, i, j, state.b - vi, state.b - vj,
                         eta, L, H, ai, aj, unc, aj_new, ai_new, b, rule, P, D, gap, kkt)

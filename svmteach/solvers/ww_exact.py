@@ -87,9 +87,7 @@ class WWExact(MulticlassSolver):
         else:  # zero row: a linear block, solved at the bounds
             u = c
             beta = xp.where(c > 0, C, xp.where(c < 0, 0.0, xp.take(alpha_i, others)))
-        new = xp.zeros(k, dtype=xp.float64)
-        new[others] = beta
-        new[yi] = -xp.sum(beta)
+        new = xp.concat([beta[:yi], xp.reshape(-xp.sum(beta), (1,)), beta[yi:]])  # alpha_{i y_i} = -1'beta
         delta = new - alpha_i
         W = state.W - M * delta[:, None] * x[None, :]
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=W, y=yi,
