@@ -1,5 +1,6 @@
 """The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab; ``svmteach verify``
-checks every derivation of the course with SymPy."""
+checks every derivation of the course with SymPy; ``svmteach bench`` times the CPU fast path
+against the parallel solver on the GPU (:mod:`svmteach.bench`)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,11 @@ def main(argv=None) -> int:
     p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
     p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p_verify.set_defaults(func=verify)
+    p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU (WW and CS)")
+    from . import bench
+
+    bench.add_arguments(p_bench)
+    p_bench.set_defaults(func=bench.run)
     args = parser.parse_args(argv)
     return args.func(args)
 

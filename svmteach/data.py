@@ -83,6 +83,33 @@ def multiclass_blobs(n: int = 90, k: int = 3, spread: float = 0.9, seed=0):
     return centers + rng.normal(scale=spread, size=(n, 2)), y
 
 
+def synthetic_multiclass(n: int = 10_000, d: int = 784, k: int = 10, separation: float = 0.5,
+                         flip: float = 0.05, seed=0, dtype=np.float32):
+    """A large multiclass problem for benchmarks: k Gaussian classes in d dimensions.
+
+    Class m has mean ``separation * c_m`` (``c_m`` standard normal), every point adds
+    standard normal noise, rows are divided by sqrt(d) (norms near 1, as for
+    normalised images), and a fraction ``flip`` of the labels is redrawn at random, so
+    that the classes overlap.  Returns ``(X, y)`` with X of ``dtype`` (float32: half the
+    memory traffic) and y in 0 .. k-1.
+    """
+    n = _check_n(n)
+    for name, v, low in (("d", d, 1), ("k", k, 2)):
+        if isinstance(v, bool) or int(v) != v or v < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+    if not 0.0 <= flip <= 1.0:
+        raise ValueError(f"flip must be in [0, 1], got {flip!r}")
+    rng = _rng(seed)
+    centers = rng.standard_normal((k, d), dtype=np.float32)
+    y = rng.integers(0, k, n)
+    X = rng.standard_normal((n, d), dtype=np.float32)
+    X += np.float32(separation) * centers[y]
+    X *= np.float32(1.0 / np.sqrt(d))
+    redraw = rng.random(n) < flip
+    y[redraw] = rng.integers(0, k, int(redraw.sum()))
+    return X.astype(dtype, copy=False), y
+
+
 def iris(classes=None, features=None):
     """Fisher's iris (150 x 4, 3 classes) from scikit-learn.
 

@@ -273,7 +273,7 @@ LOSSES = ("ww", "cs")
 
 @dataclass(frozen=True, eq=False)
 class MulticlassProblem(DataShape):
-    """A linear multiclass SVM without bias: Weston-Watkins (``"ww"``) or Crammer-Singer (``"cs"``).
+    r"""A linear multiclass SVM without bias: Weston-Watkins (``"ww"``) or Crammer-Singer (``"cs"``).
 
     .. math::
 

@@ -42,3 +42,16 @@ def test_packaged_real_data_and_libsvm_reader(tmp_path):
     np.testing.assert_array_equal(yl, [1, -1])
     with pytest.raises(ValueError, match="^n must be"):
         data.moons(n=1)
+
+
+def test_synthetic_multiclass():
+    from svmteach.data import synthetic_multiclass
+
+    X, y = synthetic_multiclass(500, d=30, k=4, seed=1)
+    assert X.shape == (500, 30) and X.dtype == np.float32 and set(y) == {0, 1, 2, 3}
+    np.testing.assert_array_equal(synthetic_multiclass(500, d=30, k=4, seed=1)[0], X)  # seeded
+    assert 0.5 < np.linalg.norm(X, axis=1).mean() < 2.0  # rows near unit norm
+    with pytest.raises(ValueError, match="^k must be an integer >= 2"):
+        synthetic_multiclass(10, k=1)
+    with pytest.raises(ValueError, match="^flip must be in"):
+        synthetic_multiclass(10, flip=2.0)

@@ -267,3 +267,28 @@ def test_estimator_on_gpu():
     c = MulticlassSVC(solver="parallel", tol=1e-6, max_iter=10_000).fit(X, y)
     assert isinstance(g.coef_, np.ndarray)
     np.testing.assert_allclose(g.coef_, c.coef_, atol=1e-4 * max(1.0, np.abs(c.coef_).max()))
+
+
+# ---- svmteach bench ---------------------------------------------------------------------------
+
+def test_bench_runs_and_reports(tmp_path, capsys):
+    import json
+
+    from svmteach.bench import Progress
+    from svmteach.cli import main
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--sizes", "1000", "--d", "20", "--k", "3", "--tol", "1e-2", "--json", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "| ww | 1000 |" in printed.out and "| cs | 1000 |" in printed.out
+    assert "[" in printed.err and "gap" in printed.err  # the progress bar
+    rows = json.loads(out.read_text())["rows"]
+    assert {r["loss"] for r in rows} == {"ww", "cs"}
+    for r in rows:
+        assert r["cpu_converged"] and r["parallel_converged"]
+        assert r["cpu_gap"] <= 1e-2 and r["parallel_gap"] <= 1e-2
+        assert r["parallel_device"] == ("gpu" if cupy_available() else "cpu")
+    bar = Progress("x", tol=1e-3, budget=0.0)
+    assert bar.fraction(1.0) == 0.0 and bar.fraction(1e-3) == 1.0 and 0 < bar.fraction(3e-2) < 1
+    with pytest.raises(SystemExit, match="at least 1000"):
+        main(["bench", "--sizes", "10"])

@@ -28,8 +28,8 @@ so a run is replayable from its state.
 Shrinking (Hsieh et al. 2008, section 3.1; LIBLINEAR).  Most coordinates of an
 SVM end at 0 or C.  With the minimisation gradient :math:`G_i = -g_i` and the
 largest and smallest projected gradients of the previous epoch,
-:math:`\bar M` and :math:`\bar m`, a coordinate with :math:`\alpha_i = 0,\ G_i > \bar M`
-or :math:`\alpha_i = C,\ G_i < \bar m` is set aside for the following epochs.
+:math:`\\bar M` and :math:`\\bar m`, a coordinate with :math:`\\alpha_i = 0,\\ G_i > \\bar M`
+or :math:`\\alpha_i = C,\\ G_i < \\bar m` is set aside for the following epochs.
 When the projected gradients of the coordinates still active have become 10
 times closer together than in the last full pass, every coordinate is
 reactivated for one full pass.  Stopping uses the duality gap over all the
