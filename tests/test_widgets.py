@@ -101,3 +101,139 @@ def test_simplex_projection_explorer():
     assert ex.state["beta"].sum() == pytest.approx(1.0) and np.all(ex.state["beta"] >= 0)
     with pytest.raises(ValueError, match="^beta_hat must be a 1-D vector"):
         SimplexProjectionExplorer(beta_hat=[1.0])
+
+
+def _click(ax, x, y, button=1, key=None):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(inaxes=ax, xdata=x, ydata=y, button=button, key=key)
+
+
+def test_points_can_be_removed_by_click_mode_or_ctrl_click(explorer):
+    n = len(explorer.X)
+    target = explorer.X[5]
+    explorer.dropdowns["click"].value = "remove"
+    explorer._on_click(_click(explorer.ax_data, *target))
+    assert len(explorer.problem.X) == n - 1
+    assert not np.any(np.all(explorer.problem.X == target, axis=1))  # the nearest point went
+    explorer.dropdowns["click"].value = "add -1"
+    explorer._on_click(_click(explorer.ax_data, 0.5, 0.5))
+    assert explorer.problem.y[-1] == -1.0
+    explorer._on_click(_click(explorer.ax_data, 0.5, 0.5, key="control"))  # ctrl-click removes whatever the mode
+    assert len(explorer.problem.X) == n - 1
+    # the last point of a class stays
+    two = BinaryExplorer([[0.0, 0.0], [1.0, 1.0], [1.2, 1.0]], [1, -1, -1])
+    two.remove_point(0.0, 0.0)
+    assert len(two.X) == 3 and "last of its class" in two.status.value
+
+
+# ---- MulticlassExplorer -----------------------------------------------------------------------
+
+@pytest.fixture
+def multi():
+    from svmteach.widgets import MulticlassExplorer
+
+    X, y = data.multiclass_blobs(45, k=3, seed=2)
+    return MulticlassExplorer(X, y, C=1.0)
+
+
+def test_multiclass_explorer_steps_and_bars(multi):
+    from svmteach import objectives as obj
+
+    assert set(multi.buttons) == {"step", "10 steps", "to convergence", "reset"}
+    assert {"C"} <= set(multi.sliders) and {"loss", "solver", "click"} <= set(multi.dropdowns)
+    multi.buttons["step"].click()
+    assert multi.state.n_iter == 1 and multi.state.i >= 0
+    multi.buttons["10 steps"].click()
+    assert multi.state.n_iter == 11 and "step 11" in multi.status.value
+    weights = [p.get_height() for p in multi.ax_alpha.patches]
+    Y = obj.one_hot(multi.problem)
+    np.testing.assert_allclose(weights, -multi.state.alpha[Y])  # WW: sum_{j != y} alpha_ij
+    multi.buttons["to convergence"].click()
+    assert multi.state.gap <= multi.tol
+    multi.play.value = 1
+    assert multi.state.n_iter > 11
+
+
+def test_multiclass_explorer_loss_solver_and_C(multi):
+    multi.dropdowns["loss"].value = "cs"
+    assert multi.dropdowns["solver"].options == ("blondel", "parallel")
+    assert type(multi.state).__name__ == "CSBlondelState" and multi.problem.loss == "cs"
+    multi.dropdowns["solver"].value = "parallel"
+    multi.buttons["10 steps"].click()
+    assert type(multi.state).__name__ == "ParallelBlockState" and multi.state.n_iter == 10
+    multi.sliders["C"].value = 10.0
+    assert multi.problem.C == pytest.approx(10.0) and multi.state.gap <= multi.tol
+    assert "C = 10" in multi.ax_data.get_title()
+    multi.buttons["reset"].click()
+    assert multi.state.n_iter == 0
+
+
+def test_multiclass_explorer_clicks(multi):
+    n = len(multi.X)
+    multi.dropdowns["click"].value = "add 2"
+    multi._on_click(_click(multi.ax_data, 0.0, 0.0))
+    assert len(multi.X) == n + 1 and multi.y[-1] == 2
+    multi._on_click(_click(multi.ax_data, 0.0, 0.0, button=3))  # right click: the next class
+    assert multi.y[-1] == 0
+    multi._on_click(_click(multi.ax_data, 0.0, 0.0, key="control"))
+    assert len(multi.X) == n + 1
+    with pytest.raises(ValueError, match="^label must be one of the classes"):
+        multi.add_point(0.0, 0.0, 7)
+
+
+def test_multiclass_explorer_bad_input():
+    from svmteach.widgets import MulticlassExplorer
+
+    X, y = data.multiclass_blobs(30, k=3)
+    with pytest.raises(ValueError, match="^X must hold 2-D points"):
+        MulticlassExplorer(np.hstack([X, X]), y)
+    with pytest.raises(ValueError, match="^solver must be one of"):
+        MulticlassExplorer(X, y, loss="cs", solver="shark")
+    with pytest.raises(ValueError, match="^loss must be one of"):
+        MulticlassExplorer(X, y, loss="svm")
+
+
+# ---- RLSPathExplorer --------------------------------------------------------------------------
+
+def test_rls_path_explorer_matches_direct_solves_and_loo():
+    from sklearn.kernel_ridge import KernelRidge
+
+    from svmteach.widgets import RLSPathExplorer
+
+    X, y = data.moons(60, seed=0)
+    ex = RLSPathExplorer(X, y, gamma=2.0, lams=np.logspace(-3, 1, 21))
+    assert set(ex.sliders) == {"lambda", "gamma"} and set(ex.buttons) == {"best lambda"}
+    assert ex.state["lam"] == ex.state["best_lam"] == ex.lams[int(np.argmin(ex.state["loo_mse"]))]
+    ex.sliders["lambda"].value = 0.1
+    lam = ex.state["lam"]
+    assert lam == pytest.approx(0.1)
+    ref = KernelRidge(alpha=lam, kernel="rbf", gamma=2.0).fit(X, np.where(y > 0, 1.0, -1.0))
+    np.testing.assert_allclose(ex.state["coef"][:, 0], ref.dual_coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(ex.decision(X[:5])[:, 0], ref.predict(X[:5]), rtol=1e-6, atol=1e-9)
+    assert ex._markers[0].get_xdata()[0] == pytest.approx(lam)  # the path's marker moved
+    # leave-one-out against a brute-force refit for one sample
+    i, Y = 7, np.where(y > 0, 1.0, -1.0)
+    keep = np.arange(len(y)) != i
+    f_i = KernelRidge(alpha=lam, kernel="rbf", gamma=2.0).fit(X[keep], Y[keep]).predict(X[i:i + 1])[0]
+    index = ex.state["index"]
+    resid = Y - np.array([KernelRidge(alpha=lam, kernel="rbf", gamma=2.0).fit(X[np.arange(len(y)) != j],
+                          Y[np.arange(len(y)) != j]).predict(X[j:j + 1])[0] for j in range(len(y))])
+    assert ex.state["loo_mse"][index] == pytest.approx(np.mean(resid ** 2), rel=1e-6)
+    assert Y[i] - f_i == pytest.approx(resid[i])
+    ex.sliders["gamma"].value = 0.5
+    assert ex.state["gamma"] == pytest.approx(0.5) and ex.state["lam"] == pytest.approx(lam)
+    ex.buttons["best lambda"].click()
+    assert ex.state["lam"] == ex.state["best_lam"]
+
+
+def test_rls_path_explorer_multiclass_and_bad_input():
+    from svmteach.widgets import RLSPathExplorer
+
+    X, y = data.multiclass_blobs(45, k=3, seed=1)
+    ex = RLSPathExplorer(X, y, kernel="linear", lams=[0.01, 0.1, 1.0])
+    assert ex.state["coef"].shape == (45, 3) and ex.state["path"].shape == (3, 45, 3)
+    with pytest.raises(ValueError, match="^lams must be increasing"):
+        RLSPathExplorer(X, y, lams=[1.0, 0.1])
+    with pytest.raises(ValueError, match="^X must hold 2-D points"):
+        RLSPathExplorer(np.hstack([X, X]), y)

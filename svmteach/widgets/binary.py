@@ -5,8 +5,9 @@ working-set rule, buttons "step", "10 steps", "to convergence", "reset", and a
 Play widget that steps on every tick.  The figure shows the data, the decision
 boundary and the +-1 margins, the points outlined by KKT category, the dual
 variables as bars, and primal / dual / gap curves on a log scale.  Clicking the
-plot adds a point of class +1 (shift-click or right-click: class -1), as in
-LIBSVM's svm-toy.
+plot adds a point of class +1 (shift-click or right-click: class -1) or, in the
+"remove" mode of the click control (or with ctrl-click), removes the nearest
+point, as in LIBSVM's svm-toy.
 
 With ipympl (``%matplotlib widget``) the canvas is itself a widget and is redrawn
 in place; elsewhere the figure is shown in an ``Output`` widget and re-rendered.
@@ -20,6 +21,7 @@ from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
 from ..solvers.smo import RULES
+from .editing import ADD, REMOVE, click_action, with_point, without_nearest
 from .figure import FigureView
 
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
@@ -61,6 +63,8 @@ class BinaryExplorer:
             "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel"),
             "solver": w.Dropdown(options=tuple(BINARY_SOLVERS), value=solver, description="solver"),
             "selection": w.Dropdown(options=RULES, value=selection, description="rule"),
+            "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",
+                                     description="click"),
         }
         self.buttons = {name: w.Button(description=name) for name in ("step", "10 steps", "to convergence", "reset")}
         self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
@@ -72,12 +76,13 @@ class BinaryExplorer:
         self.buttons["to convergence"].on_click(lambda _: self.converge())
         self.buttons["reset"].on_click(lambda _: self.reset())
         self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
-        for ctl in (self.sliders["gamma"], *self.dropdowns.values()):
+        for ctl in (self.sliders["gamma"], *(d for k, d in self.dropdowns.items() if k != "click")):
             ctl.observe(lambda ch: self._rebuild(), names="value")
         self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
         controls = w.VBox([
             w.HBox([self.sliders["C"], self.sliders["gamma"]]),
-            w.HBox(list(self.dropdowns.values())),
+            w.HBox([self.dropdowns[k] for k in ("kernel", "solver", "selection")]),
+            self.dropdowns["click"],
             w.HBox([*self.buttons.values(), self.play]),
             self.status,
         ])
@@ -134,9 +139,15 @@ class BinaryExplorer:
     def add_point(self, x1, x2, positive=True):
         """Add a training point (the plot's click handler calls this) and restart the solver."""
         labels = np.unique(self.y)
-        label = labels[-1] if positive else labels[0]
-        self.X = np.vstack([self.X, [x1, x2]])
-        self.y = np.append(self.y, label)
+        self.X, self.y = with_point(self.X, self.y, x1, x2, labels[-1] if positive else labels[0])
+        self._rebuild()
+
+    def remove_point(self, x1, x2):
+        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart the solver."""
+        self.X, self.y, removed = without_nearest(self.X, self.y, x1, x2)
+        if removed is None:
+            self.status.value = "that point is the last of its class: it stays"
+            return
         self._rebuild()
 
     # ---- drawing -------------------------------------------------------------------------------
@@ -154,8 +165,12 @@ class BinaryExplorer:
     def _on_click(self, event):
         if event.inaxes is not self.ax_data or event.xdata is None:
             return
-        negative = event.button == 3 or (event.key or "").startswith("shift")
-        self.add_point(event.xdata, event.ydata, positive=not negative)
+        mode = self.dropdowns["click"].value
+        action, other = click_action(event, (REMOVE, None) if mode == "remove" else (ADD, False))
+        if action == REMOVE:
+            self.remove_point(event.xdata, event.ydata)
+        else:
+            self.add_point(event.xdata, event.ydata, positive=(mode == "add -1") == bool(other))
 
     def _init_artists(self):
         """Create the artists once per data set; :meth:`redraw` only updates them."""

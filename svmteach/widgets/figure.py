@@ -3,6 +3,9 @@ when the notebook uses ``%matplotlib widget``, else an ``Output`` widget re-rend
 
 from __future__ import annotations
 
+#: Class colours shared by the explorers (up to eight classes).
+PALETTE = ("#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#d6616b", "#8c6d31", "#17becf")
+
 
 class FigureView:
     """``view`` is the widget to put in the layout; :meth:`refresh` shows the figure's current state."""

@@ -1,0 +1,44 @@
+"""Editing an explorer's data by clicking, as in LIBSVM's svm-toy: add a point, remove the nearest one.
+
+Both return new arrays (the explorer then rebuilds its problem); removing never takes the
+last point of a class, so the problem stays valid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: What a click does in each mode of an explorer's "click" control.
+ADD, REMOVE = "add", "remove"
+
+
+def with_point(X, y, x1, x2, label):
+    """``(X, y)`` with the point ``(x1, x2)`` of class ``label`` appended."""
+    return np.vstack([X, [x1, x2]]), np.append(y, label)
+
+
+def without_nearest(X, y, x1, x2):
+    """``(X, y, removed)``: the data without the point nearest to ``(x1, x2)``.
+
+    ``removed`` is its index, or None (and the data unchanged) when it is the last of its class.
+    """
+    i = int(np.argmin((X[:, 0] - x1) ** 2 + (X[:, 1] - x2) ** 2))
+    if np.sum(y == y[i]) <= 1:
+        return X, y, None
+    keep = np.arange(len(y)) != i
+    return X[keep], y[keep], i
+
+
+def click_action(event, default):
+    """What a matplotlib click does: ``(ADD, other_class)`` or ``(REMOVE, None)``.
+
+    ``default`` is the mode chosen in the explorer's control (``(ADD, False)`` or
+    ``(REMOVE, None)``); shift-click or right-click adds a point of the *other* class,
+    ctrl-click or a middle click removes the nearest point, whatever the mode.
+    """
+    key = event.key or ""
+    if event.button == 2 or key.startswith("control") or key.startswith("ctrl"):
+        return REMOVE, None
+    if event.button == 3 or key.startswith("shift"):
+        return ADD, True
+    return default

@@ -1,0 +1,249 @@
+"""MulticlassExplorer: watch the Weston-Watkins and Crammer-Singer solvers on 2-D data with a few classes.
+
+Controls: a log-scale C slider, the loss and its solver (WW: exact blocks, Shark's
+moves, parallel; CS: Blondel's blocks, parallel), buttons "step", "10 steps", "to
+convergence", "reset", a Play widget, and what a click on the plot does (add a point of
+the chosen class, or remove the nearest point; shift-click or right-click adds a point
+of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
+the scores), the lines where two classes' scores tie, the sample the last step visited,
+each sample's dual weight as a bar, and the relative duality gap on a log scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import objectives as obj
+from ..backend import to_numpy
+from ..problems import MulticlassProblem
+from ..solvers import CSBlondel, ParallelBlock, WWExact, WWShark
+from .editing import ADD, REMOVE, click_action, with_point, without_nearest
+from .figure import PALETTE, FigureView
+
+SOLVERS = {"ww": {"exact": WWExact, "shark": WWShark, "parallel": ParallelBlock},
+           "cs": {"blondel": CSBlondel, "parallel": ParallelBlock}}
+GRID = 70  # points per side of the grid the regions are drawn on
+
+
+class MulticlassExplorer:
+    """An interactive explorer of the multiclass solvers.
+
+    Parameters
+    ----------
+    X, y : 2-D points and their labels (2 to 8 classes).
+    C : float;  loss : {"ww", "cs"};  solver : a solver of that loss (see ``SOLVERS``);
+    M : float, WW's margin scale;  tol : the relative gap "to convergence" stops at;
+    random_state : int.
+
+    Attributes
+    ----------
+    widget : what to display.  sliders, buttons, dropdowns : dicts of the controls by name.
+    play : the ipywidgets.Play driving animation.  state : the solver state shown (measured).
+    problem : the MulticlassProblem being solved.  history : list of (n_iter, primal, dual, gap).
+    """
+
+    def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, tol=1e-4, random_state=0):
+        import ipywidgets as w
+
+        self.X = np.array(X, dtype=np.float64)
+        self.y = np.asarray(y)
+        if self.X.ndim != 2 or self.X.shape[1] != 2:
+            raise ValueError(f"X must hold 2-D points (shape (n, 2)) to be drawn, got shape {self.X.shape}")
+        if loss not in SOLVERS:
+            raise ValueError(f"loss must be one of {tuple(SOLVERS)}, got {loss!r}")
+        solver = solver if solver is not None else next(iter(SOLVERS[loss]))
+        if solver not in SOLVERS[loss]:
+            raise ValueError(f"solver must be one of {tuple(SOLVERS[loss])} for loss {loss!r}, got {solver!r}")
+        self.labels = np.unique(self.y)
+        if not 2 <= len(self.labels) <= len(PALETTE):
+            raise ValueError(f"y must have 2 to {len(PALETTE)} classes to be drawn, got {len(self.labels)}")
+        self.M, self.tol, self.random_state = float(M), float(tol), random_state
+        self._switching = False
+        self.sliders = {"C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
+                                              continuous_update=False)}
+        self.dropdowns = {
+            "loss": w.Dropdown(options=tuple(SOLVERS), value=loss, description="loss"),
+            "solver": w.Dropdown(options=tuple(SOLVERS[loss]), value=solver, description="solver"),
+            "click": w.Dropdown(options=[f"add {c}" for c in self.labels] + ["remove"],
+                                value=f"add {self.labels[0]}", description="click"),
+        }
+        self.buttons = {name: w.Button(description=name) for name in ("step", "10 steps", "to convergence", "reset")}
+        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
+        self.status = w.HTML()
+        self._figure()
+        self._rebuild()
+        self.buttons["step"].on_click(lambda _: self.step(1))
+        self.buttons["10 steps"].on_click(lambda _: self.step(10))
+        self.buttons["to convergence"].on_click(lambda _: self.converge())
+        self.buttons["reset"].on_click(lambda _: self.reset())
+        self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
+        self.dropdowns["loss"].observe(lambda ch: self._on_loss(), names="value")
+        self.dropdowns["solver"].observe(lambda ch: None if self._switching else self._rebuild(), names="value")
+        self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
+        controls = w.VBox([
+            w.HBox([self.sliders["C"], self.dropdowns["loss"], self.dropdowns["solver"]]),
+            w.HBox([*self.buttons.values(), self.play]),
+            self.dropdowns["click"],
+            self.status,
+        ])
+        self.widget = w.VBox([controls, self._figure_view.view])
+
+    # ---- model -------------------------------------------------------------------------------
+    def _make_solver(self):
+        Solver = SOLVERS[self.dropdowns["loss"].value][self.dropdowns["solver"].value]
+        return Solver() if Solver is ParallelBlock else Solver(random_state=self.random_state)
+
+    def _rebuild(self):
+        self.problem = MulticlassProblem(self.X, self.y, C=self.sliders["C"].value,
+                                         loss=self.dropdowns["loss"].value, M=self.M)
+        self.reset()
+
+    def _on_loss(self):
+        """A new loss brings its own solvers; the first one is chosen."""
+        self._switching = True  # the solver list changes its value: rebuild once, below
+        try:
+            self.dropdowns["solver"].options = tuple(SOLVERS[self.dropdowns["loss"].value])
+        finally:
+            self._switching = False
+        self._rebuild()
+
+    def _on_C(self):
+        self._rebuild()
+        self.converge()
+
+    def reset(self):
+        self.solver = self._make_solver()
+        self.state = self.solver.measure(self.problem, self.solver.init(self.problem))
+        self.history = [self._record()]
+        self.redraw()
+
+    def _record(self):
+        s = self.state
+        return (s.n_iter, s.primal, s.dual, s.gap)
+
+    def step(self, n=1):
+        """Take ``n`` steps (sample visits, or parallel steps), measure the state, redraw."""
+        for _ in range(int(n)):
+            self.state = self.solver.measure(self.problem, self.solver.step(self.problem, self.state))
+            self.history.append(self._record())
+        self.redraw()
+
+    def converge(self, max_steps=1_000_000):
+        """Run the fast path, an epoch at a time, until the relative gap is at most ``tol``."""
+        while self.state.gap > self.tol and self.state.n_iter < max_steps:
+            chunk = self.solver.steps_per_epoch(self.problem)
+            self.state = self.solver.measure(self.problem, self.solver.advance(self.problem, self.state, chunk, self.tol))
+            self.history.append(self._record())
+        self.redraw()
+
+    def add_point(self, x1, x2, label):
+        """Add a training point of class ``label`` (one of the labels present) and restart."""
+        if label not in self.labels:
+            raise ValueError(f"label must be one of the classes {list(self.labels)}, got {label!r}")
+        self.X, self.y = with_point(self.X, self.y, x1, x2, label)
+        self._rebuild()
+
+    def remove_point(self, x1, x2):
+        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart."""
+        self.X, self.y, removed = without_nearest(self.X, self.y, x1, x2)
+        if removed is None:
+            self.status.value = "that point is the last of its class: it stays"
+            return
+        self._rebuild()
+
+    # ---- drawing -------------------------------------------------------------------------------
+    def _figure(self):
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():
+            self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
+                1, 3, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
+        self._figure_view = FigureView(self.fig)
+        if self._figure_view.live:
+            self.fig.canvas.mpl_connect("button_press_event", self._on_click)
+
+    def _on_click(self, event):
+        if event.inaxes is not self.ax_data or event.xdata is None:
+            return
+        mode = self.dropdowns["click"].value
+        action, other = click_action(event, (REMOVE, None) if mode == "remove" else (ADD, False))
+        if action == REMOVE:
+            self.remove_point(event.xdata, event.ydata)
+            return
+        chosen = self.labels[0] if mode == "remove" else self.labels[[f"add {c}" for c in self.labels].index(mode)]
+        index = int(np.flatnonzero(self.labels == chosen)[0])
+        self.add_point(event.xdata, event.ydata, self.labels[(index + 1) % len(self.labels)] if other else chosen)
+
+    def _init_artists(self):
+        X, codes, k = self.X, to_numpy(self.problem.codes), self.problem.k
+        pad = 0.7
+        self._xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
+        self._ylim = (X[:, 1].min() - pad, X[:, 1].max() + pad)
+        xx, yy = np.meshgrid(np.linspace(*self._xlim, GRID), np.linspace(*self._ylim, GRID))
+        self._grid = (xx, yy, np.column_stack([xx.ravel(), yy.ravel()]))
+        for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
+            ax.clear()
+        self._regions = []
+        colors = np.array(PALETTE)[codes]
+        self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=colors, s=40, zorder=3, edgecolors="none")
+        self._visited = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5,
+                                             zorder=4)
+        self.ax_data.set_xlim(self._xlim)
+        self.ax_data.set_ylim(self._ylim)
+        self.ax_data.set_aspect("equal")
+        self._bars = self.ax_alpha.bar(np.arange(len(codes)), np.zeros(len(codes)), color=colors)
+        self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
+        (self._gap_line,) = self.ax_curve.semilogy([], [], label="relative gap")
+        self.ax_curve.set_title("duality gap")
+        self.ax_curve.set_xlabel("steps")
+        self.ax_curve.legend(loc="upper right")
+        self._artists_for = self.problem.X
+
+    def sample_weights(self):
+        """(n,) each sample's dual weight: :math:`\\sum_{j \\ne y_i} \\alpha_{ij}` (WW) or :math:`\\alpha_i^{y_i}` (CS),
+        between 0 and (k-1) C (WW) or C (CS); 0 for a sample that is not a support vector."""
+        alpha = to_numpy(self.state.alpha)
+        Y = to_numpy(obj.one_hot(self.problem))
+        return -alpha[Y] if self.problem.loss == "ww" else alpha[Y]
+
+    def redraw(self):
+        """Update the figure in place: regions, the visited sample, bars, the gap curve, the status."""
+        if getattr(self, "_artists_for", None) is not self.problem.X:
+            self._init_artists()
+        s, k = self.state, self.problem.k
+        W = to_numpy(self.solver.coefficients(self.problem, s)[1])
+        xx, yy, grid = self._grid
+        scores = grid @ W.T
+        region = np.argmax(scores, axis=1).reshape(xx.shape)
+        for artist in self._regions:
+            artist.remove()
+        from matplotlib.colors import ListedColormap
+
+        self._regions = [self.ax_data.contourf(xx, yy, region, levels=np.arange(k + 1) - 0.5,
+                                               cmap=ListedColormap(PALETTE[:k]), alpha=0.25, zorder=0)]
+        if np.ptp(region) > 0:
+            self._regions.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
+                                                      linewidths=1, zorder=1))
+        weights = self.sample_weights()
+        support = weights > 1e-12
+        self._points.set_edgecolors(np.where(support, "black", "none"))
+        self._points.set_linewidths(np.where(support, 1.5, 0.0))
+        i = getattr(s, "i", -1)
+        self._visited.set_offsets(self.X[[i]] if i is not None and i >= 0 else np.empty((0, 2)))
+        name = self.dropdowns["solver"].value
+        self.ax_data.set_title(f"{self.problem.loss.upper()} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}")
+        for bar, height in zip(self._bars, weights):
+            bar.set_height(height)
+        top = self.problem.C * ((k - 1) if self.problem.loss == "ww" else 1)
+        self._C_line.set_ydata([top, top])
+        self.ax_alpha.set_ylim(0, 1.05 * top)
+        self.ax_alpha.set_title("each sample's dual weight (dashed: its bound)")
+        h = np.array(self.history, dtype=float)
+        self._gap_line.set_data(h[:, 0], np.maximum(h[:, 3], 1e-16))
+        self.ax_curve.relim()
+        self.ax_curve.autoscale_view()
+        self.status.value = (f"<b>{self.problem.loss.upper()}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
+                             f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}, "
+                             f"{int(support.sum())} support vectors")
+        self._figure_view.refresh()
