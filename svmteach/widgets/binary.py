@@ -16,6 +16,7 @@ in place; elsewhere the figure is shown in an ``Output`` widget and re-rendered.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .. import objectives as obj
 from ..problems import BinaryProblem
@@ -156,7 +157,7 @@ class BinaryExplorer:
 
         with plt.ioff():
             self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
-                1, 3, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+                1, 3, figsize=(10.5, 3.5), gridspec_kw={"width_ratios": [1.3, 1, 1]})
             self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
         self._figure_view = FigureView(self.fig)
         if self._figure_view.live:
@@ -183,19 +184,38 @@ class BinaryExplorer:
         for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
             ax.clear()
         self._contours = []
+        # the two half-planes as one image (updated with set_data), the lines f = -1, 0, 1 as contours
+        from matplotlib.colors import ListedColormap
+
+        self._sides = self.ax_data.imshow(np.zeros((GRID, GRID)), extent=(*self._xlim, *self._ylim), origin="lower",
+                                          cmap=ListedColormap(["#fde0dd", "#deebf7"]), vmin=0, vmax=1,
+                                          interpolation="nearest", aspect="auto", alpha=0.8, zorder=0)
         face = np.where(y > 0, "#3182bd", "#e6550d")
         self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=face, s=40, zorder=3)
         self._pair = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5, zorder=4)
         self.ax_data.set_xlim(self._xlim)
         self.ax_data.set_ylim(self._ylim)
         self.ax_data.set_aspect("equal")
-        self._bars = self.ax_alpha.bar(np.arange(len(y)), np.zeros(len(y)), color="#bbbbbb")
+        # one collection of vertical bars (not n Rectangles): one artist to update and draw
+        width = max(1.0, min(6.0, 300.0 / len(y)))
+        self._bars = self.ax_alpha.vlines(np.arange(len(y)), 0.0, np.zeros(len(y)), colors="#bbbbbb", linewidths=width)
+        self.ax_alpha.set_xlim(-1, len(y))
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
-        self.ax_alpha.set_title(r"dual variables $\alpha_i$ (dashed: C)")
-        (self._gap_line,) = self.ax_curve.semilogy([], [], label="relative gap")
-        self.ax_curve.set_title("duality gap")
+        self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)")  # plain text: no mathtext parse per draw
+        # log10 of the gap on a linear axis, labelled as powers of ten: a log-scale axis
+        # costs more to lay out than the rest of the figure together
+        (self._gap_line,) = self.ax_curve.plot([], [], label="relative gap")
+        self.ax_curve.yaxis.set_major_locator(MaxNLocator(5, integer=True))
+        self.ax_curve.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{int(round(v))}"))
+        self.ax_curve.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+        self.ax_curve.set_title("duality gap (log scale)")
         self.ax_curve.set_xlabel("steps")
         self.ax_curve.legend(loc="upper right")
+        for ax in (self.ax_data, self.ax_alpha):  # few tick labels: text layout is most of a redraw
+            ax.xaxis.set_major_locator(MaxNLocator(4))
+            ax.yaxis.set_major_locator(MaxNLocator(4))
+        # the kernel between the training points and the grid does not depend on C: computed once
+        self._grid_kernel = self.problem.kernel_with(self._grid[2])
         self._artists_for = self.problem.X
 
     def redraw(self):
@@ -208,12 +228,12 @@ class BinaryExplorer:
         xx, yy, grid = self._grid
         coef = alpha * np.asarray(self.problem.y)
         keep = np.flatnonzero(coef)
-        f = (coef[keep] @ self.problem.kernel_with(grid)[keep] + b if keep.size else np.full(len(grid), b))
+        f = (coef[keep] @ self._grid_kernel[keep] + b if keep.size else np.full(len(grid), b))
         f = f.reshape(xx.shape)
         for cs in self._contours:
             cs.remove()
-        self._contours = [self.ax_data.contourf(xx, yy, f, levels=[-1e9, 0, 1e9], colors=["#fde0dd", "#deebf7"],
-                                                alpha=0.8, zorder=0)]
+        self._sides.set_data((f > 0).astype(float))
+        self._contours = []
         if np.ptp(f) > 0:
             self._contours.append(self.ax_data.contour(xx, yy, f, levels=[-1, 0, 1], colors="k",
                                                        linestyles=["--", "-", "--"], linewidths=1, zorder=1))
@@ -225,13 +245,13 @@ class BinaryExplorer:
         self._pair.set_offsets(self.problem.X[pair] if pair else np.empty((0, 2)))
         self.ax_data.set_title(f"step {s.n_iter}: C = {self.problem.C:.3g}")
         bar_colors = np.array(["#bbbbbb", "black", "red"])[cats]
-        for bar, height, color in zip(self._bars, alpha, bar_colors):
-            bar.set_height(height)
-            bar.set_color(color)
+        idx = np.arange(len(alpha))
+        self._bars.set_segments(np.stack([np.column_stack([idx, np.zeros_like(alpha)]), np.column_stack([idx, alpha])], axis=1))
+        self._bars.set_colors(bar_colors)
         self._C_line.set_ydata([self.problem.C, self.problem.C])
         self.ax_alpha.set_ylim(0, 1.05 * self.problem.C)
         h = np.array(self.history, dtype=float)
-        self._gap_line.set_data(h[:, 0], np.maximum(h[:, 3], 1e-16))
+        self._gap_line.set_data(h[:, 0], np.log10(np.maximum(h[:, 3], 1e-16)))
         self.ax_curve.relim()
         self.ax_curve.autoscale_view()
         self.status.value = (f"<b>{self.dropdowns['solver'].value}</b> step {s.n_iter}: primal {s.primal:.5g}, "

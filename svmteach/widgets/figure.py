@@ -16,6 +16,8 @@ class FigureView:
         self.fig = fig
         self.live = isinstance(fig.canvas, w.DOMWidget)  # ipympl
         self.view = fig.canvas if self.live else w.Output()
+        if self.live:  # the explorer's controls say what the figure is: no "Figure 1" header
+            fig.canvas.header_visible = False
 
     def refresh(self):
         if self.live:

@@ -157,7 +157,7 @@ class MulticlassExplorer:
 
         with plt.ioff():
             self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
-                1, 3, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+                1, 3, figsize=(10.5, 3.5), gridspec_kw={"width_ratios": [1.3, 1, 1]})
             self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
         self._figure_view = FigureView(self.fig)
         if self._figure_view.live:

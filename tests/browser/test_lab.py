@@ -27,6 +27,11 @@ if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 
+#: JavaScript: the explorer's picture, the pixels of its ipympl canvas (None before it is drawn).
+PICTURE = """() => { const c = document.querySelector('.jupyter-matplotlib-canvas-div canvas');
+  if (!c || c.width === 0) return null; return c.toDataURL(); }"""
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -80,14 +85,16 @@ def test_explorer_in_jupyterlab(lab):
         status = page.locator(".widget-html", has_text="step 0")
         status.wait_for(timeout=120_000)
         step = page.get_by_role("button", name="step", exact=True)
-        image = page.locator(".widget-output img").last
-        before = image.get_attribute("src")
+        # the notebook turns on ipympl: the explorer's figure is a live canvas, redrawn in place
+        canvas = page.locator(".jupyter-matplotlib-canvas-div canvas").first
+        canvas.wait_for(timeout=60_000)
+        page.wait_for_function(f"() => ({PICTURE})() !== null", timeout=30_000)
+        before = page.evaluate(PICTURE)
         step.click()
         page.locator(".widget-html", has_text="step 1").wait_for(timeout=30_000)
-        page.wait_for_function("(b) => { const i = [...document.querySelectorAll('.widget-output img')].pop();"
-                               " return i && i.src !== b; }", arg=before, timeout=30_000)
-        after_step = image.get_attribute("src")
-        assert after_step != before  # the plot changed
+        page.wait_for_function(f"(b) => ({PICTURE})() !== b", arg=before, timeout=30_000)
+        after_step = page.evaluate(PICTURE)
+        assert after_step != before  # the plot changed, on the same canvas
         # move the C slider (the first slider of the explorer) to the right
         handle = page.locator(".widget-slider .noUi-handle").first
         box = handle.bounding_box()
@@ -97,8 +104,8 @@ def test_explorer_in_jupyterlab(lab):
         for dx in range(0, 61, 10):
             page.mouse.move(x + dx, y)
         page.mouse.up()
-        page.wait_for_function("(b) => { const i = [...document.querySelectorAll('.widget-output img')].pop();"
-                               " return i && i.src !== b; }", arg=after_step, timeout=30_000)
+        page.wait_for_function(f"(b) => ({PICTURE})() !== b", arg=after_step, timeout=30_000)
+        assert page.locator(".jupyter-matplotlib-canvas-div").count() == 1  # updated, never re-created
         text = page.locator(".widget-html", has_text="relative gap").last.inner_text()
         n_iter = int(re.search(r"step (\d+)", text).group(1))
         gap = float(re.search(r"relative gap ([0-9.e+-]+)", text).group(1))
