@@ -22,14 +22,15 @@ from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
 from ..solvers.smo import RULES
-from .editing import ADD, REMOVE, click_action, with_point, without_nearest
-from .figure import FigureView
+from .editing import with_point
+from .explorer import SolverExplorer
+from .figure import plot_grid
 
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
-GRID = 80  # points per side of the grid the decision function is drawn on
+GRID = 60  # points per side of the grid the decision function is drawn on
 
 
-class BinaryExplorer:
+class BinaryExplorer(SolverExplorer):
     """An interactive explorer of the binary solvers.
 
     Parameters
@@ -67,27 +68,11 @@ class BinaryExplorer:
             "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",
                                      description="click"),
         }
-        self.buttons = {name: w.Button(description=name) for name in ("step", "10 steps", "to convergence", "reset")}
-        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
-        self.status = w.HTML()
-        self._figure()
-        self._rebuild()
-        self.buttons["step"].on_click(lambda _: self.step(1))
-        self.buttons["10 steps"].on_click(lambda _: self.step(10))
-        self.buttons["to convergence"].on_click(lambda _: self.converge())
-        self.buttons["reset"].on_click(lambda _: self.reset())
+        self._start([w.HBox([self.sliders["C"], self.sliders["gamma"]]),
+                     w.HBox([self.dropdowns[k] for k in ("kernel", "solver", "selection")])])
         self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
         for ctl in (self.sliders["gamma"], *(d for k, d in self.dropdowns.items() if k != "click")):
             ctl.observe(lambda ch: self._rebuild(), names="value")
-        self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
-        controls = w.VBox([
-            w.HBox([self.sliders["C"], self.sliders["gamma"]]),
-            w.HBox([self.dropdowns[k] for k in ("kernel", "solver", "selection")]),
-            self.dropdowns["click"],
-            w.HBox([*self.buttons.values(), self.play]),
-            self.status,
-        ])
-        self.widget = w.VBox([controls, self._figure_view.view])
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
@@ -105,37 +90,13 @@ class BinaryExplorer:
         self.reset()
 
     def _on_C(self):
-        """Moving C keeps the Gram matrix, re-solves to ``tol`` and redraws (as in class)."""
+        """Moving C keeps the Gram matrix, re-solves to ``tol`` and redraws once (as in class)."""
         self.problem = self.problem.with_C(self.sliders["C"].value)
-        self.solver = self._make_solver()
-        self.state = self.solver.init(self.problem)
-        self.history = [self._record()]
+        self.reset(redraw=False)
         self.converge()
 
-    def reset(self):
-        self.solver = self._make_solver()
-        self.state = self.solver.init(self.problem)
-        self.history = [self._record()]
-        self.redraw()
-
-    def _record(self):
-        s = self.state
-        return (s.n_iter, s.primal, s.dual, s.gap)
-
-    def step(self, n=1):
-        """Take ``n`` steps of the step-by-step solver and redraw."""
-        for _ in range(int(n)):
-            self.state = self.solver.step(self.problem, self.state)
-            self.history.append(self._record())
-        self.redraw()
-
-    def converge(self, max_steps=200_000):
-        """Run the fast path until the relative duality gap is at most ``tol``, then redraw."""
-        while self.state.gap > self.tol and self.state.n_iter < max_steps:
-            chunk = self.solver.steps_per_epoch(self.problem)
-            self.state = self.solver.measure(self.problem, self.solver.advance(self.problem, self.state, chunk, self.tol))
-            self.history.append(self._record())
-        self.redraw()
+    def _add_clicked(self, x1, x2, mode, other):
+        self.add_point(x1, x2, positive=(mode == "add -1") == other)
 
     def add_point(self, x1, x2, positive=True):
         """Add a training point (the plot's click handler calls this) and restart the solver."""
@@ -143,44 +104,11 @@ class BinaryExplorer:
         self.X, self.y = with_point(self.X, self.y, x1, x2, labels[-1] if positive else labels[0])
         self._rebuild()
 
-    def remove_point(self, x1, x2):
-        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart the solver."""
-        self.X, self.y, removed = without_nearest(self.X, self.y, x1, x2)
-        if removed is None:
-            self.status.value = "that point is the last of its class: it stays"
-            return
-        self._rebuild()
-
     # ---- drawing -------------------------------------------------------------------------------
-    def _figure(self):
-        import matplotlib.pyplot as plt
-
-        with plt.ioff():
-            self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
-                1, 3, figsize=(10.5, 3.5), gridspec_kw={"width_ratios": [1.3, 1, 1]})
-            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
-        self._figure_view = FigureView(self.fig)
-        if self._figure_view.live:
-            self.fig.canvas.mpl_connect("button_press_event", self._on_click)
-
-    def _on_click(self, event):
-        if event.inaxes is not self.ax_data or event.xdata is None:
-            return
-        mode = self.dropdowns["click"].value
-        action, other = click_action(event, (REMOVE, None) if mode == "remove" else (ADD, False))
-        if action == REMOVE:
-            self.remove_point(event.xdata, event.ydata)
-        else:
-            self.add_point(event.xdata, event.ydata, positive=(mode == "add -1") == bool(other))
-
     def _init_artists(self):
         """Create the artists once per data set; :meth:`redraw` only updates them."""
         X, y = self.problem.X, self.problem.y
-        pad = 0.5
-        self._xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
-        self._ylim = (X[:, 1].min() - pad, X[:, 1].max() + pad)
-        xx, yy = np.meshgrid(np.linspace(*self._xlim, GRID), np.linspace(*self._ylim, GRID))
-        self._grid = (xx, yy, np.column_stack([xx.ravel(), yy.ravel()]))
+        self._xlim, self._ylim, self._grid = plot_grid(X, 0.5, GRID)
         for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
             ax.clear()
         self._contours = []
@@ -210,10 +138,12 @@ class BinaryExplorer:
         self.ax_curve.xaxis.set_major_locator(MaxNLocator(4, integer=True))
         self.ax_curve.set_title("duality gap (log scale)")
         self.ax_curve.set_xlabel("steps")
-        self.ax_curve.legend(loc="upper right")
-        for ax in (self.ax_data, self.ax_alpha):  # few tick labels: text layout is most of a redraw
-            ax.xaxis.set_major_locator(MaxNLocator(4))
-            ax.yaxis.set_major_locator(MaxNLocator(4))
+        # few tick labels: laying out text is most of a redraw.  The data panel needs no
+        # coordinates (as in svm-toy), the bars no sample numbers.
+        self.ax_data.set_xticks([])
+        self.ax_data.set_yticks([])
+        self.ax_alpha.set_xticks([])
+        self.ax_alpha.yaxis.set_major_locator(MaxNLocator(4))
         # the kernel between the training points and the grid does not depend on C: computed once
         self._grid_kernel = self.problem.kernel_with(self._grid[2])
         self._artists_for = self.problem.X

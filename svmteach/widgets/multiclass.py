@@ -17,15 +17,16 @@ from .. import objectives as obj
 from ..backend import to_numpy
 from ..problems import MulticlassProblem
 from ..solvers import CSBlondel, ParallelBlock, WWExact, WWShark
-from .editing import ADD, REMOVE, click_action, with_point, without_nearest
-from .figure import PALETTE, FigureView
+from .editing import with_point
+from .explorer import SolverExplorer
+from .figure import PALETTE, plot_grid
 
 SOLVERS = {"ww": {"exact": WWExact, "shark": WWShark, "parallel": ParallelBlock},
            "cs": {"blondel": CSBlondel, "parallel": ParallelBlock}}
 GRID = 70  # points per side of the grid the regions are drawn on
 
 
-class MulticlassExplorer:
+class MulticlassExplorer(SolverExplorer):
     """An interactive explorer of the multiclass solvers.
 
     Parameters
@@ -67,36 +68,20 @@ class MulticlassExplorer:
             "click": w.Dropdown(options=[f"add {c}" for c in self.labels] + ["remove"],
                                 value=f"add {self.labels[0]}", description="click"),
         }
-        self.buttons = {name: w.Button(description=name) for name in ("step", "10 steps", "to convergence", "reset")}
-        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
-        self.status = w.HTML()
-        self._figure()
-        self._rebuild()
-        self.buttons["step"].on_click(lambda _: self.step(1))
-        self.buttons["10 steps"].on_click(lambda _: self.step(10))
-        self.buttons["to convergence"].on_click(lambda _: self.converge())
-        self.buttons["reset"].on_click(lambda _: self.reset())
+        self._start([w.HBox([self.sliders["C"], self.dropdowns["loss"], self.dropdowns["solver"]])])
         self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
         self.dropdowns["loss"].observe(lambda ch: self._on_loss(), names="value")
         self.dropdowns["solver"].observe(lambda ch: None if self._switching else self._rebuild(), names="value")
-        self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
-        controls = w.VBox([
-            w.HBox([self.sliders["C"], self.dropdowns["loss"], self.dropdowns["solver"]]),
-            w.HBox([*self.buttons.values(), self.play]),
-            self.dropdowns["click"],
-            self.status,
-        ])
-        self.widget = w.VBox([controls, self._figure_view.view])
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
         Solver = SOLVERS[self.dropdowns["loss"].value][self.dropdowns["solver"].value]
         return Solver() if Solver is ParallelBlock else Solver(random_state=self.random_state)
 
-    def _rebuild(self):
+    def _rebuild(self, redraw=True):
         self.problem = MulticlassProblem(self.X, self.y, C=self.sliders["C"].value,
                                          loss=self.dropdowns["loss"].value, M=self.M)
-        self.reset()
+        self.reset(redraw)
 
     def _on_loss(self):
         """A new loss brings its own solvers; the first one is chosen."""
@@ -108,33 +93,14 @@ class MulticlassExplorer:
         self._rebuild()
 
     def _on_C(self):
-        self._rebuild()
+        """A new C: re-solve to ``tol`` and redraw once."""
+        self._rebuild(redraw=False)
         self.converge()
 
-    def reset(self):
-        self.solver = self._make_solver()
-        self.state = self.solver.measure(self.problem, self.solver.init(self.problem))
-        self.history = [self._record()]
-        self.redraw()
-
-    def _record(self):
-        s = self.state
-        return (s.n_iter, s.primal, s.dual, s.gap)
-
-    def step(self, n=1):
-        """Take ``n`` steps (sample visits, or parallel steps), measure the state, redraw."""
-        for _ in range(int(n)):
-            self.state = self.solver.measure(self.problem, self.solver.step(self.problem, self.state))
-            self.history.append(self._record())
-        self.redraw()
-
-    def converge(self, max_steps=1_000_000):
-        """Run the fast path, an epoch at a time, until the relative gap is at most ``tol``."""
-        while self.state.gap > self.tol and self.state.n_iter < max_steps:
-            chunk = self.solver.steps_per_epoch(self.problem)
-            self.state = self.solver.measure(self.problem, self.solver.advance(self.problem, self.state, chunk, self.tol))
-            self.history.append(self._record())
-        self.redraw()
+    def _add_clicked(self, x1, x2, mode, other):
+        """The class chosen under "click" (the first in "remove" mode), or the next one for a shift/right click."""
+        index = 0 if mode == "remove" else [f"add {c}" for c in self.labels].index(mode)
+        self.add_point(x1, x2, self.labels[(index + 1) % len(self.labels)] if other else self.labels[index])
 
     def add_point(self, x1, x2, label):
         """Add a training point of class ``label`` (one of the labels present) and restart."""
@@ -143,45 +109,10 @@ class MulticlassExplorer:
         self.X, self.y = with_point(self.X, self.y, x1, x2, label)
         self._rebuild()
 
-    def remove_point(self, x1, x2):
-        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart."""
-        self.X, self.y, removed = without_nearest(self.X, self.y, x1, x2)
-        if removed is None:
-            self.status.value = "that point is the last of its class: it stays"
-            return
-        self._rebuild()
-
     # ---- drawing -------------------------------------------------------------------------------
-    def _figure(self):
-        import matplotlib.pyplot as plt
-
-        with plt.ioff():
-            self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
-                1, 3, figsize=(10.5, 3.5), gridspec_kw={"width_ratios": [1.3, 1, 1]})
-            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
-        self._figure_view = FigureView(self.fig)
-        if self._figure_view.live:
-            self.fig.canvas.mpl_connect("button_press_event", self._on_click)
-
-    def _on_click(self, event):
-        if event.inaxes is not self.ax_data or event.xdata is None:
-            return
-        mode = self.dropdowns["click"].value
-        action, other = click_action(event, (REMOVE, None) if mode == "remove" else (ADD, False))
-        if action == REMOVE:
-            self.remove_point(event.xdata, event.ydata)
-            return
-        chosen = self.labels[0] if mode == "remove" else self.labels[[f"add {c}" for c in self.labels].index(mode)]
-        index = int(np.flatnonzero(self.labels == chosen)[0])
-        self.add_point(event.xdata, event.ydata, self.labels[(index + 1) % len(self.labels)] if other else chosen)
-
     def _init_artists(self):
-        X, codes, k = self.X, to_numpy(self.problem.codes), self.problem.k
-        pad = 0.7
-        self._xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
-        self._ylim = (X[:, 1].min() - pad, X[:, 1].max() + pad)
-        xx, yy = np.meshgrid(np.linspace(*self._xlim, GRID), np.linspace(*self._ylim, GRID))
-        self._grid = (xx, yy, np.column_stack([xx.ravel(), yy.ravel()]))
+        X, codes = self.X, to_numpy(self.problem.codes)
+        self._xlim, self._ylim, self._grid = plot_grid(X, 0.7, GRID)
         for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
             ax.clear()
         self._regions = []

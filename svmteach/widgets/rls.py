@@ -16,7 +16,7 @@ import numpy as np
 from ..kernels import make_kernel
 from ..problems import check_labels, check_X
 from ..rls import check_lambdas, loo_errors, regularization_path
-from .figure import PALETTE, FigureView
+from .figure import FIGURE_DPI, PALETTE, FigureView, plot_grid
 
 KERNELS = ("gaussian", "linear", "polynomial", "laplacian")
 GRID = 70
@@ -121,17 +121,13 @@ class RLSPathExplorer:
 
         with plt.ioff():
             self.fig, (self.ax_data, self.ax_path, self.ax_loo) = plt.subplots(
-                1, 3, figsize=(10.5, 3.5), gridspec_kw={"width_ratios": [1.2, 1, 1]})
+                1, 3, figsize=(10.5, 3.5), dpi=FIGURE_DPI, gridspec_kw={"width_ratios": [1.2, 1, 1]})
             self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.9, wspace=0.32)
         self._figure_view = FigureView(self.fig)
 
     def _init_artists(self):
         X, s = self.X, self.state
-        pad = 0.7
-        xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
-        ylim = (X[:, 1].min() - pad, X[:, 1].max() + pad)
-        xx, yy = np.meshgrid(np.linspace(*xlim, GRID), np.linspace(*ylim, GRID))
-        self._grid = (xx, yy, np.column_stack([xx.ravel(), yy.ravel()]))
+        xlim, ylim, self._grid = plot_grid(X, 0.7, GRID)
         for ax in (self.ax_data, self.ax_path, self.ax_loo):
             ax.clear()
         self._regions = []

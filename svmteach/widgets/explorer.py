@@ -1,0 +1,113 @@
+"""What the two solver explorers share: the step buttons, Play, the run loops, click editing, the figure.
+
+A subclass (:class:`~svmteach.widgets.BinaryExplorer`, :class:`~svmteach.widgets.MulticlassExplorer`)
+defines its sliders and dropdowns, ``_make_solver``, ``_rebuild`` (a new problem, then
+``reset``), ``add_point`` and ``redraw``; it calls :meth:`_start` once its controls exist.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from .editing import ADD, REMOVE, click_action, without_nearest
+from .figure import FIGURE_DPI, FigureView
+
+BUTTONS = ("step", "10 steps", "to convergence", "reset")
+
+
+@cache
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """A context with BLAS on one thread: an explorer's products are small, and OpenBLAS's
+    threads spinning while they wait for work slowed a C-slider move by a fifth (benchmarks/)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
+class SolverExplorer:
+    """Base of the solver explorers (see the module docstring)."""
+
+    def _start(self, rows, width_ratios=(1.3, 1, 1)):
+        """Create the buttons, Play, status and figure, build the problem, and lay out ``rows`` above them."""
+        import ipywidgets as w
+
+        self.buttons = {name: w.Button(description=name) for name in BUTTONS}
+        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
+        self.status = w.HTML()
+        self._figure(width_ratios)
+        self._rebuild()
+        self.buttons["step"].on_click(lambda _: self.step(1))
+        self.buttons["10 steps"].on_click(lambda _: self.step(10))
+        self.buttons["to convergence"].on_click(lambda _: self.converge())
+        self.buttons["reset"].on_click(lambda _: self.reset())
+        self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
+        controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play]), self.dropdowns["click"], self.status])
+        self.widget = w.VBox([controls, self._figure_view.view])
+
+    # ---- running the solver ------------------------------------------------------------------
+    def reset(self, redraw=True):
+        """A fresh solver and its starting state (measured), then redraw."""
+        self.solver = self._make_solver()
+        self.state = self.solver.measure(self.problem, self.solver.init(self.problem))
+        self.history = [self._record()]
+        if redraw:
+            self.redraw()
+
+    def _record(self):
+        s = self.state
+        return (s.n_iter, s.primal, s.dual, s.gap)
+
+    def step(self, n=1):
+        """Take ``n`` steps of the step-by-step solver (each state measured) and redraw."""
+        with one_blas_thread():
+            for _ in range(int(n)):
+                self.state = self.solver.measure(self.problem, self.solver.step(self.problem, self.state))
+                self.history.append(self._record())
+            self.redraw()
+
+    def converge(self, max_steps=1_000_000):
+        """Run the fast path, an epoch at a time, until the relative duality gap is at most ``tol``."""
+        with one_blas_thread():
+            while self.state.gap > self.tol and self.state.n_iter < max_steps:
+                chunk = self.solver.steps_per_epoch(self.problem)
+                self.state = self.solver.measure(self.problem,
+                                                 self.solver.advance(self.problem, self.state, chunk, self.tol))
+                self.history.append(self._record())
+            self.redraw()
+
+    # ---- editing the data by clicking --------------------------------------------------------
+    def remove_point(self, x1, x2):
+        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart the solver."""
+        self.X, self.y, removed = without_nearest(self.X, self.y, x1, x2)
+        if removed is None:
+            self.status.value = "that point is the last of its class: it stays"
+            return
+        self._rebuild()
+
+    def _on_click(self, event):
+        """Add or remove a point where the data panel was clicked (see :func:`editing.click_action`)."""
+        if event.inaxes is not self.ax_data or event.xdata is None:
+            return
+        mode = self.dropdowns["click"].value
+        action, other = click_action(event, (REMOVE, None) if mode == "remove" else (ADD, False))
+        if action == REMOVE:
+            self.remove_point(event.xdata, event.ydata)
+        else:
+            self._add_clicked(event.xdata, event.ydata, mode, bool(other))
+
+    # ---- the figure ------------------------------------------------------------------------------
+    def _figure(self, width_ratios):
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():
+            self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
+                1, 3, figsize=(10.5, 3.5), dpi=FIGURE_DPI, gridspec_kw={"width_ratios": list(width_ratios)})
+            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
+        self._figure_view = FigureView(self.fig)
+        if self._figure_view.live:
+            self.fig.canvas.mpl_connect("button_press_event", self._on_click)
+
