@@ -239,3 +239,12 @@ def test_rls_path_explorer_multiclass_and_bad_input():
         RLSPathExplorer(X, y, lams=[1.0, 0.1])
     with pytest.raises(ValueError, match="^X must hold 2-D points"):
         RLSPathExplorer(np.hstack([X, X]), y)
+
+
+def test_curves_show_primal_dual_and_gap(explorer):
+    explorer.buttons["10 steps"].click()
+    primal, dual, gap = (line.get_ydata() for line in explorer._curves)
+    h = np.array(explorer.history)
+    np.testing.assert_allclose(primal, np.log10(h[:, 1]))
+    np.testing.assert_allclose(gap, np.log10(np.maximum(h[:, 3], 1e-16)))
+    assert np.isnan(dual[0]) and np.allclose(dual[1:], np.log10(h[1:, 2]))  # the dual starts at 0: not drawn

@@ -16,7 +16,7 @@ in place; elsewhere the figure is shown in an ``Output`` widget and re-rendered.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import MaxNLocator
 
 from .. import objectives as obj
 from ..problems import BinaryProblem
@@ -130,14 +130,7 @@ class BinaryExplorer(SolverExplorer):
         self.ax_alpha.set_xlim(-1, len(y))
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
         self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)")  # plain text: no mathtext parse per draw
-        # log10 of the gap on a linear axis, labelled as powers of ten: a log-scale axis
-        # costs more to lay out than the rest of the figure together
-        (self._gap_line,) = self.ax_curve.plot([], [], label="relative gap")
-        self.ax_curve.yaxis.set_major_locator(MaxNLocator(5, integer=True))
-        self.ax_curve.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{int(round(v))}"))
-        self.ax_curve.xaxis.set_major_locator(MaxNLocator(4, integer=True))
-        self.ax_curve.set_title("duality gap (log scale)")
-        self.ax_curve.set_xlabel("steps")
+        self._init_curves()
         # few tick labels: laying out text is most of a redraw.  The data panel needs no
         # coordinates (as in svm-toy), the bars no sample numbers.
         self.ax_data.set_xticks([])
@@ -180,10 +173,7 @@ class BinaryExplorer(SolverExplorer):
         self._bars.set_colors(bar_colors)
         self._C_line.set_ydata([self.problem.C, self.problem.C])
         self.ax_alpha.set_ylim(0, 1.05 * self.problem.C)
-        h = np.array(self.history, dtype=float)
-        self._gap_line.set_data(h[:, 0], np.log10(np.maximum(h[:, 3], 1e-16)))
-        self.ax_curve.relim()
-        self.ax_curve.autoscale_view()
+        self._update_curves()
         self.status.value = (f"<b>{self.dropdowns['solver'].value}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}")
         self._figure_view.refresh()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import numpy as np
+
 from .editing import ADD, REMOVE, click_action, without_nearest
 from .figure import FIGURE_DPI, FigureView
 
@@ -100,6 +102,28 @@ class SolverExplorer:
             self._add_clicked(event.xdata, event.ydata, mode, bool(other))
 
     # ---- the figure ------------------------------------------------------------------------------
+    def _init_curves(self):
+        """Primal, dual and relative gap against steps, as log10 on a linear axis labelled in powers
+        of ten (a log-scale axis costs more to lay out than the rest of the figure together)."""
+        from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+        ax = self.ax_curve
+        self._curves = [ax.plot([], [], color=c, lw=1.2)[0] for c in ("#3182bd", "#e6550d", "#31a354")]
+        ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{int(round(v))}"))
+        ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+        ax.set_title("primal (blue), dual (orange), gap (green)", fontsize=9)
+        ax.set_xlabel("steps")
+
+    def _update_curves(self):
+        h = np.array(self.history, dtype=float)  # (n_iter, primal, dual, gap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for line, column in zip(self._curves, (1, 2, 3)):
+                values = h[:, column] if column < 3 else np.maximum(h[:, 3], 1e-16)
+                line.set_data(h[:, 0], np.where(values > 0, np.log10(values), np.nan))  # a dual <= 0 is not drawn
+        self.ax_curve.relim()
+        self.ax_curve.autoscale_view()
+
     def _figure(self, width_ratios):
         import matplotlib.pyplot as plt
 

@@ -125,10 +125,7 @@ class MulticlassExplorer(SolverExplorer):
         self.ax_data.set_aspect("equal")
         self._bars = self.ax_alpha.bar(np.arange(len(codes)), np.zeros(len(codes)), color=colors)
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
-        (self._gap_line,) = self.ax_curve.semilogy([], [], label="relative gap")
-        self.ax_curve.set_title("duality gap")
-        self.ax_curve.set_xlabel("steps")
-        self.ax_curve.legend(loc="upper right")
+        self._init_curves()
         self._artists_for = self.problem.X
 
     def sample_weights(self):
@@ -170,10 +167,7 @@ class MulticlassExplorer(SolverExplorer):
         self._C_line.set_ydata([top, top])
         self.ax_alpha.set_ylim(0, 1.05 * top)
         self.ax_alpha.set_title("each sample's dual weight (dashed: its bound)")
-        h = np.array(self.history, dtype=float)
-        self._gap_line.set_data(h[:, 0], np.maximum(h[:, 3], 1e-16))
-        self.ax_curve.relim()
-        self.ax_curve.autoscale_view()
+        self._update_curves()
         self.status.value = (f"<b>{self.problem.loss.upper()}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}, "
                              f"{int(support.sum())} support vectors")
