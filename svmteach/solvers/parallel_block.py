@@ -19,8 +19,8 @@ samples at once.  One step of :class:`ParallelBlock` does, for all n samples tog
            + \\tfrac12 \\begin{pmatrix} a & b \\end{pmatrix} H \\begin{pmatrix} a \\\\ b \\end{pmatrix},
        \\qquad g_1 = \\langle \\nabla f, D \\rangle,
        \\quad H_{12} = \\langle \\Delta W(D), \\Delta W(P) \\rangle.
-  Two candidates are compared: the exact
-   line search :math:`t = \\operatorname{clip}(-g_1 / H_{11}, 0, 1)` on D (feasible, since
+
+   Two candidates are compared: the exact line search :math:`t = \\operatorname{clip}(-g_1 / H_{11}, 0, 1)` on D (feasible, since
    :math:`\\alpha` and T are), and the exact minimiser over the plane spanned by D and
    the previous step P (a conjugate-gradient-like momentum), scaled back by a ratio
    test until it is feasible.  The one with the lower f is taken, so **f never
@@ -39,9 +39,14 @@ reported gap is always certified on an exact pair.
 Why this design (measured, ``benchmarks/RESULTS.md``): on a 10-class problem with
 n = 5,000, d = 784 (numbers of steps to a relative gap of 1e-3) the line search alone
 needed 231 steps, FISTA on the dual with the same block metric and a power-iteration
-Lipschitz constant 613, and the line search plus the momentum plane 120 (n = 20,000:
-595 and 293).  It is also monotone, needs no constant to estimate, and has no
-parameter to tune.  Plain sequential epochs need fewer passes (22 and 42 epochs); the
+Lipschitz constant 613, and the line search plus the momentum plane 120 (at n = 20,000
+the line search 595, the plane 293).  It is also monotone, needs no constant to
+estimate, and has no parameter to tune.
+
+Rounding decides whether it converges at all past a gap of about 1e-5: the slopes are
+sums of gradient times direction (each block's share is negative) rather than
+differences of large terms from W; Crammer-Singer's rows are kept summing to exactly 0;
+and the plane is refused when its coefficients are huge (``MAX_PLANE_COEFFICIENT``).  Plain sequential epochs need fewer passes (22 and 42 epochs); the
 parallel solver wins only where a step is much cheaper than an epoch, on a GPU.
 """
 
