@@ -292,3 +292,47 @@ def test_bench_runs_and_reports(tmp_path, capsys):
     assert bar.fraction(1.0) == 0.0 and bar.fraction(1e-3) == 1.0 and 0 < bar.fraction(3e-2) < 1
     with pytest.raises(SystemExit, match="at least 1000"):
         main(["bench", "--sizes", "10"])
+
+
+# ---- the CuPy code path without a GPU ---------------------------------------------------------
+
+@pytest.fixture
+def compat_namespace(monkeypatch):
+    """Treat NumPy arrays as CuPy's are treated: through array-api-compat's namespace (its NumPy one
+    here, whose functions mirror the CuPy one), so the GPU code path runs, NumPy-free, on the CPU."""
+    pytest.importorskip("array_api_compat")
+    from svmteach import backend
+
+    monkeypatch.setattr(backend, "_is_cupy", lambda a: isinstance(a, np.ndarray))
+    import array_api_compat.numpy as compat
+
+    assert backend.array_namespace(np.ones(2)) is compat and not backend.is_numpy(compat)
+    return compat
+
+
+@pytest.mark.parametrize("loss", ["ww", "cs"])
+def test_parallel_solver_through_the_cupy_code_path(compat_namespace, loss):
+    X, y = random_multiclass(n=60, d=4, k=4, seed=14)
+    X = X.astype(np.float32)
+    via_compat = solve(ParallelBlock(), MulticlassProblem(X, y, loss=loss), tol=1e-5, max_iter=20_000)
+    assert via_compat.converged
+    from svmteach import backend
+
+    backend_is_cupy = backend._is_cupy
+    backend._is_cupy = lambda a: False  # plain NumPy, for the reference
+    try:
+        plain = solve(ParallelBlock(), MulticlassProblem(X, y, loss=loss), tol=1e-5, max_iter=20_000)
+    finally:
+        backend._is_cupy = backend_is_cupy
+    assert via_compat.n_iter == plain.n_iter
+    assert via_compat.dual == pytest.approx(plain.dual, rel=1e-10)
+
+
+def test_step_paths_through_the_cupy_code_path(compat_namespace):
+    Xm, ym = random_multiclass(n=15, d=3, k=3, seed=15)
+    for Solver, loss in ((WWExact, "ww"), (WWShark, "ww"), (CSBlondel, "cs")):
+        state = solve(Solver(random_state=0), MulticlassProblem(Xm, ym, loss=loss), tol=1e-6, max_iter=20_000)
+        assert state.converged  # the step-by-step path (advance steps one at a time off NumPy)
+    Xb, yb = random_binary(n=40, d=3, seed=5)
+    fit = BinarySVC(kernel="rbf", gamma=0.5, tol=1e-6).fit(Xb, yb)
+    assert fit.result_.converged and isinstance(fit.alpha_, np.ndarray)
