@@ -158,8 +158,9 @@ class ParallelBlock:
         dW = weights(problem, D)  # first pass over X
         plane_ok = self.momentum and state.n_iter > 0
         P, dP = state.step_alpha, state.step_W
-        # the plane's five numbers, read to the host together (the only transfer besides the measures)
-        # (slopes as sums of G * D: each block's share is negative, no cancellation of large terms)
+        # the plane's five numbers, read to the host together (then at most two more scalars: the
+        # ratio test and the plane's change; and the measures).  Slopes are sums of G * D: each
+        # block's share is negative, with no cancellation of large terms.
         sums = [xp.sum(G * D), xp.sum(dW * dW)]
         if plane_ok:
             sums += [xp.sum(G * P), xp.sum(dP * dP), xp.sum(dW * dP)]
