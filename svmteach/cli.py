@@ -61,9 +61,10 @@ def main(argv=None) -> int:
     p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
     p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p_verify.set_defaults(func=verify)
-    p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU (WW and CS)")
     from . import bench
 
+    p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU (WW and CS)",
+                             description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench.run)
     args = parser.parse_args(argv)
