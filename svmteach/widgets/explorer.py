@@ -80,6 +80,8 @@ class SolverExplorer:
                                                  self.solver.advance(self.problem, self.state, chunk, self.tol))
                 self.history.append(self._record())
             self.redraw()
+        if self.state.gap > self.tol:
+            self.status.value += f" <i>(stopped at {max_steps} steps, short of the gap {self.tol:g})</i>"
 
     # ---- editing the data by clicking --------------------------------------------------------
     def remove_point(self, x1, x2):

@@ -1,9 +1,10 @@
-"""A real browser: JupyterLab in headless Chromium runs notebook 3, moves the C slider,
-clicks "step", and the explorer's state and plot change with no errors in the page.
+"""A real browser: JupyterLab in headless Chromium runs the notebooks of the three kinds of
+explorer (3: binary, 6: multiclass, 5: the RLS path), clicks their buttons and drags their
+sliders, and their state and plot change, in place, with no errors in the page.
 
 Needs Debian's chromium (/usr/bin/chromium) and the playwright package (no browser
 download): .ci/run installs both.  Skipped where either is missing.  The screenshot
-is saved to test-artifacts/lab.png.
+of each is saved to test-artifacts/.
 """
 
 import os
@@ -20,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-NOTEBOOK = "03_dual_coordinate_ascent.ipynb"
+NOTEBOOKS = ("03_dual_coordinate_ascent.ipynb", "05_kernels_rls.ipynb", "06_weston_watkins.ipynb")
 
 playwright = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
@@ -38,9 +39,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
-    shutil.copy(ROOT / "notebooks" / NOTEBOOK, tmp_path / NOTEBOOK)
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("lab")
+    for name in NOTEBOOKS:
+        shutil.copy(ROOT / "notebooks" / name, tmp_path / name)
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
@@ -63,18 +66,19 @@ def lab(tmp_path):
     proc.wait(timeout=30)
 
 
-def test_explorer_in_jupyterlab(lab):
-    artifacts = ROOT / "test-artifacts"
-    artifacts.mkdir(exist_ok=True)
-    errors = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+class Page:
+    """A Chromium page on one notebook: run it, read the explorer's picture, drag its first slider."""
+
+    def __init__(self, p, lab, notebook):
+        self.errors = []
+        self.browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{lab}/lab/tree/{NOTEBOOK}")
+        page = self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # a workspace of its own, reset: the server's other notebooks stay closed
+        page.goto(f"{lab}/lab/workspaces/{notebook.split('_')[0]}/tree/{notebook}?reset")
         try:  # a fresh server asks which kernel to use
             page.locator(".jp-Dialog .jp-mod-accept").click(timeout=15_000)
         except playwright.Error:
@@ -82,34 +86,81 @@ def test_explorer_in_jupyterlab(lab):
         page.locator(".jp-Notebook").wait_for(timeout=60_000)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        status = page.locator(".widget-html", has_text="step 0")
-        status.wait_for(timeout=120_000)
-        step = page.get_by_role("button", name="step", exact=True)
-        # the notebook turns on ipympl: the explorer's figure is a live canvas, redrawn in place
-        canvas = page.locator(".jupyter-matplotlib-canvas-div canvas").first
-        canvas.wait_for(timeout=60_000)
-        page.wait_for_function(f"() => ({PICTURE})() !== null", timeout=30_000)
-        before = page.evaluate(PICTURE)
-        step.click()
-        page.locator(".widget-html", has_text="step 1").wait_for(timeout=30_000)
-        page.wait_for_function(f"(b) => ({PICTURE})() !== b", arg=before, timeout=30_000)
-        after_step = page.evaluate(PICTURE)
-        assert after_step != before  # the plot changed, on the same canvas
-        # move the C slider (the first slider of the explorer) to the right
-        handle = page.locator(".widget-slider .noUi-handle").first
+
+    def picture(self):
+        """The explorer's canvas (ipympl, turned on by the notebook), once drawn."""
+        self.page.locator(".jupyter-matplotlib-canvas-div canvas").first.wait_for(timeout=120_000)
+        self.page.wait_for_function(f"() => ({PICTURE})() !== null", timeout=30_000)
+        return self.page.evaluate(PICTURE)
+
+    def changed(self, before):
+        """Wait for the canvas to show something else; it must still be the only canvas."""
+        self.page.wait_for_function(f"(b) => ({PICTURE})() !== b", arg=before, timeout=30_000)
+        assert self.page.locator(".jupyter-matplotlib-canvas-div").count() == 1  # updated, never re-created
+        return self.page.evaluate(PICTURE)
+
+    def drag_first_slider(self, dx=60):
+        handle = self.page.locator(".widget-slider .noUi-handle").first
         box = handle.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        page.mouse.move(x, y)
-        page.mouse.down()
-        for dx in range(0, 61, 10):
-            page.mouse.move(x + dx, y)
-        page.mouse.up()
-        page.wait_for_function(f"(b) => ({PICTURE})() !== b", arg=after_step, timeout=30_000)
-        assert page.locator(".jupyter-matplotlib-canvas-div").count() == 1  # updated, never re-created
-        text = page.locator(".widget-html", has_text="relative gap").last.inner_text()
+        self.page.mouse.move(x, y)
+        self.page.mouse.down()
+        for step in range(0, dx + 1, 10):
+            self.page.mouse.move(x + step, y)
+        self.page.mouse.up()
+
+    def status(self, text):
+        return self.page.locator(".widget-html", has_text=text).last
+
+    def finish(self, name):
+        artifacts = ROOT / "test-artifacts"
+        artifacts.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(artifacts / name), full_page=True)
+        self.browser.close()
+        assert not self.errors, self.errors
+
+
+def test_binary_explorer_in_jupyterlab(lab):
+    with playwright.sync_playwright() as p:
+        nb = Page(p, lab, "03_dual_coordinate_ascent.ipynb")
+        nb.status("step 0").wait_for(timeout=120_000)
+        before = nb.picture()
+        nb.page.get_by_role("button", name="step", exact=True).click()
+        nb.status("step 1").wait_for(timeout=30_000)
+        after_step = nb.changed(before)
+        nb.drag_first_slider()  # C
+        nb.changed(after_step)
+        text = nb.status("relative gap").inner_text()
         n_iter = int(re.search(r"step (\d+)", text).group(1))
         gap = float(re.search(r"relative gap ([0-9.e+-]+)", text).group(1))
         assert n_iter > 1 and gap <= 1e-4  # moving C re-solved, from the start, to the explorer's tol
-        page.screenshot(path=str(artifacts / "lab.png"), full_page=True)
-        browser.close()
-    assert not errors, errors
+        nb.finish("lab.png")
+
+
+def test_multiclass_explorer_in_jupyterlab(lab):
+    with playwright.sync_playwright() as p:
+        nb = Page(p, lab, "06_weston_watkins.ipynb")
+        nb.status("step 0").wait_for(timeout=120_000)
+        before = nb.picture()
+        nb.page.get_by_role("button", name="10 steps", exact=True).click()
+        nb.status("step 10").wait_for(timeout=30_000)
+        after = nb.changed(before)
+        nb.drag_first_slider(dx=20)  # C, a little: re-solved from the start to the explorer's tol
+        nb.changed(after)
+        text = nb.status("relative gap").inner_text()
+        gap = float(re.search(r"relative gap ([0-9.e+-]+)", text).group(1))
+        assert int(re.search(r"step (\d+)", text).group(1)) > 10 and gap <= 1e-4
+        nb.finish("lab-multiclass.png")
+
+
+def test_rls_path_explorer_in_jupyterlab(lab):
+    with playwright.sync_playwright() as p:
+        nb = Page(p, lab, "05_kernels_rls.ipynb")
+        first = nb.status("lambda = ")
+        first.wait_for(timeout=120_000)
+        before_text = first.inner_text()
+        before = nb.picture()
+        nb.drag_first_slider(dx=80)  # lambda: read off the path, nothing solved
+        nb.changed(before)
+        assert nb.status("lambda = ").inner_text() != before_text
+        nb.finish("lab-rls.png")
