@@ -140,7 +140,7 @@ class MulticlassExplorer(SolverExplorer):
         if getattr(self, "_artists_for", None) is not self.problem.X:
             self._init_artists()
         s, k = self.state, self.problem.k
-        W = to_numpy(self.solver.coefficients(self.problem, s)[1])
+        W = to_numpy(s.W)  # every multiclass state carries W (exact: the explorer measures each state)
         xx, yy, grid = self._grid
         scores = grid @ W.T
         region = np.argmax(scores, axis=1).reshape(xx.shape)
