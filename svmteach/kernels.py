@@ -54,6 +54,14 @@ class Kernel:
     def is_linear(self) -> bool:
         return self.name == "linear"
 
+    @property
+    def psd_by_construction(self) -> bool:
+        """True when theory guarantees a positive semidefinite Gram matrix on any data: the
+        linear, gaussian and laplacian kernels, and the polynomial kernel with ``coef0 >= 0``
+        (a sum of powers of an inner product with non-negative weights).  With ``coef0 < 0``
+        it depends on the data, and only the eigenvalues can tell."""
+        return not (self.name == "polynomial" and self.coef0 < 0)
+
 
 def canonical_kernel_name(name) -> str:
     """Map aliases to the canonical kernel name, or raise naming ``kernel``."""

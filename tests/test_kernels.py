@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from svmteach.kernels import Kernel, gram, kernel_diagonal, make_kernel
@@ -35,6 +37,17 @@ def test_diagonal_and_symmetry(XZ, name):
     np.testing.assert_allclose(K, K.T, atol=1e-12)
     np.testing.assert_allclose(np.diag(K), kernel_diagonal(X, k), atol=1e-12)
     assert np.linalg.eigvalsh(K).min() > -1e-9  # positive semidefinite
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["linear", "polynomial", "gaussian", "laplacian"]),
+       st.floats(-3, 3), st.integers(1, 4), st.floats(0.05, 5))
+def test_psd_by_construction_holds_on_data(seed, name, coef0, degree, gamma):
+    X = np.random.default_rng(seed).normal(size=(12, 3))
+    k = Kernel(name, gamma, degree, coef0)
+    K = gram(X, None, k)
+    if k.psd_by_construction:
+        assert np.linalg.eigvalsh(K).min() >= -1e-9 * max(1.0, np.abs(K).max())
 
 
 def test_gamma_scale_and_auto(XZ):

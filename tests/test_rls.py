@@ -93,6 +93,18 @@ def test_classifier_picks_lambda_by_leave_one_out():
     assert (m.predict(X) == y).mean() > 0.9
 
 
+def test_psd_check_runs_only_where_theory_does_not_settle_it(monkeypatch):
+    X = np.random.default_rng(5).normal(size=(20, 2))
+    y = X[:, 0] > 0
+    calls = []
+    monkeypatch.setattr("svmteach.rls.check_psd", lambda K: calls.append(K.shape))
+    for kernel, coef0 in [("linear", 1.0), ("rbf", 1.0), ("laplacian", 1.0), ("poly", 0.0), ("poly", 2.0)]:
+        RLSClassifier(kernel=kernel, coef0=coef0).fit(X, y)
+    assert calls == []
+    RLSClassifier(kernel="poly", coef0=-0.5).fit(X, y)
+    assert calls == [(20, 20)]
+
+
 def test_psd_check_warns_for_a_broken_kernel():
     X = np.random.default_rng(4).normal(size=(15, 2))
     assert check_psd(gram(X, None, Kernel("gaussian", 1.0))) > -1e-10
