@@ -26,16 +26,21 @@ from svmteach.kernels import Kernel, gram  # noqa: E402
 from svmteach.rls import loo_errors, regularization_path, solve_dual  # noqa: E402
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def problem(argv, description):
+    """The benchmark's data from the command line: X (n, 10), labels Y (n, 1), 100 lambdas."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    n = 500 if args.quick else 2000
+    n = 500 if parser.parse_args(argv).quick else 2000
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 10))
     Y = np.sign(X[:, :1] + 0.3 * rng.normal(size=(n, 1)))
+    return X, Y, np.logspace(-3, 2, 100)
+
+
+def main(argv=None):
+    X, Y, lams = problem(argv, __doc__)
+    n = X.shape[0]
     K = gram(X, None, Kernel("gaussian", 0.1))
-    lams = np.logspace(-3, 2, 100)
     with threadpool_limits(1):
         t_one, _ = best_of(lambda: solve_dual(K, Y, 1.0), repeat=5)
         t_path, _ = best_of(lambda: regularization_path(K, Y, lams), repeat=5)

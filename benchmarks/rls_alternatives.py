@@ -27,7 +27,6 @@ The floor under all of them: an orthogonal reduction of a symmetric matrix costs
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import sys
 from pathlib import Path
@@ -40,6 +39,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import best_of, machine, table  # noqa: E402
+from rls import problem  # noqa: E402
 
 from svmteach.kernels import Kernel, gram  # noqa: E402
 from svmteach.rls import regularization_path, solve_dual  # noqa: E402
@@ -175,14 +175,8 @@ def _largest_relative_error(path, K, Y, lams):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    n = 500 if args.quick else 2000
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(n, 10))
-    Y = np.sign(X[:, :1] + 0.3 * rng.normal(size=(n, 1)))
-    lams = np.logspace(-3, 2, 100)
+    X, Y, lams = problem(argv, __doc__)
+    n = X.shape[0]
     rows = []
     for gamma in (0.1, 0.01):  # 0.1: benchmarks/rls.py's kernel; 0.01: smallest eigenvalue ~ 1e-9
         K = gram(X, None, Kernel("gaussian", gamma))
