@@ -243,8 +243,9 @@ def min_eigenvalue(K) -> float:
     return float(linalg.eigvalsh(0.5 * (K + K.T), subset_by_index=[0, 0])[0])
 
 
-def check_psd(K, rtol=1e-10, name="K") -> float:
-    """Warn (RuntimeWarning) when ``K`` is not positive semidefinite beyond rounding; returns its smallest eigenvalue."""
+def check_psd(K, rtol=1e-10, name="K", stacklevel=2) -> float:
+    """Warn (RuntimeWarning) when ``K`` is not positive semidefinite beyond rounding; returns its smallest
+    eigenvalue.  ``stacklevel`` as in :func:`warnings.warn`, for callers that pass the warning on."""
     K = _kernel_matrix(K, name)
     smallest = min_eigenvalue(K)
     scale = max(1.0, float(np.abs(np.diag(K)).max()))
@@ -254,7 +255,7 @@ def check_psd(K, rtol=1e-10, name="K") -> float:
             "do not give a valid kernel (e.g. a polynomial kernel with coef0 < 0), and SVM and RLS theory no "
             "longer apply",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     return smallest
 
@@ -295,7 +296,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
         K = kernel(X)
         if not kernel.psd_by_construction:  # the check costs a tridiagonalisation, 7 Cholesky solves
-            check_psd(K)
+            check_psd(K, stacklevel=3)  # the warning names the caller's fit line
         if len(classes) == 2:
             Y = np.where(codes == 1, 1.0, -1.0)[:, None]
         else:

@@ -97,7 +97,7 @@ def test_psd_check_runs_only_where_theory_does_not_settle_it(monkeypatch):
     X = np.random.default_rng(5).normal(size=(20, 2))
     y = X[:, 0] > 0
     calls = []
-    monkeypatch.setattr("svmteach.rls.check_psd", lambda K: calls.append(K.shape))
+    monkeypatch.setattr("svmteach.rls.check_psd", lambda K, **_: calls.append(K.shape))
     for kernel, coef0 in [("linear", 1.0), ("rbf", 1.0), ("laplacian", 1.0), ("poly", 0.0), ("poly", 2.0)]:
         RLSClassifier(kernel=kernel, coef0=coef0).fit(X, y)
     assert calls == []
@@ -110,8 +110,9 @@ def test_psd_check_warns_for_a_broken_kernel():
     assert check_psd(gram(X, None, Kernel("gaussian", 1.0))) > -1e-10
     with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
         check_psd(gram(X, None, Kernel("polynomial", 1.0, 3, -2.0)))
-    with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite") as caught:
         RLSClassifier(kernel="poly", gamma=1.0, degree=3, coef0=-2.0).fit(X, X[:, 0] > 0)
+    assert caught[0].filename == __file__  # it points at the user's line, not inside fit
 
 
 @pytest.mark.parametrize("call, match", [
