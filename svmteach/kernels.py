@@ -18,9 +18,13 @@ LIBSVM.  The Laplacian uses the Euclidean norm, as seed 004 writes it
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from dataclasses import dataclass
 
-from .backend import array_namespace
+import numpy as np
+
+from .backend import array_namespace, to_numpy
 
 KERNELS = ("linear", "polynomial", "gaussian", "laplacian")
 _ALIASES = {"poly": "polynomial", "rbf": "gaussian"}
@@ -158,3 +162,67 @@ def kernel_diagonal(X, kernel: Kernel):
     if kernel.name == "polynomial":
         return (kernel.gamma * sq + kernel.coef0) ** kernel.degree
     return xp.ones_like(sq)
+
+
+#: The PSD check of a kernel on data looks at this many points at most, chosen at random.
+PSD_CHECK_POINTS = 1000
+
+
+def check_kernel_matrix(K, name="K") -> np.ndarray:
+    """``K`` as a float64 array, or a ValueError naming ``name``: not square, empty, NaN or inf."""
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return K
+
+
+def min_eigenvalue(K) -> float:
+    """The smallest eigenvalue of the symmetric part of a square matrix ``K``."""
+    from scipy import linalg
+
+    K = np.asarray(K, dtype=np.float64)
+    return float(linalg.eigvalsh(0.5 * (K + K.T), subset_by_index=[0, 0])[0])
+
+
+def check_psd(K, rtol=1e-10, name="K") -> float:
+    """Warn (RuntimeWarning) when the kernel matrix ``K`` is not positive semidefinite beyond
+    rounding; returns its smallest eigenvalue."""
+    K = check_kernel_matrix(K, name)
+    smallest = min_eigenvalue(K)
+    scale = max(1.0, float(np.abs(np.diag(K)).max()))
+    if smallest < -rtol * scale * K.shape[0]:
+        warnings.warn(
+            f"{name} is not positive semidefinite (smallest eigenvalue {smallest:.3g}): the kernel's parameters "
+            "do not give a valid kernel (e.g. a polynomial kernel with coef0 < 0), and SVM and RLS theory no "
+            "longer apply",
+            RuntimeWarning,
+            stacklevel=_caller_outside_package(),
+        )
+    return smallest
+
+
+def check_kernel_psd(X, kernel: Kernel):
+    """:func:`check_psd` for ``kernel`` on the points ``X``, where theory does not settle it.
+
+    Nothing is computed for a kernel that is PSD by construction (see
+    :attr:`Kernel.psd_by_construction`).  Otherwise the check looks at at most
+    ``PSD_CHECK_POINTS`` points: a principal submatrix's smallest eigenvalue is at least the whole
+    matrix's (Cauchy interlacing), so a warning from the sample is never a false alarm.
+    Returns the smallest eigenvalue found, or None when nothing was checked.
+    """
+    if kernel.psd_by_construction:
+        return None
+    X = to_numpy(X)
+    if X.shape[0] > PSD_CHECK_POINTS:
+        X = X[np.random.default_rng(0).choice(X.shape[0], PSD_CHECK_POINTS, replace=False)]
+    return check_psd(gram(X, None, kernel))
+
+
+def _caller_outside_package() -> int:
+    """``warnings.warn``'s stacklevel for the innermost frame outside svmteach: the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "svmteach":
+        frame, level = frame.f_back, level + 1
+    return level

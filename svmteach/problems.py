@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from .backend import array_namespace, is_numpy, to_device, to_numpy
-from .kernels import gram, kernel_diagonal, make_kernel
+from .kernels import check_kernel_psd, gram, kernel_diagonal, make_kernel
 
 
 def _reject_sparse(A, name):
@@ -219,6 +219,7 @@ class BinaryProblem(DataShape):
         xp = array_namespace(X)
         y = xp.asarray(np.where(codes == 1, 1.0, -1.0), dtype=X.dtype)
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
+        check_kernel_psd(X, kernel)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", _readonly(y))
         object.__setattr__(self, "C", check_C(self.C))

@@ -34,7 +34,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .kernels import make_kernel
+from .kernels import check_kernel_matrix, check_kernel_psd, make_kernel
 from .problems import check_labels, check_X
 
 
@@ -47,15 +47,6 @@ def _targets(Y, n, name="Y"):
     if not np.all(np.isfinite(Y)):
         raise ValueError(f"{name} contains NaN or infinity")
     return Y
-
-
-def _kernel_matrix(K, name="K"):
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty square matrix, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError(f"{name} contains NaN or infinity")
-    return K
 
 
 def check_lambda(lam, name="lam", allow_zero=False) -> float:
@@ -84,7 +75,7 @@ def solve_dual(K, Y, lam, allow_zero=False):
     raises a ValueError instead of returning NaN.  When K + lam I is not positive
     definite (a kernel that is not PSD) the system is solved by LU instead.
     """
-    K = _kernel_matrix(K)
+    K = check_kernel_matrix(K)
     Y = _targets(Y, K.shape[0])
     lam = check_lambda(lam, allow_zero=allow_zero)
     G = K + lam * np.eye(K.shape[0])
@@ -128,7 +119,7 @@ class Eigen:
     """The eigendecomposition ``K = Q diag(evals) Q'`` shared by the path and leave-one-out."""
 
     def __init__(self, K):
-        K = _kernel_matrix(K)
+        K = check_kernel_matrix(K)
         evals, Q = linalg.eigh(0.5 * (K + K.T))
         self.evals, self.Q = evals, Q
 
@@ -152,7 +143,7 @@ class Tridiagonal:
     def __init__(self, K):
         from scipy.linalg import lapack
 
-        K = _kernel_matrix(K)
+        K = check_kernel_matrix(K)
         n = K.shape[0]
         lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
         A, self.diag, self.off, self.tau, info = lapack.dsytrd(0.5 * (K + K.T), lower=1, lwork=max(lwork, 1))
@@ -237,29 +228,6 @@ def loo_errors(K, Y, lams):
     return np.stack([eig.coefficients(QtY, lam) / eig.inverse_diagonal(lam)[:, None] for lam in lams])
 
 
-def min_eigenvalue(K) -> float:
-    """The smallest eigenvalue of the symmetric part of ``K``."""
-    K = _kernel_matrix(K)
-    return float(linalg.eigvalsh(0.5 * (K + K.T), subset_by_index=[0, 0])[0])
-
-
-def check_psd(K, rtol=1e-10, name="K", stacklevel=2) -> float:
-    """Warn (RuntimeWarning) when ``K`` is not positive semidefinite beyond rounding; returns its smallest
-    eigenvalue.  ``stacklevel`` as in :func:`warnings.warn`, for callers that pass the warning on."""
-    K = _kernel_matrix(K, name)
-    smallest = min_eigenvalue(K)
-    scale = max(1.0, float(np.abs(np.diag(K)).max()))
-    if smallest < -rtol * scale * K.shape[0]:
-        warnings.warn(
-            f"{name} is not positive semidefinite (smallest eigenvalue {smallest:.3g}): the kernel's parameters "
-            "do not give a valid kernel (e.g. a polynomial kernel with coef0 < 0), and SVM and RLS theory no "
-            "longer apply",
-            RuntimeWarning,
-            stacklevel=stacklevel,
-        )
-    return smallest
-
-
 class RLSClassifier(ClassifierMixin, BaseEstimator):
     """Regularized least squares classifier: +-1 targets, one column per class (one column for two).
 
@@ -295,8 +263,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
         K = kernel(X)
-        if not kernel.psd_by_construction:  # the check costs a tridiagonalisation, 7 Cholesky solves
-            check_psd(K, stacklevel=3)  # the warning names the caller's fit line
+        check_kernel_psd(X, kernel)
         if len(classes) == 2:
             Y = np.where(codes == 1, 1.0, -1.0)[:, None]
         else:

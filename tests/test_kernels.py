@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from svmteach.kernels import Kernel, gram, kernel_diagonal, make_kernel
+from svmteach import kernels
+from svmteach.kernels import Kernel, check_kernel_psd, gram, kernel_diagonal, make_kernel
 
 
 @pytest.fixture
@@ -58,3 +59,15 @@ def test_gamma_scale_and_auto(XZ):
     assert make_kernel("poly", 1.0).name == "polynomial" and make_kernel("rbf", 1.0).name == "gaussian"
     with pytest.raises(ValueError, match="needs the data X"):
         make_kernel("rbf")
+
+
+def test_kernel_psd_check_on_a_sample_of_large_data(monkeypatch):
+    X = np.random.default_rng(6).normal(size=(kernels.PSD_CHECK_POINTS + 500, 2))
+    checked, real_check = [], kernels.check_psd
+    monkeypatch.setattr(kernels, "check_psd", lambda K: checked.append(K.shape) or real_check(K))
+    assert check_kernel_psd(X, Kernel("gaussian", 1.0)) is None and checked == []  # PSD by construction
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
+        smallest = check_kernel_psd(X, Kernel("polynomial", 1.0, 3, -2.0))
+    assert checked == [(kernels.PSD_CHECK_POINTS, kernels.PSD_CHECK_POINTS)]
+    # interlacing: the whole matrix's smallest eigenvalue is at most the sample's
+    assert np.linalg.eigvalsh(gram(X, None, Kernel("polynomial", 1.0, 3, -2.0))).min() <= smallest + 1e-6

@@ -105,3 +105,13 @@ def test_with_C_shares_the_gram_matrix():
     assert q.C == 5.0 and p.C == 1.0 and q.gram is G
     with pytest.raises(ValueError, match="^C must be positive"):
         p.with_C(-1)
+
+
+def test_a_kernel_that_is_not_psd_warns_at_the_users_line():
+    X, y = random_binary(40, 2, seed=3)
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite") as caught:
+        BinaryProblem(X, y, kernel="poly", gamma=1.0, coef0=-2.0)
+    assert caught[0].filename == __file__
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite") as caught:
+        BinarySVC(kernel="poly", gamma=1.0, coef0=-2.0).fit(X, y)
+    assert caught[0].filename == __file__

@@ -215,7 +215,8 @@ def test_duplicate_points_with_opposite_labels_eta_zero():
 def test_non_psd_kernel_never_divides_by_eta():
     # polynomial with negative coef0 and odd degree gives an indefinite Gram matrix
     X, y = random_binary(n=15, d=2, seed=3)
-    p = BinaryProblem(X, y, C=1.0, kernel="polynomial", gamma=1.0, coef0=-2.0, degree=3)
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
+        p = BinaryProblem(X, y, C=1.0, kernel="polynomial", gamma=1.0, coef0=-2.0, degree=3)
     assert np.linalg.eigvalsh(p.gram).min() < 0
     for solver in (SMO(), SMO("max_violating_pair"), DualCoordinateAscent(random_state=0)):
         state = solver.init(p)
