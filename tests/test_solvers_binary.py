@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from oracles import binary_dual_optimum
 from sklearn.svm import SVC
 
-from svmteach import SMO, BinaryProblem, DualCoordinateAscent, PrimalSubgradient, iterate, solve
+from svmteach import SMO, BinaryProblem, DualCoordinateAscent, PrimalSubgradient, data, iterate, solve
 from svmteach import objectives as obj
 from svmteach.solvers.smo import RULES
 
@@ -225,6 +225,22 @@ def test_non_psd_kernel_never_divides_by_eta():
             assert np.all(np.isfinite(new.alpha)) and np.all((new.alpha >= 0) & (new.alpha <= 1))
             assert new.dual >= state.dual - 1e-9
             state = new
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_huge_C_on_separable_data_reaches_the_hard_margin(fast):
+    # C = 1e6 on a rank-2 K: the compiled path's float32 kernel rows (an indefinite perturbation
+    # of K, which a large C amplifies in the primal's hinge term) stalled at a gap of 0.65 for
+    # 1e6 steps
+    X, y = data.separable_blobs(80, margin=0.8, seed=3)
+    oracle = BinaryProblem(X, y, C=1e6)
+    best, _ = binary_dual_optimum(np.array(oracle.gram), oracle.y, 1e6, bias=True)
+    p = BinaryProblem(X, y, C=1e6)  # no Gram matrix yet: the compiled path fills float32 rows
+    r = solve(SMO(), p, tol=1e-3, max_iter=2000, fast=fast)
+    assert r.converged and rel(r.dual, best) < 1e-6
+    assert rel(r.dual, 1 / (2 * 0.8**2)) < 1e-6  # the blobs' promised margin is the hard margin
+    if fast:
+        assert vars(p)["_float32_rows_stalled"]  # it went on in float64
 
 
 def test_zero_row_and_huge_C():

@@ -49,6 +49,12 @@ class KernelRows:
 FLOAT32_ROWS_DOWN_TO = 1e-6
 
 
+#: An epoch on float32 rows whose dual gain is below this fraction of the duality gap has
+#: stalled: the rows' rounding (an indefinite perturbation of a low-rank K, amplified by a large C
+#: in the primal's hinge term) keeps the run from the requested gap.  The run then goes on in float64.
+FLOAT32_STALL = 1e-8
+
+
 def kernel_rows(problem, precise: bool = False) -> KernelRows:
     """The problem's row buffer (float32, or float64 when ``precise``), created on first use."""
     key = "_kernel_rows_f64" if precise else "_kernel_rows_f32"
@@ -267,14 +273,29 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
     alpha = np.array(state.alpha, dtype=np.float64)
     grad = np.array(state.grad, dtype=np.float64)
     info = np.full(12, np.nan)
-    rows = kernel_rows(problem, precise=tol is not None and tol < FLOAT32_ROWS_DOWN_TO)
+    precise = tol is not None and (tol < FLOAT32_ROWS_DOWN_TO or vars(problem).get("_float32_rows_stalled", False))
+    rows = kernel_rows(problem, precise)
     params = np.array(rows.params)
     done = _smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag, problem.y,
                      float(problem.C), alpha, grad, int(n_steps), rule,
                      uniforms.reshape(n_steps, 2), -1.0 if tol is None else float(tol), CHECK_EVERY, info)
     b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+    if not precise and tol is not None and gap > tol and D - state.dual <= FLOAT32_STALL * (P - D):
+        object.__setattr__(problem, "_float32_rows_stalled", True)
+        grad = exact_gradient(problem, alpha)  # float32 rows' rounding left in the cached gradient
+        b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
     if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
         return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
                               b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
     return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
                     *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)
+
+
+def exact_gradient(problem, alpha) -> np.ndarray:
+    """:math:`1 - Q\\alpha` from float64 kernel rows of the points with :math:`\\alpha_t > 0`, O(n |SV|)."""
+    rows = kernel_rows(problem, precise=True)
+    support = np.flatnonzero(alpha)
+    for t in support:
+        _ensure_row(problem.X, rows.sqnorm, np.array(rows.params), rows.buffer, rows.have, t)
+    y = np.asarray(problem.y)
+    return 1.0 - y * (rows.buffer[support].T @ (y[support] * alpha[support]))
