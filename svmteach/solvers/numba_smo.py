@@ -294,8 +294,9 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
 def exact_gradient(problem, alpha) -> np.ndarray:
     """:math:`1 - Q\\alpha` from float64 kernel rows of the points with :math:`\\alpha_t > 0`, O(n |SV|)."""
     rows = kernel_rows(problem, precise=True)
+    params = np.array(rows.params)
     support = np.flatnonzero(alpha)
     for t in support:
-        _ensure_row(problem.X, rows.sqnorm, np.array(rows.params), rows.buffer, rows.have, t)
+        _ensure_row(problem.X, rows.sqnorm, params, rows.buffer, rows.have, t)
     y = np.asarray(problem.y)
     return 1.0 - y * (rows.buffer[support].T @ (y[support] * alpha[support]))
