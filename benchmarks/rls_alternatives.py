@@ -171,7 +171,14 @@ def mixed_path(K, Y, lams, max_rounds=30):
 
 def _largest_relative_error(path, K, Y, lams):
     exact = [solve_dual(K, Y, lam) for lam in lams]
-    return max(np.linalg.norm(c - e) / np.linalg.norm(e) for c, e in zip(path, exact))
+    return f"{max(np.linalg.norm(c - e) / np.linalg.norm(e) for c, e in zip(path, exact)):.1e}"
+
+
+def _refinement_note(rounds):
+    note = f"rounds: median {np.median(rounds):g}, max {rounds.max()}"
+    if rounds.max() > 30:
+        note += f", {np.sum(rounds > 30)} lambdas not converged"
+    return note
 
 
 def main(argv=None):
@@ -180,23 +187,21 @@ def main(argv=None):
     rows = []
     for gamma in (0.1, 0.01):  # 0.1: benchmarks/rls.py's kernel; 0.01: smallest eigenvalue ~ 1e-9
         K = gram(X, None, Kernel("gaussian", gamma))
+
+        def error(path, K=K):
+            return _largest_relative_error(path, K, Y, lams), ""
+
         with threadpool_limits(1):
             t_one, _ = best_of(lambda: solve_dual(K, Y, 1.0), repeat=5)
-            runs = [("dsytrd (the library's path)", lambda: regularization_path(K, Y, lams), None),
-                    ("two-stage, stage 1 only (b = 32)", lambda: band_reduce(K, 32), None),
-                    ("two-stage path (b = 32)", lambda: band_path(K, Y, lams), None),
-                    ("float32 ssytrd + float64 refinement", lambda: mixed_path(K, Y, lams)[0],
-                     lambda: mixed_path(K, Y, lams)[1])]
-            for name, run, extra in runs:
+            # (name, run, what to report of its last result: (max relative error, note))
+            runs = [("dsytrd (the library's path)", lambda: regularization_path(K, Y, lams), error),
+                    ("two-stage, stage 1 only (b = 32)", lambda: band_reduce(K, 32), lambda _: ("", "")),
+                    ("two-stage path (b = 32)", lambda: band_path(K, Y, lams), error),
+                    ("float32 ssytrd + float64 refinement", lambda: mixed_path(K, Y, lams),
+                     lambda out: (error(out[0])[0], _refinement_note(out[1])))]
+            for name, run, report in runs:
                 seconds, out = best_of(run, repeat=5)
-                error = "" if isinstance(out, tuple) else f"{_largest_relative_error(out, K, Y, lams):.1e}"
-                note = ""
-                if extra is not None:
-                    rounds = extra()
-                    note = f"rounds: median {np.median(rounds):g}, max {rounds.max()}"
-                    if rounds.max() > 30:
-                        note += f", {np.sum(rounds > 30)} lambdas not converged"
-                rows.append([gamma, name, f"{seconds:.3f} s", f"{seconds / t_one:.1f}", error, note])
+                rows.append([gamma, name, f"{seconds:.3f} s", f"{seconds / t_one:.1f}", *report(out)])
             rows.append([gamma, "one Cholesky solve", f"{t_one:.3f} s", "1.0", "", ""])
     print(machine())
     print(f"\nn = {n}, gaussian kernels, one target column, 100 lambdas in [1e-3, 1e2]\n")

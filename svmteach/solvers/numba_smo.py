@@ -21,6 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .. import objectives as obj
 from ..backend import is_numpy
 from .smo import RULES, TAU, SMOState, pair_update, smo_measures
 
@@ -282,7 +283,7 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
     b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
     if not precise and tol is not None and gap > tol and D - state.dual <= FLOAT32_STALL * (P - D):
         object.__setattr__(problem, "_float32_rows_stalled", True)
-        grad = exact_gradient(problem, alpha)  # float32 rows' rounding left in the cached gradient
+        grad = 1.0 - problem.y * obj.scores(problem, alpha)  # drop the float32 rows' rounding
         b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
     if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
         return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
@@ -290,13 +291,3 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
     return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
                     *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)
 
-
-def exact_gradient(problem, alpha) -> np.ndarray:
-    """:math:`1 - Q\\alpha` from float64 kernel rows of the points with :math:`\\alpha_t > 0`, O(n |SV|)."""
-    rows = kernel_rows(problem, precise=True)
-    params = np.array(rows.params)
-    support = np.flatnonzero(alpha)
-    for t in support:
-        _ensure_row(problem.X, rows.sqnorm, params, rows.buffer, rows.have, t)
-    y = np.asarray(problem.y)
-    return 1.0 - y * (rows.buffer[support].T @ (y[support] * alpha[support]))
