@@ -10,7 +10,15 @@ A solver holds hyperparameters only.  It offers
   compiled fast path where there is one (the same mathematics as ``step``);
 - ``measure(problem, state) -> state``: the state with its objectives evaluated;
 - ``steps_per_epoch(problem)``: how many steps make one pass (the history's unit
-  on the fast path).
+  on the fast path);
+- ``warm_start(problem, state) -> state``: a state of another run (another C, say)
+  made feasible for ``problem``: its dual variables scaled or projected into this
+  problem's box, every cached quantity recomputed from them, measured.
+  :func:`iterate` and :func:`solve` call it on every ``state=`` they are given.
+
+``converged`` is :func:`gap_reached` on the state's relative gap: a gap below
+``-NEGATIVE_GAP`` is no rounding error but a dual above the primal, an infeasible
+point, and raises :class:`InfeasibleStateError` instead of passing as converged.
 
 Every state is an immutable ``NamedTuple`` with at least ``n_iter``,
 ``primal``, ``dual``, ``gap`` (relative duality gap) and ``kkt`` (KKT violation).
@@ -26,6 +34,29 @@ import time
 from typing import Any, NamedTuple
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
+
+#: A relative duality gap below minus this cannot come from rounding: weak duality says
+#: P(w) >= D(alpha) for every feasible pair, so the state is not feasible for the problem.
+NEGATIVE_GAP = 1e-8
+
+
+class InfeasibleStateError(ValueError):
+    """A state whose dual exceeds its primal: it is not a feasible point of the problem."""
+
+
+def gap_reached(gap: float, tol: float) -> bool:
+    """True when the relative duality gap is at most ``tol``; NaN is never converged.
+
+    Raises :class:`InfeasibleStateError` for a gap below ``-NEGATIVE_GAP`` (a dual above
+    the primal), which an infeasible state reports and no feasible one can.
+    """
+    gap = float(gap)
+    if gap < -NEGATIVE_GAP:
+        raise InfeasibleStateError(
+            f"the relative duality gap is {gap:.3g} < 0: the dual exceeds the primal, so the state is not "
+            "feasible for this problem (a state from another problem or C?)"
+        )
+    return gap <= tol
 
 
 class SolveResult(NamedTuple):

@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from .. import objectives as obj
-from .base import check_choice, seed_from
+from .base import check_choice, gap_reached, seed_from
 
 
 class DualCDState(NamedTuple):
@@ -216,7 +216,7 @@ class DualCoordinateAscent:
                            P, D, gap, kkt)
 
     def converged(self, state, tol) -> bool:
-        return state.gap <= tol
+        return gap_reached(state.gap, tol)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
         C = float(problem.C)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from .base import seed_from
+from .base import gap_reached, seed_from
 from .dual_cd import epoch_permutation
 
 #: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
@@ -60,7 +60,7 @@ class MulticlassSolver:
         return self.measure(problem, self.State(**base, **self.blank_picture(problem)))
 
     def converged(self, state, tol) -> bool:
-        return state.gap <= tol
+        return gap_reached(state.gap, tol)
 
     def measure(self, problem, state):
         """The state with primal, dual, relative gap and KKT violation (a pass over the data)."""

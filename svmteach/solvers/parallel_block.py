@@ -56,6 +56,7 @@ import math
 from typing import NamedTuple
 
 from .. import objectives as obj
+from .base import gap_reached
 from ..backend import to_numpy
 from ..projections import project_simplex_sort, ww_block_solve
 
@@ -140,7 +141,7 @@ class ParallelBlock:
         return _with_measures(problem, state)
 
     def converged(self, state, tol) -> bool:
-        return state.gap <= tol
+        return gap_reached(state.gap, tol)
 
     def measure(self, problem, state):
         """W and S recomputed from alpha (two passes over X) and the objectives there."""

@@ -27,7 +27,7 @@ import math
 from typing import NamedTuple
 
 from .. import objectives as obj
-from .base import check_choice
+from .base import check_choice, gap_reached
 
 SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
 
@@ -105,7 +105,7 @@ class PrimalSubgradient:
         return self._state(problem, 0, alpha, math.nan, math.nan)
 
     def converged(self, state, tol) -> bool:
-        return state.gap <= tol
+        return gap_reached(state.gap, tol)
 
     def step(self, problem, state: SubgradientState) -> SubgradientState:
         xp = problem.xp

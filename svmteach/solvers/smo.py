@@ -55,7 +55,7 @@ from numba import njit
 
 from .. import objectives as obj
 from ..backend import to_numpy
-from .base import check_choice, seed_from
+from .base import check_choice, gap_reached, seed_from
 
 RULES = ("random", "max_violating_pair", "second_order")
 TAU = 1e-12
@@ -192,7 +192,7 @@ class SMO:
                         nan, nan, nan, nan, nan, b, rule, P, D, gap, kkt)
 
     def converged(self, state, tol) -> bool:
-        return state.gap <= tol
+        return gap_reached(state.gap, tol)
 
     def select(self, problem, state):
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
