@@ -14,7 +14,12 @@ A solver holds hyperparameters only.  It offers
 - ``warm_start(problem, state) -> state``: a state of another run (another C, say)
   made feasible for ``problem``: its dual variables scaled or projected into this
   problem's box, every cached quantity recomputed from them, measured.
-  :func:`iterate` and :func:`solve` call it on every ``state=`` they are given.
+  :func:`iterate` and :func:`solve` call it on every ``state=`` they are given,
+  after :func:`check_state` made sure it is this solver's ``State``;
+- ``State``: the class of the solver's states (a ``NamedTuple``);
+- ``still_is_fixed_point``: True when an epoch of ``advance`` that changes no dual
+  variable proves that no later epoch will (every block is visited and none moves):
+  :func:`solve` then stops there, not converged, instead of spinning to ``max_iter``.
 
 ``converged`` is :func:`gap_reached` on the state's relative gap: a gap below
 ``-NEGATIVE_GAP`` is no rounding error but a dual above the primal, an infeasible
@@ -30,6 +35,8 @@ epoch with its clock paused, so that time curves show solver time only.
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from typing import Any, NamedTuple
 
@@ -89,17 +96,94 @@ def iterate(solver, problem, max_iter: int = 1000, tol: float | None = None, sta
 
     Stops after ``max_iter`` steps, or earlier once ``solver.converged(state, tol)``
     when ``tol`` is given (each state is then measured, which costs a pass over
-    the data for the multiclass solvers).  Pass ``state`` to continue a run.
+    the data for the multiclass solvers).  Pass ``state`` to continue a run: it goes
+    through ``solver.warm_start(problem, state)`` first.  The arguments are checked
+    here, before the first state is asked for.
     """
-    state = solver.init(problem) if state is None else state
+    max_iter = check_max_iter(max_iter)
+    tol = None if tol is None else check_tol(tol)
+    state = solver.init(problem) if state is None else warm_start(solver, problem, state)
+    return _iterate(solver, problem, max_iter, tol, state)
+
+
+def _iterate(solver, problem, max_iter, tol, state):
     yield state
-    for _ in range(int(max_iter)):
+    for _ in range(max_iter):
         if tol is not None:
             state = solver.measure(problem, state)
             if solver.converged(state, tol):
                 return
         state = solver.step(problem, state)
         yield state
+
+
+def warm_start(solver, problem, state):
+    """``state`` checked to be ``solver``'s, then ``solver.warm_start(problem, state)``: feasible and measured."""
+    check_state(solver, state)
+    return solver.warm_start(problem, state)
+
+
+def check_state(solver, state):
+    """Raise a TypeError naming ``state`` unless it is an instance of ``solver.State``."""
+    expected = getattr(type(solver), "State", None)
+    if expected is None:
+        raise TypeError(f"state: solver {type(solver).__name__} cannot continue from a state (it has no State)")
+    if not isinstance(state, expected):
+        raise TypeError(
+            f"state must be a {expected.__name__} (a state of {type(solver).__name__}), got {type(state).__name__}"
+        )
+    return state
+
+
+def check_state_alpha(problem, alpha, shape):
+    """``alpha`` of a state checked against ``problem``: its array library and its ``shape``.
+
+    Raises a TypeError / ValueError naming ``state.alpha`` (a state of a problem with other
+    samples or classes, or on another device), so that nothing broadcasts silently.
+    """
+    from ..backend import array_namespace
+
+    if not hasattr(alpha, "shape"):
+        raise TypeError(f"state.alpha must be an array, got {type(alpha).__name__}")
+    if array_namespace(alpha) is not problem.xp:
+        def name(xp):
+            return getattr(xp, "__name__", type(xp).__name__)
+
+        raise TypeError(
+            f"state.alpha lives in {name(array_namespace(alpha))} but the problem's arrays in "
+            f"{name(problem.xp)}: continue a run on the device it ran on"
+        )
+    if tuple(alpha.shape) != tuple(shape):
+        raise ValueError(
+            f"state.alpha has shape {tuple(alpha.shape)} but this problem needs {tuple(shape)}: "
+            "a state of a problem with other samples or classes"
+        )
+    if not bool(problem.xp.all(problem.xp.isfinite(alpha))):
+        raise ValueError("state.alpha contains NaN or infinity")
+    return alpha
+
+
+def check_max_iter(max_iter, name: str = "max_iter") -> int:
+    """A positive integer (a Python or NumPy integer, or an integral float such as 1e6), or raise naming it."""
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Real):
+        raise TypeError(f"{name} must be a positive integer, got {type(max_iter).__name__} {max_iter!r}")
+    if not isinstance(max_iter, numbers.Integral):
+        value = float(max_iter)
+        if not (math.isfinite(value) and value == int(value)):
+            raise ValueError(f"{name} must be a positive integer, got {max_iter!r}")
+    if max_iter < 1:
+        raise ValueError(f"{name} must be a positive integer, got {max_iter!r}")
+    return int(max_iter)
+
+
+def check_tol(tol, name: str = "tol", positive: bool = False) -> float:
+    """A finite real number >= 0 (> 0 with ``positive``), or raise naming it."""
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(tol).__name__} {tol!r}")
+    value = float(tol)
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{name} must be {'positive' if positive else '>= 0'} and finite, got {tol!r}")
+    return value
 
 
 def _record(history, state, elapsed):
@@ -126,9 +210,11 @@ def solve(
     Parameters
     ----------
     max_iter : int
-        Most steps to take (SMO pairs, coordinates, or subgradient iterations).
+        Most steps to take (SMO pairs, coordinates, or subgradient iterations); a positive integer.
     tol : float
-        Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol``.
+        Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol`` (finite, >= 0).
+        The run also stops, not converged, when the gap is NaN, or when an epoch moved no dual
+        variable of a solver whose ``still_is_fixed_point`` says that no later epoch will.
     fast : bool
         Use the solver's ``advance`` (compiled where available), one epoch at a time;
         the history then has one entry per epoch.  ``False`` steps one at a time
@@ -139,16 +225,24 @@ def solve(
         Keep every state (step-by-step runs only): a film of the run.
     callback : callable or None
         Called with each recorded state; returning True stops the run.
+    state : a state of ``solver`` or None
+        Continue from it (another C, say): ``solver.warm_start(problem, state)`` projects it into
+        this problem's box and recomputes what it caches.
     """
-    state = solver.measure(problem, solver.init(problem) if state is None else state)
+    max_iter = check_max_iter(max_iter)
+    tol = check_tol(tol)
+    state = solver.measure(problem, solver.init(problem)) if state is None else warm_start(solver, problem, state)
     history = {k: [] for k in HISTORY_KEYS} if record_history else None
     states = [state] if (record_states and not fast) else None
     elapsed = 0.0
     if history is not None:
         _record(history, state, elapsed)
-    chunk = solver.steps_per_epoch(problem) if fast else 1
+    epoch = solver.steps_per_epoch(problem)
+    chunk = epoch if fast else 1
+    watch = getattr(solver, "still_is_fixed_point", False)  # documented in the contract above
+    still_since, since = _copy(problem, state.alpha) if watch else None, 0
     while not solver.converged(state, tol) and state.n_iter < max_iter:
-        n_steps = min(chunk, int(max_iter) - int(state.n_iter))
+        n_steps = min(chunk, max_iter - int(state.n_iter))
         t0 = time.perf_counter()
         if fast:
             state = solver.advance(problem, state, n_steps, tol)
@@ -162,6 +256,14 @@ def solve(
             states.append(state)
         if callback is not None and callback(state):
             break
+        if math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
+            break
+        if watch:
+            since += n_steps
+            if since >= epoch:  # a whole epoch since the last look: did alpha move at all?
+                if bool(problem.xp.all(state.alpha == still_since)):
+                    break  # a fixed point short of tol (the result says not converged)
+                still_since, since = _copy(problem, state.alpha), 0
     return SolveResult(
         state=state,
         n_iter=int(state.n_iter),
@@ -173,6 +275,10 @@ def solve(
         history=history,
         states=states,
     )
+
+
+def _copy(problem, a):
+    return problem.xp.asarray(a, copy=True)
 
 
 def check_choice(name: str, value, choices):
@@ -194,4 +300,6 @@ def seed_from(random_state) -> int:
         return int(random_state.integers(0, 2**31 - 1))
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be None, an int or a NumPy generator, got {random_state!r}")
+    if not 0 <= random_state <= 2**32 - 1:  # scikit-learn's range of integer seeds
+        raise ValueError(f"random_state must be between 0 and 2**32 - 1, got {random_state!r}")
     return int(random_state)

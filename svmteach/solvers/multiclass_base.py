@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from .base import gap_reached, seed_from
+from ..projections import project_simplex_sort
+from .base import check_state_alpha, gap_reached, seed_from
 from .dual_cd import epoch_permutation
 
 #: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
@@ -34,6 +35,9 @@ class MulticlassSolver:
 
     loss = "ww"
     name = "multiclass"
+    #: An epoch visits every sample; one that moves no alpha leaves W as it was, so every
+    #: block is already solved and no later epoch moves either (see :func:`~svmteach.solvers.solve`).
+    still_is_fixed_point = True
 
     def __init__(self, random_state=None):
         self.random_state = random_state
@@ -58,6 +62,21 @@ class MulticlassSolver:
         base = dict(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
                     primal=nan, dual=nan, gap=nan, kkt=nan)
         return self.measure(problem, self.State(**base, **self.blank_picture(problem)))
+
+    def warm_start(self, problem, state):
+        """``state`` (of another C, say) made a feasible, measured state of ``problem``.
+
+        Each row of alpha is projected into this problem's set (:func:`feasible_alpha`),
+        W is recomputed from it, W = W(alpha), and the picture of the last step is cleared;
+        the position in the epoch and the step count carry on.
+        """
+        self._check_problem(problem)
+        alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k)))
+        if len(state.perm) != problem.n_samples:
+            raise ValueError(f"state.perm has {len(state.perm)} entries but the problem has {problem.n_samples} samples")
+        state = state._replace(alpha=alpha, W=obj.multiclass_weights(problem, alpha), i=-1,
+                               **self.blank_picture(problem))
+        return self.measure(problem, state)
 
     def converged(self, state, tol) -> bool:
         return gap_reached(state.gap, tol)
@@ -108,6 +127,29 @@ class MulticlassSolver:
     def coefficients(self, problem, state):
         """``(alpha, W)`` as NumPy arrays."""
         return to_numpy(state.alpha), to_numpy(state.W)
+
+
+def feasible_alpha(problem, alpha):
+    """The Euclidean projection of each row of ``alpha`` (n, k) onto the problem's dual set.
+
+    Weston-Watkins: the free variables are the off-label entries, in the box [0, C], so
+    they are clipped to it, and the label entry is minus their sum.  Crammer-Singer:
+    :math:`\{a : a \le u_i, \mathbf 1^\top a = 0\}` with :math:`u_i = C e_{y_i}`; writing
+    :math:`a = u_i - \beta`, it is the simplex :math:`\{\beta \ge 0, \mathbf 1^\top \beta = C\}`,
+    so :math:`\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is).
+    Used to continue a run on another problem (another C).
+    """
+    xp, C = problem.xp, problem.C
+    Y = obj.one_hot(problem)
+    alpha = xp.astype(alpha, xp.float64)
+    if problem.loss == "ww":
+        off = xp.where(Y, 0.0, xp.clip(alpha, 0.0, C))  # beta_ij in [0, C]
+        return xp.where(Y, -xp.sum(off, axis=1, keepdims=True), off)  # alpha_{i y_i} = -1'beta_i
+    upper = xp.where(Y, xp.full(Y.shape, C, dtype=xp.float64), 0.0)
+    beta = project_simplex_sort(upper - alpha, C)
+    new = upper - beta
+    # rows summing to 0 to the last bit: the label entry from the others (it stays <= C up to rounding)
+    return xp.where(Y, xp.minimum(-xp.sum(xp.where(Y, 0.0, new), axis=1, keepdims=True), C), new)
 
 
 def sample_arrays(problem, state, i):

@@ -56,8 +56,9 @@ import math
 from typing import NamedTuple
 
 from .. import objectives as obj
-from .base import gap_reached
 from ..backend import to_numpy
+from .base import check_state_alpha, gap_reached
+from .multiclass_base import feasible_alpha
 from ..projections import project_simplex_sort, ww_block_solve
 
 
@@ -118,6 +119,10 @@ class ParallelBlock:
     """
 
     name = "parallel"
+    State = ParallelBlockState
+    #: A step with t = 0 and no plane leaves alpha, W and S, and a zero previous step: the next
+    #: step is the same, so a chunk that moves nothing is a fixed point (solve stops there).
+    still_is_fixed_point = True
 
     def __init__(self, refresh: int = 10, momentum: bool = True):
         if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1:
@@ -131,24 +136,39 @@ class ParallelBlock:
     def init(self, problem):
         if getattr(problem, "loss", None) not in ("ww", "cs"):
             raise TypeError(f"problem must be a MulticlassProblem (loss 'ww' or 'cs'), got {type(problem).__name__}")
-        xp, n, k, d = problem.xp, problem.n_samples, problem.k, problem.n_features
-        alpha = xp.zeros((n, k), dtype=xp.float64)
-        W = xp.zeros((k, d), dtype=xp.float64)
-        S = xp.zeros((n, k), dtype=xp.float64)
+        xp, n, k = problem.xp, problem.n_samples, problem.k
+        return self._start(problem, xp.zeros((n, k), dtype=xp.float64), 0)
+
+    def warm_start(self, problem, state):
+        """``state`` (of another C, say) projected into this problem's set, W and S recomputed, measured.
+
+        The previous step is forgotten (it belonged to another problem): the next step is a line search.
+        """
+        if getattr(problem, "loss", None) not in ("ww", "cs"):
+            raise TypeError(f"problem must be a MulticlassProblem (loss 'ww' or 'cs'), got {type(problem).__name__}")
+        alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
+        return self._start(problem, feasible_alpha(problem, alpha), state.n_iter)
+
+    def _start(self, problem, alpha, n_iter):
+        """A measured state at a feasible ``alpha`` with exact W and S and no previous step."""
+        xp = problem.xp
+        W = weights(problem, alpha)
         nan = math.nan
-        state = ParallelBlockState(0, alpha, W, S, alpha, W, None, nan, (nan, nan), False, True,
-                                   nan, nan, nan, nan)
+        state = ParallelBlockState(n_iter=n_iter, alpha=alpha, W=W, S=scores(problem, W),
+                                   step_alpha=xp.zeros_like(alpha), step_W=xp.zeros_like(W), target=None,
+                                   t=nan, plane=(nan, nan), used_plane=False, exact=True,
+                                   primal=nan, dual=nan, gap=nan, kkt=nan)
         return _with_measures(problem, state)
 
     def converged(self, state, tol) -> bool:
         return gap_reached(state.gap, tol)
 
     def measure(self, problem, state):
-        """W and S recomputed from alpha (two passes over X) and the objectives there."""
-        if state.exact:
-            return state
-        W = weights(problem, state.alpha)
-        return _with_measures(problem, state._replace(W=W, S=scores(problem, W), exact=True))
+        """The objectives at W and S recomputed from alpha (two passes over X; none when they are exact)."""
+        if not state.exact:
+            W = weights(problem, state.alpha)
+            state = state._replace(W=W, S=scores(problem, W), exact=True)
+        return _with_measures(problem, state)
 
     def step(self, problem, state):
         xp = problem.xp

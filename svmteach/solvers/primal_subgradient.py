@@ -27,7 +27,7 @@ import math
 from typing import NamedTuple
 
 from .. import objectives as obj
-from .base import check_choice, gap_reached
+from .base import check_choice, check_state_alpha, check_tol, gap_reached
 
 SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
 
@@ -73,11 +73,12 @@ class PrimalSubgradient:
 
     bias = False
     name = "primal_subgradient"
+    State = SubgradientState
 
     def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0):
         self.step_size = check_choice("step_size", step_size, SCHEDULES)
-        lr = float(learning_rate)
-        if not (0.0 < lr <= 1.0):
+        lr = check_tol(learning_rate, "learning_rate", positive=True)
+        if not lr <= 1.0:
             raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
         self.learning_rate = lr
 
@@ -103,6 +104,15 @@ class PrimalSubgradient:
     def init(self, problem) -> SubgradientState:
         alpha = problem.xp.zeros(problem.n_samples, dtype=problem.X.dtype)
         return self._state(problem, 0, alpha, math.nan, math.nan)
+
+    def warm_start(self, problem, state):
+        """``state`` (of another C, say) with alpha clipped into this problem's box [0, C], re-measured.
+
+        The step count carries on, so the step-size schedule continues where it was.
+        """
+        alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
+        alpha = problem.xp.clip(problem.xp.astype(alpha, problem.X.dtype), 0.0, problem.C)
+        return self._state(problem, state.n_iter, alpha, state.step_size, state.grad_norm)
 
     def converged(self, state, tol) -> bool:
         return gap_reached(state.gap, tol)
