@@ -2,6 +2,10 @@
 explorer (3: binary, 6: multiclass, 5: the RLS path), clicks their buttons and drags their
 sliders, and their state and plot change, in place, with no errors in the page.
 
+Every wait is for a condition, with a deadline of tens of seconds (the tests pass with both
+cores of a small machine busy): the kernel idle, the explorer's status line changed from what it
+said before the action, its canvas showing other pixels.  State is read only once all three hold.
+
 Needs Debian's chromium (/usr/bin/chromium) and the playwright package (no browser
 download): .ci/run installs both.  Skipped where either is missing.  The screenshot
 of each is saved to test-artifacts/.
@@ -23,14 +27,44 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 NOTEBOOKS = ("03_dual_coordinate_ascent.ipynb", "05_kernels_rls.ipynb", "06_weston_watkins.ipynb")
 
+#: deadlines (milliseconds): starting JupyterLab's page and running a whole notebook; one action
+START_MS, ACTION_MS = 240_000, 90_000
+
 playwright = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 
-#: JavaScript: the explorer's picture, the pixels of its ipympl canvas (None before it is drawn).
-PICTURE = """() => { const c = document.querySelector('.jupyter-matplotlib-canvas-div canvas');
-  if (!c || c.width === 0) return null; return c.toDataURL(); }"""
+#: JavaScript run in the page before JupyterLab loads: what the tests read, as ``window.probe``.
+#: The application object is there because the server runs with ``expose_app_in_browser``.
+PROBE = """window.probe = {
+  panel() {  // the open notebook (the workspace is reset: it is the only one)
+    const app = window.jupyterapp;
+    if (!app) return null;
+    for (const w of app.shell.widgets('main')) if (w.sessionContext) return w;
+    return null;
+  },
+  kernel() {  // 'idle', 'busy', ... or null before a kernel is connected
+    const p = this.panel(), k = p && p.sessionContext.session && p.sessionContext.session.kernel;
+    return k ? k.status : null;
+  },
+  status(pattern) {  // the last widget HTML line matching the pattern (the explorer's status), or null
+    const re = new RegExp(pattern);
+    const lines = [...document.querySelectorAll('.widget-html')].map(e => e.innerText).filter(t => re.test(t));
+    return lines.length ? lines[lines.length - 1] : null;
+  },
+  picture() {  // the pixels of the ipympl canvas, null before it is drawn
+    const c = document.querySelector('.jupyter-matplotlib-canvas-div canvas');
+    return c && c.width > 0 ? c.toDataURL() : null;
+  },
+  canvases() { return document.querySelectorAll('.jupyter-matplotlib-canvas-div').length; },
+  run(command) {  // run a JupyterLab command; what its promise gives (null: nothing) lands in ran[command]
+    this.ran[command] = undefined;
+    window.jupyterapp.commands.execute(command).then(r => { this.ran[command] = r === undefined ? null : r; },
+                                                     e => { this.ran[command] = 'error: ' + e; });
+  },
+  ran: {},
+};"""
 
 
 def free_port():
@@ -45,29 +79,33 @@ def lab(tmp_path_factory):
     for name in NOTEBOOKS:
         shutil.copy(ROOT / "notebooks" / name, tmp_path / name)
     port = free_port()
+    log = open(tmp_path / "lab.log", "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
          "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={tmp_path}",
+         "--LabApp.expose_app_in_browser=True",
          "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
+    deadline = time.monotonic() + START_MS / 1000
+    while True:  # poll until the server answers (or dies, or the deadline passes)
         try:
-            urllib.request.urlopen(f"{url}/lab", timeout=2)
+            urllib.request.urlopen(f"{url}/lab", timeout=5)
             break
         except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text()[-3000:])
             time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("JupyterLab did not start")
     yield url
     proc.terminate()
-    proc.wait(timeout=30)
+    proc.wait(timeout=60)
+    log.close()
 
 
 class Page:
-    """A Chromium page on one notebook: run it, read the explorer's picture, drag its first slider."""
+    """A Chromium page on one notebook, all of it run; actions on its explorer that wait for their effect."""
 
     def __init__(self, p, lab, notebook):
         self.errors = []
@@ -77,30 +115,65 @@ class Page:
         page = self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.add_init_script(PROBE)
         # a workspace of its own, reset: the server's other notebooks stay closed
         page.goto(f"{lab}/lab/workspaces/{notebook.split('_')[0]}/tree/{notebook}?reset")
-        try:  # a fresh server asks which kernel to use
-            page.locator(".jp-Dialog .jp-mod-accept").click(timeout=15_000)
-        except playwright.Error:
-            pass
-        page.locator(".jp-Notebook").wait_for(timeout=60_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        # the kernel up and idle; a fresh server may first ask which kernel to use
+        dialog = ".jp-Dialog .jp-mod-accept"
+        while not self.wait(f"() => document.querySelector('{dialog}') ? 'dialog' : window.probe.kernel() === 'idle'",
+                            START_MS, "the notebook's kernel to start") is True:
+            page.locator(dialog).first.click(timeout=ACTION_MS)
+        # the copy's saved outputs cleared, so that all the explorer shows comes from the live kernel
+        self.command("notebook:clear-all-cell-outputs")
+        self.wait("() => document.querySelectorAll('.widget-html, .jupyter-matplotlib-canvas-div').length === 0",
+                  ACTION_MS, "the saved outputs to be cleared")
+        self.command("notebook:run-all-cells", START_MS, expect=True)  # every cell ran, none failed
+        self.wait("() => window.probe.kernel() === 'idle'", ACTION_MS, "the kernel to be idle")
 
-    def picture(self):
-        """The explorer's canvas (ipympl, turned on by the notebook), once drawn."""
-        self.page.locator(".jupyter-matplotlib-canvas-div canvas").first.wait_for(timeout=120_000)
-        self.page.wait_for_function(f"() => ({PICTURE})() !== null", timeout=30_000)
-        return self.page.evaluate(PICTURE)
+    def wait(self, predicate, timeout, what, arg=None):
+        """Wait until the JavaScript ``predicate`` is truthy, failing with ``what`` was waited for; its value."""
+        try:
+            return self.page.wait_for_function(predicate, arg=arg, timeout=timeout).json_value()
+        except playwright.TimeoutError:
+            pytest.fail(f"waited {timeout / 1000:.0f} s for {what}; the page's errors: {self.errors}")
 
-    def changed(self, before):
-        """Wait for the canvas to show something else; it must still be the only canvas."""
-        self.page.wait_for_function(f"(b) => ({PICTURE})() !== b", arg=before, timeout=30_000)
-        assert self.page.locator(".jupyter-matplotlib-canvas-div").count() == 1  # updated, never re-created
-        return self.page.evaluate(PICTURE)
+    def command(self, name, timeout=ACTION_MS, expect=None):
+        """Run a JupyterLab command, wait until it has finished, and check it gave ``expect``."""
+        self.page.evaluate("(c) => window.probe.run(c)", name)
+        outcome = self.wait("(c) => window.probe.ran[c] !== undefined && [window.probe.ran[c]]", timeout,
+                            f"JupyterLab's {name!r}", arg=name)[0]
+        assert outcome == expect, f"{name} gave {outcome!r}"
 
-    def drag_first_slider(self, dx=60):
+    def ready(self, pattern):
+        """Wait for the kernel to be idle, the status line to match ``pattern`` and the canvas to be drawn;
+        return ``(status, picture)``."""
+        return self.wait("(p) => window.probe.kernel() === 'idle' && window.probe.status(p) !== null"
+                         " && window.probe.picture() !== null && [window.probe.status(p), window.probe.picture()]",
+                         ACTION_MS, f"an idle kernel, a drawn canvas and a status line matching {pattern!r}",
+                         arg=pattern)
+
+    def act(self, action, pattern):
+        """Do ``action`` on a settled explorer and wait for its whole effect: the status line (the last one
+        matching ``pattern``) says something else, the canvas shows other pixels, the kernel is idle again.
+        Return the status line then."""
+        status, picture = self.ready(pattern)
+        action()
+        self.wait("([p, s]) => { const t = window.probe.status(p); return t !== null && t !== s; }", ACTION_MS,
+                  f"the status line to change from {status!r}", arg=[pattern, status])
+        self.wait("(b) => { const c = window.probe.picture(); return c !== null && c !== b; }", ACTION_MS,
+                  "the canvas to be redrawn", arg=picture)
+        assert self.page.evaluate("() => window.probe.canvases()") == 1  # updated in place, never re-created
+        return self.ready(pattern)[0]
+
+    def click(self, button):
+        """Click the explorer's button labelled ``button``."""
+        self.page.locator(".widget-button").filter(has_text=re.compile(f"^{re.escape(button)}$")).first.click(
+            timeout=ACTION_MS)
+
+    def drag_first_slider(self, dx):
+        """Drag the first slider's handle ``dx`` pixels to the right."""
         handle = self.page.locator(".widget-slider .noUi-handle").first
+        handle.scroll_into_view_if_needed(timeout=ACTION_MS)
         box = handle.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         self.page.mouse.move(x, y)
@@ -108,9 +181,6 @@ class Page:
         for step in range(0, dx + 1, 10):
             self.page.mouse.move(x + step, y)
         self.page.mouse.up()
-
-    def status(self, text):
-        return self.page.locator(".widget-html", has_text=text).last
 
     def finish(self, name):
         artifacts = ROOT / "test-artifacts"
@@ -120,6 +190,10 @@ class Page:
         assert not self.errors, self.errors
 
 
+#: the solver explorers' status line: "... step <n>: ... relative gap <gap> ..."
+STEP = r"\bstep (\d+)\b"
+
+
 @pytest.mark.parametrize("notebook, button, steps, dx, screenshot", [
     ("03_dual_coordinate_ascent.ipynb", "step", 1, 60, "lab.png"),  # binary
     ("06_weston_watkins.ipynb", "10 steps", 10, 20, "lab-multiclass.png"),  # C a little: WW is slow at large C
@@ -127,28 +201,22 @@ class Page:
 def test_solver_explorer_in_jupyterlab(lab, notebook, button, steps, dx, screenshot):
     with playwright.sync_playwright() as p:
         nb = Page(p, lab, notebook)
-        nb.status("step 0").wait_for(timeout=120_000)
-        before = nb.picture()
-        nb.page.get_by_role("button", name=button, exact=True).click()
-        nb.status(f"step {steps}").wait_for(timeout=30_000)
-        after = nb.changed(before)
-        nb.drag_first_slider(dx)  # C
-        nb.changed(after)
-        text = nb.status("relative gap").inner_text()
-        n_iter = int(re.search(r"step (\d+)", text).group(1))
-        gap = float(re.search(r"relative gap ([0-9.e+-]+)", text).group(1))
-        assert n_iter > steps and gap <= 1e-4  # moving C re-solved, from the start, to the explorer's tol
+        status, _ = nb.ready(STEP)
+        assert int(re.search(STEP, status).group(1)) == 0
+        status = nb.act(lambda: nb.click(button), STEP)
+        assert int(re.search(STEP, status).group(1)) == steps
+        status = nb.act(lambda: nb.drag_first_slider(dx), STEP)  # C
+        n_iter = int(re.search(STEP, status).group(1))
+        gap = float(re.search(r"relative gap ([0-9.e+-]+)", status).group(1))
+        assert n_iter > steps and gap <= 1e-4, status  # moving C re-solved, from the start, to the explorer's tol
         nb.finish(screenshot)
 
 
 def test_rls_path_explorer_in_jupyterlab(lab):
+    lam = r"\blambda = ([0-9.e+-]+)"
     with playwright.sync_playwright() as p:
         nb = Page(p, lab, "05_kernels_rls.ipynb")
-        first = nb.status("lambda = ")
-        first.wait_for(timeout=120_000)
-        before_text = first.inner_text()
-        before = nb.picture()
-        nb.drag_first_slider(dx=80)  # lambda: read off the path, nothing solved
-        nb.changed(before)
-        assert nb.status("lambda = ").inner_text() != before_text
+        before, _ = nb.ready(lam)
+        after = nb.act(lambda: nb.drag_first_slider(dx=80), lam)  # lambda: read off the path, nothing solved
+        assert float(re.search(lam, after).group(1)) != float(re.search(lam, before).group(1))
         nb.finish("lab-rls.png")
