@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -210,23 +211,82 @@ def table(rows) -> str:
     return "\n".join(lines)
 
 
+#: ``svmteach bench --help``: the module docstring without its markup.
+DESCRIPTION = """\
+Times the CPU fast path against the parallel solver, for Weston-Watkins and
+Crammer-Singer, on synthetic data (d = 784 features, k = 10 classes, float32, C = 1).
+
+  CPU       the compiled sequential solver (WWExact or CSBlondel, one thread) run to
+            the relative duality gap --tol: its time, epochs and time per epoch.
+            A run longer than --cpu-budget seconds is stopped and reported as a
+            lower bound (">").
+  parallel  ParallelBlock on the GPU (where CuPy sees a CUDA device) to the same gap:
+            its time (data already on the GPU, after a warm-up), steps, time per
+            step, and the time per step that the GPU's memory bandwidth allows.
+            Without a GPU it runs on the CPU instead, and the table says so.
+
+Long runs draw a progress bar on stderr. The result is a Markdown table on stdout,
+and JSON with --json PATH.
+"""
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="svmteach bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="svmteach bench", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv))
 
 
+def _at_least(lowest):
+    """An argparse type: an integer that is at least ``lowest``."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {text}")
+        return value
+    return parse
+
+
+def _positive_finite(text):
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+    if not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
+    return value
+
+
+def _writable_file(text):
+    """An argparse type: a file path whose folder exists and can be written to (checked before the run)."""
+    path = os.path.abspath(os.path.expanduser(text))
+    folder = os.path.dirname(path)
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name")
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{text} cannot be written (no permission)")
+    return path
+
+
 def add_arguments(parser):
     parser.add_argument("--sizes", type=int, nargs="+", default=None,
-                        help="numbers of samples (default: 10000 100000 500000 with a GPU, 2000 20000 without)")
-    parser.add_argument("--d", type=int, default=784, help="features (default 784)")
-    parser.add_argument("--k", type=int, default=10, help="classes (default 10)")
-    parser.add_argument("--tol", type=float, default=1e-3, help="relative duality gap to reach (default 1e-3)")
+                        help="numbers of samples, each at least 1000 "
+                             "(default: 10000 100000 500000 with a GPU, 2000 20000 without)")
+    parser.add_argument("--d", type=_at_least(1), default=784, help="features (default 784)")
+    parser.add_argument("--k", type=_at_least(2), default=10, help="classes, at least 2 (default 10)")
+    parser.add_argument("--tol", type=_positive_finite, default=1e-3,
+                        help="relative duality gap to reach (default 1e-3)")
     parser.add_argument("--losses", nargs="+", choices=("ww", "cs"), default=["ww", "cs"])
-    parser.add_argument("--cpu-budget", type=float, default=300.0,
+    parser.add_argument("--cpu-budget", type=_positive_finite, default=300.0,
                         help="seconds after which a run is stopped and reported as a lower bound (default 300)")
-    parser.add_argument("--json", default=None, help="also write the rows as JSON to this file")
+    parser.add_argument("--json", type=_writable_file, default=None,
+                        help="also write the rows as JSON to this file (its folder must exist)")
 
 
 def run(args) -> int:

@@ -5,9 +5,13 @@ against the parallel solver on the GPU (:mod:`svmteach.bench`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 
@@ -34,14 +38,63 @@ def copy_course(target: Path) -> list[Path]:
     return copied
 
 
+def running_as_root() -> bool:
+    """True for the superuser on POSIX (Docker, many lab machines, CI); Windows has no ``geteuid``."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def lab_command(target: Path, jupyter_args: list[str]) -> list[str]:
+    """The JupyterLab command line: the course folder as its root, ``--allow-root`` for root
+    (JupyterLab refuses to start as root without it), then the user's own JupyterLab options."""
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={target}"]
+    if running_as_root():
+        cmd.append("--allow-root")
+    return cmd + list(jupyter_args)
+
+
+def announce_url(proc: subprocess.Popen, out=None, deadline: float = 600.0) -> None:
+    """Wait until the server ``proc`` has written its runtime file, then print its address (with
+    the token) and how to stop it.  Gives up silently when ``proc`` ends or ``deadline`` passes:
+    JupyterLab prints its own address too."""
+    from jupyter_server.serverapp import list_running_servers
+
+    out = sys.stdout if out is None else out
+    end = time.monotonic() + deadline
+    while proc.poll() is None and time.monotonic() < end:
+        info = next((s for s in list_running_servers() if s.get("pid") == proc.pid), None)
+        if info is not None:
+            url = info["url"].rstrip("/") + "/lab" + (f"?token={info['token']}" if info.get("token") else "")
+            print(f"\nsvmteach: the course is open at {url}\n"
+                  f"svmteach: to stop JupyterLab, press Ctrl-C twice here "
+                  f"(or run `jupyter server stop {info['port']}` in another terminal)\n", file=out, flush=True)
+            return
+        time.sleep(0.5)
+
+
 def lab(args) -> int:
     target = Path(args.dir).expanduser().resolve()
-    copied = copy_course(target)
-    print(f"course folder: {target} ({len(copied)} notebook(s) copied, existing ones kept)")
-    if args.no_browser_launch:
+    if target.exists() and not target.is_dir():
+        args.parser.error(f"--dir {args.dir}: this is a file, not a folder; give a folder for the course")
+    try:
+        copied = copy_course(target)
+    except OSError as e:
+        args.parser.error(f"--dir {args.dir}: cannot copy the course there ({e.strerror or e})")
+    print(f"course folder: {target} ({len(copied)} notebook(s) copied, existing ones kept)", flush=True)
+    if args.copy_only:
         return 0
-    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={target}"]
-    return subprocess.call(cmd)
+    print("svmteach: starting JupyterLab (its log follows); the address to open, with its token, "
+          "is printed once the server is up", flush=True)
+    proc = subprocess.Popen(lab_command(target, args.jupyter_args))
+    threading.Thread(target=announce_url, args=(proc,), daemon=True).start()
+    # Ctrl-C belongs to JupyterLab (the first asks, the second stops it): this process only waits;
+    # a SIGTERM sent to this process is passed on, so that JupyterLab stops its kernels and cleans up
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, lambda signum, frame: proc.send_signal(signum))}
+    try:
+        return proc.wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def verify(args) -> int:
@@ -53,21 +106,28 @@ def verify(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="svmteach", description="Learn, teach and run SVM duality.")
     sub = parser.add_subparsers(dest="command", required=True)
-    p_lab = sub.add_parser("lab", help="copy the course into a working folder and open JupyterLab there")
+    p_lab = sub.add_parser(
+        "lab", allow_abbrev=False,  # --no-browser is JupyterLab's, never an abbreviation of ours
+        help="copy the course into a working folder and open JupyterLab there",
+        description="Copy the course notebooks into a working folder (existing notebooks are kept) and start "
+                    "JupyterLab there. Any other option goes to JupyterLab: --port 8890, --no-browser, "
+                    "--ip 0.0.0.0, ... Stop it with Ctrl-C twice. For a fresh copy of the course, rename or "
+                    "delete the folder and run this again.")
     p_lab.add_argument("--dir", default="svmteach-course", help="working folder (default: ./svmteach-course)")
-    p_lab.add_argument("--no-browser-launch", action="store_true",
-                       help="only copy the notebooks, do not start JupyterLab")
-    p_lab.set_defaults(func=lab)
+    p_lab.add_argument("--copy-only", action="store_true", help="only copy the notebooks, do not start JupyterLab")
+    p_lab.set_defaults(func=lab, parser=p_lab)
     p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
     p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p_verify.set_defaults(func=verify)
     from . import bench
 
     p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU (WW and CS)",
-                             description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                             description=bench.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench.run)
-    args = parser.parse_args(argv)
+    args, args.jupyter_args = parser.parse_known_args(argv)
+    if args.jupyter_args and args.command != "lab":  # only JupyterLab takes options svmteach does not know
+        parser.error(f"unrecognized arguments: {' '.join(args.jupyter_args)}")
     return args.func(args)
 
 
