@@ -22,6 +22,8 @@ the ``*_row`` functions are the compiled one-row versions the CPU fast paths cal
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -29,64 +31,115 @@ from .backend import array_namespace, cumulative_sum
 
 
 def _check_rows(V, name):
+    """``V`` as a finite floating 2-D array of rows (a list becomes a NumPy array), or raise naming it."""
+    if not hasattr(V, "shape"):
+        try:
+            V = np.asarray(V, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a 2-D array of numbers, got {type(V).__name__}") from None
+    xp = array_namespace(V)
     if V.ndim != 2:
         raise ValueError(f"{name} must be 2-D (one problem per row), got shape {V.shape}")
+    if V.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one column, got shape {V.shape}")
+    if V.dtype not in (xp.float32, xp.float64):
+        V = xp.astype(V, xp.float64)
+    if not bool(xp.all(xp.isfinite(V))):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return V, xp
+
+
+def _check_mass(xp, z, V, name="z"):
+    """The simplex's mass: a positive finite scalar, or one per row as an (r, 1) array; else raise naming it."""
+    if isinstance(z, bool):
+        raise TypeError(f"{name} must be a positive number or one per row, got {z!r}")
+    if isinstance(z, (int, float, np.integer, np.floating)):
+        z = float(z)
+        if not (math.isfinite(z) and z > 0):
+            raise ValueError(f"{name} must be positive and finite, got {z!r}")
+        return z
+    z = xp.reshape(xp.asarray(z, dtype=V.dtype), (-1, 1))
+    if z.shape[0] != V.shape[0]:
+        raise ValueError(f"{name} must be a scalar or have one entry per row ({V.shape[0]}), got {z.shape[0]}")
+    if not bool(xp.all(xp.isfinite(z) & (z > 0))):
+        raise ValueError(f"{name} must be positive and finite in every row")
+    return z
 
 
 def project_simplex_sort(V, z):
-    """Project each row of ``V`` (shape (r, k)) onto the simplex of mass ``z`` (scalar or (r,)), by sorting."""
-    xp = array_namespace(V)
-    _check_rows(V, "V")
+    """Project each row of ``V`` (shape (r, k)) onto the simplex of mass ``z`` (scalar or (r,)), by sorting.
+
+    Each row is first shifted by its largest entry (the projection is unchanged by adding a
+    constant to a row, since every point of the simplex has the same sum), so the entries
+    that matter, the largest, are computed without cancellation: ties at 1e20 with z = 1
+    still split z exactly.  ``V`` must be finite and 2-D with k >= 1, ``z`` positive and finite.
+    """
+    V, xp = _check_rows(V, "V")
+    z = _check_mass(xp, z, V)
     r, k = V.shape
-    z = xp.reshape(xp.asarray(z, dtype=V.dtype), (-1, 1)) if not isinstance(z, (int, float)) else z
+    V = V - xp.max(V, axis=1, keepdims=True)  # max is now exactly 0
     U = -xp.sort(-V, axis=1)  # descending
     css = cumulative_sum(xp, U, axis=1) - z
     ind = xp.arange(1, k + 1, dtype=V.dtype)[None, :]
-    cond = U - css / ind > 0
-    rho = xp.sum(xp.astype(cond, xp.int64), axis=1)  # the support size (at least 1 for z > 0)
+    cond = U - css / ind > 0  # j is in the support when u_j > (sum_{l <= j} u_l - z) / j
+    # the largest entry is always in it (0 - (0 - z) = z > 0): at least 1 even where z underflows
+    rho = xp.maximum(xp.sum(xp.astype(cond, xp.int64), axis=1), 1)
     idx = xp.reshape(rho - 1, (-1, 1))
     theta = xp.take_along_axis(css, idx, axis=1) / xp.reshape(xp.astype(rho, V.dtype), (-1, 1))
     return xp.maximum(V - theta, 0.0)
 
 
 def project_simplex_bisect(V, z, n_iter: int = 60):
-    """The same projection by bisection on the threshold, then an exact final step.
+    """The same projection by bisection on the threshold, then exact steps on the support.
 
     ``theta`` solves :math:`\\sum_m \\max(v_m - \\theta, 0) = z` and lies in
-    :math:`[\\min v - z/k, \\max v]`; after ``n_iter`` halvings the support
-    :math:`\\{v_m > \\theta\\}` is known and theta is recomputed from it exactly.
+    :math:`[\\max v - z, \\max v]`; rows are shifted by their maximum first (as in
+    :func:`project_simplex_sort`).  After ``n_iter`` halvings the lower end ``lo`` is at most
+    theta, so :math:`S = \\{v_m > lo\\}` holds the support; Michelot's step
+    :math:`\\theta \\leftarrow (\\sum_S v - z) / |S|` with :math:`S = \\{v > \\theta\\}` then rises to
+    the exact theta in at most k steps (one, unless entries lie within the last bracket).
     """
-    xp = array_namespace(V)
-    _check_rows(V, "V")
+    V, xp = _check_rows(V, "V")
+    z = _check_mass(xp, z, V)
     r, k = V.shape
-    z = xp.reshape(xp.asarray(z, dtype=V.dtype), (-1, 1)) if not isinstance(z, (int, float)) else z
-    lo = xp.min(V, axis=1, keepdims=True) - z / k
-    hi = xp.max(V, axis=1, keepdims=True)
+    V = V - xp.max(V, axis=1, keepdims=True)
+    lo = xp.zeros((r, 1), dtype=V.dtype) - z  # sum max(v - lo, 0) >= 0 - lo = z
+    hi = xp.zeros((r, 1), dtype=V.dtype)
     for _ in range(n_iter):
         mid = 0.5 * (lo + hi)
         mass = xp.sum(xp.maximum(V - mid, 0.0), axis=1, keepdims=True)
         too_much = mass > z
         lo = xp.where(too_much, mid, lo)
         hi = xp.where(too_much, hi, mid)
-    support = V > lo  # theta lies in [lo, hi]: these entries stay positive
-    count = xp.sum(xp.astype(support, V.dtype), axis=1, keepdims=True)
-    theta = (xp.sum(xp.where(support, V, 0.0), axis=1, keepdims=True) - z) / count
+    theta = lo
+    for _ in range(k):  # Michelot: theta rises to the root; stops once the support is settled
+        support = V > theta
+        count = xp.sum(xp.astype(support, V.dtype), axis=1, keepdims=True)
+        new = (xp.sum(xp.where(support, V, 0.0), axis=1, keepdims=True) - z) / count
+        settled = bool(xp.all((V > new) == support))
+        theta = new
+        if settled:
+            break
     return xp.maximum(V - theta, 0.0)
 
 
 @njit(cache=True)
 def project_simplex_row(v, z, out):
-    """One row of :func:`project_simplex_sort`, compiled: writes the projection of ``v`` into ``out``."""
-    u = -np.sort(-v)
+    """One row of :func:`project_simplex_sort`, compiled: writes the projection of ``v`` into ``out``.
+
+    No checks (the callers pass finite rows and z > 0); shifted by the row's maximum as the batched version.
+    """
+    top = v.max()
+    u = -np.sort(-(v - top))
     css = 0.0
-    theta = 0.0
+    theta = -z  # the support's first entry, u_0 = 0: theta = (0 - z) / 1
     for j in range(u.shape[0]):
         css += u[j]
         t = (css - z) / (j + 1)
         if u[j] - t > 0:
             theta = t
     for j in range(v.shape[0]):
-        out[j] = max(v[j] - theta, 0.0)
+        out[j] = max((v[j] - top) - theta, 0.0)
 
 
 @njit(cache=True)
@@ -156,8 +209,8 @@ def ww_block_solve(U, C):
     at every breakpoint with cumulative sums, and the piece holding the root is
     read off where psi first becomes non-negative.
     """
-    xp = array_namespace(U)
-    _check_rows(U, "U")
+    U, xp = _check_rows(U, "U")
+    C = _check_mass(xp, C, U, "C")
     r, m = U.shape
     points = xp.concat([U - C, U], axis=1)  # (r, 2m)
     order = xp.argsort(points, axis=1)

@@ -215,6 +215,32 @@ def test_awkward_input_is_solved(loss, solver):
         assert m.alpha_[2, y2] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e-6, 1e-8, 1e-10, 1e-20, 1e-87, 1e-160, 1e-300])
+@pytest.mark.parametrize("fast", [True, False])
+def test_crammer_singer_on_rows_of_tiny_norm(scale, fast):
+    """Rows of norm 1e-6 left rows of alpha summing to 1e-4, at 1e-10 to infinity (then NaN), 'converged'."""
+    X, y = random_multiclass(n=12, d=3, k=3, seed=1)
+    X = scale * X / np.linalg.norm(X, axis=1, keepdims=True)
+    p = MulticlassProblem(X, y, C=1.0, loss="cs")
+    r = solve(CSBlondel(random_state=0), p, tol=1e-9, max_iter=10**5, fast=fast)
+    alpha = r.state.alpha
+    assert r.converged and np.all(np.isfinite(alpha))
+    np.testing.assert_allclose(alpha.sum(axis=1), 0.0, atol=1e-15)
+    assert _feasible(p, alpha)
+    np.testing.assert_allclose(r.state.W, obj.multiclass_weights(p, alpha), rtol=1e-12, atol=1e-300)
+    # the oracle on the data itself while X X' is representable; below that on its limit X = 0 (a linear
+    # program), which differs from the true optimum by at most ||W||^2 / 2 <= (n C max ||x_i||)^2 < 1e-14
+    best = cs_dual_optimum(X if scale >= 1e-8 else np.zeros_like(X), p.codes, 1.0)
+    assert rel(r.dual, best) < 1e-6 and rel(r.primal, best) < 1e-6
+
+
+def test_crammer_singer_on_the_issues_tiny_rows():
+    m = MulticlassSVC(loss="cs").fit(np.full((2, 5), 2.2e-87), [0, 1])
+    assert m.result_.converged and np.all(np.isfinite(m.alpha_))
+    np.testing.assert_allclose(m.alpha_.sum(axis=1), 0.0, atol=1e-15)
+    np.testing.assert_allclose(m.alpha_, [[1.0, -1.0], [-1.0, 1.0]])  # the linear block's vertices
+
+
 def test_convergence_warning():
     X, y = random_multiclass(n=40, seed=9)
     with pytest.warns(ConvergenceWarning, match="max_iter=1 epochs"):

@@ -97,3 +97,81 @@ def test_batched_functions_run_on_array_api_strict():
 def test_rows_must_be_2d():
     with pytest.raises(ValueError, match="^V must be 2-D"):
         project_simplex_sort(np.ones(3), 1.0)
+
+
+# ---- degenerate and invalid input ---------------------------------------------------------------
+
+def exact_simplex(v, z):
+    """Brute force in exact rational arithmetic: the support S is the set whose threshold
+    theta = (sum_S v - z) / |S| keeps v > theta on S and v <= theta off it (Held et al.)."""
+    from fractions import Fraction
+    from itertools import combinations
+
+    v = [Fraction(x) for x in v]
+    z = Fraction(z)
+    for size in range(1, len(v) + 1):
+        for S in combinations(range(len(v)), size):
+            theta = (sum(v[j] for j in S) - z) / size
+            if all(v[j] > theta for j in S) and all(v[j] <= theta for j in range(len(v)) if j not in S):
+                return np.array([float(max(x - theta, 0)) for x in v])
+    raise AssertionError("no support found")
+
+
+huge_rows = st.integers(1, 5).flatmap(lambda k: arrays(
+    np.float64, (3, k), elements=st.sampled_from([0.0, -1.0, 1.0, 1e20, -1e20, 1e20 + 16384.0, 1e-300, 3.5])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(V=huge_rows, z=st.sampled_from([1e-300, 1e-10, 0.5, 1.0, 7.0, 1e20]))
+def test_simplex_projection_is_exact_on_ties_and_huge_entries(V, z):
+    """Ties at 1e20 with z = 1 used to give a projection of the wrong mass; now exact, on every path."""
+    for f in (project_simplex_sort, project_simplex_bisect):
+        P = f(V, z)
+        for v, p in zip(V, P):
+            np.testing.assert_allclose(p, exact_simplex(v, z), rtol=1e-12, atol=1e-15 * z)
+            assert p.sum() == pytest.approx(z, rel=1e-12)
+    out = np.empty(V.shape[1])
+    project_simplex_row(V[0], z, out)
+    np.testing.assert_allclose(out, exact_simplex(V[0], z), rtol=1e-12, atol=1e-15 * z)
+
+
+def test_simplex_projection_of_lists_and_one_column():
+    np.testing.assert_array_equal(project_simplex_sort([[1, 2, 3]], 1.0), [[0.0, 0.0, 1.0]])
+    np.testing.assert_array_equal(project_simplex_bisect([[5.0], [-3.0]], 2.0), [[2.0], [2.0]])
+
+
+@pytest.mark.parametrize("f", [project_simplex_sort, project_simplex_bisect])
+@pytest.mark.parametrize("z, exc, match", [
+    (0.0, ValueError, "^z must be positive and finite"),
+    (-1.0, ValueError, "^z must be positive and finite"),
+    (np.nan, ValueError, "^z must be positive and finite"),
+    (np.inf, ValueError, "^z must be positive and finite"),
+    (True, TypeError, "^z must be a positive number"),
+    (np.array([1.0, 0.0]), ValueError, "^z must be positive and finite in every row"),
+    (np.array([1.0, 2.0, 3.0]), ValueError, "^z must be a scalar or have one entry per row"),
+])
+def test_simplex_projection_refuses_a_bad_mass(f, z, exc, match):
+    with pytest.raises(exc, match=match):
+        f(np.ones((2, 3)), z)
+
+
+@pytest.mark.parametrize("V, exc, match", [
+    (np.ones((2, 0)), ValueError, "^V must have at least one column"),
+    (np.array([[np.nan, 1.0]]), ValueError, "^V contains NaN or infinity"),
+    (np.array([[np.inf, 1.0]]), ValueError, "^V contains NaN or infinity"),
+    ([[1.0, "a"]], TypeError, "^V must be a 2-D array of numbers"),
+    (np.ones((2, 2, 2)), ValueError, "^V must be 2-D"),
+])
+def test_simplex_projection_refuses_bad_rows(V, exc, match):
+    for f in (project_simplex_sort, project_simplex_bisect):
+        with pytest.raises(exc, match=match):
+            f(V, 1.0)
+
+
+def test_ww_block_refuses_bad_input():
+    with pytest.raises(ValueError, match="^C must be positive and finite"):
+        ww_block_solve(np.ones((2, 3)), 0.0)
+    with pytest.raises(ValueError, match="^U contains NaN"):
+        ww_block_solve(np.array([[np.nan, 1.0]]), 1.0)
+    with pytest.raises(ValueError, match="^U must have at least one column"):
+        ww_block_solve(np.ones((2, 0)), 1.0)

@@ -16,14 +16,32 @@ derivative gives :math:`g_i^{y_i} = w_{y_i}^\\top x_i`, so 1 is to be subtracted
 The sample is skipped when its violation
 :math:`v_i = \\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < C_i^m} g_i^m` is at most ``skip_tol``.
 Otherwise the exact block problem
-:math:`\\min_\\delta \\tfrac12 \\|x_i\\|^2 \\|\\delta\\|^2 + g_i^\\top \\delta` s.t.
-:math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le C_i - \\alpha_i` (the dual is quadratic, so this
-is exact; seed 002 drops the factor :math:`\\|x_i\\|^2`) becomes, with
-:math:`\\delta = C_i - \\alpha_i - \\beta / \\|x_i\\|`, the projection of
-:math:`\\hat\\beta = \\|x_i\\| (C_i - \\alpha_i) + g_i / \\|x_i\\|` onto the simplex of mass
-:math:`z = C \\|x_i\\|`.  The new block is :math:`\\alpha_i = C_i - \\beta / \\|x_i\\|`.  A zero row
-(all its x are 0) makes the block linear: its optimum puts :math:`\\alpha_i^{y_i} = C` and
-spreads :math:`-C` evenly over the other classes.
+:math:`\\min_\\delta \\tfrac q2 \\|\\delta\\|^2 + g_i^\\top \\delta` s.t.
+:math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le C_i - \\alpha_i`, with :math:`q = \\|x_i\\|^2` (the dual is
+quadratic, so this is exact; seed 002 drops the factor q), is solved with the new block
+written as :math:`\\alpha_i = C_i - \\beta`: the feasible rows are exactly those with
+:math:`\\beta \\ge 0,\\ \\mathbf 1^\\top \\beta = C`, and completing the square,
+:math:`\\beta` is the projection of :math:`(C_i - \\alpha_i) + g_i / q` onto that simplex.
+Multiplied by q, :math:`\\beta = \\operatorname{proj}(\\hat\\beta, z) / q` with
+
+.. math::
+
+    \\hat\\beta = q (C_i - \\alpha_i) + g_i, \\qquad z = C q
+
+(Blondel's :math:`\\hat\\beta` and z times :math:`\\|x_i\\|`).  No term is divided by a small
+:math:`\\|x_i\\|`: dividing by it (or by q) would turn the rounding of :math:`g_i`, about
+:math:`\\epsilon |g_i|`, into errors of :math:`\\epsilon |g_i| / q` in alpha, and rows of tiny norm
+stopped summing to zero (by 1e-5 at a norm of 1e-6, to NaN below).  Since
+:math:`\\mathbf 1^\\top \\beta = C`, the division by q is replaced by the normalisation
+:math:`\\beta = C\\, p / \\mathbf 1^\\top p` of the projection p, which puts every row on its simplex
+to the last bit whatever q is.  The linear case is the limit of the same formula: when
+:math:`q C` is below the rounding of :math:`g_i` (the quadratic term
+:math:`\\tfrac q2 \\|\\delta\\|^2 \\le 4 q C^2` is negligible against the linear term, of size
+:math:`C |g_i|`, for every feasible δ), :math:`\\hat\\beta = g_i` to working precision and the
+projection onto the tiny mass z keeps only the largest entries of :math:`g_i`: all of C goes
+where :math:`g_i` is largest, the linear block's minimiser.  When z is 0 (a zero row) or the
+projection rounds to nothing, C is shared equally by the largest entries of :math:`\\hat\\beta`
+(a zero row: :math:`\\alpha_i^{y_i} = C` and :math:`-C` spread evenly over the other classes).
 """
 
 from __future__ import annotations
@@ -35,6 +53,7 @@ import numpy as np
 from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
+from .base import check_tol
 from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
 
 
@@ -45,8 +64,9 @@ class CSBlondelState(NamedTuple):
     ----------
     n_iter, epoch, pos, seed, i, alpha (n, k), W (k, d), perm, primal, dual, gap, kkt : as for WWExact.
     y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
-    beta_hat : (k,) the point projected;  z : float, the simplex's mass;  beta : (k,) its projection;
-    theta : float, the threshold (beta = max(beta_hat - theta, 0));  delta : (k,) the change of alpha_i.
+    beta_hat : (k,) the point projected, ``q (C_i - alpha_i) + g_i``;  z : float, the simplex's mass ``C q``;
+    beta : (k,) its projection;  theta : float, the threshold (beta = max(beta_hat - theta, 0));
+    delta : (k,) the change of alpha_i, ``C_i - C beta / sum(beta) - alpha_i``.
     """
 
     n_iter: int
@@ -90,7 +110,7 @@ class CSBlondel(MulticlassSolver):
 
     def __init__(self, skip_tol: float = 0.0, random_state=None):
         super().__init__(random_state)
-        self.skip_tol = float(skip_tol)
+        self.skip_tol = check_tol(skip_tol, "skip_tol")
 
     def blank_picture(self, problem):
         nan = math.nan
@@ -108,17 +128,21 @@ class CSBlondel(MulticlassSolver):
         if v <= self.skip_tol:
             return state._replace(y=yi, grad=g, violation=v, skipped=True, beta_hat=None, z=math.nan,
                                   beta=None, theta=math.nan, delta=xp.zeros(k, dtype=xp.float64))
-        if q > 0:
-            r = math.sqrt(q)
-            beta_hat = r * (upper - alpha_i) + g / r
-            z = C * r
-            beta = project_simplex_sort(beta_hat[None, :], z)[0, :]
-            new = upper - beta / r
+        beta_hat = q * (upper - alpha_i) + g  # Blondel's beta_hat times ||x_i||: nothing divided by it
+        z = C * q
+        beta = project_simplex_sort(beta_hat[None, :], z)[0, :] if z > 0 else xp.zeros(k, dtype=xp.float64)
+        mass = float(xp.sum(beta))
+        if mass > 0:
+            share = beta / mass  # beta / z up to rounding, exactly on the unit simplex
             support = beta > 0
             theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
-        else:  # zero row: the block is linear
-            beta_hat, z, beta, theta = None, 0.0, None, math.nan
-            new = xp.where(is_y, upper, -C / (k - 1))
+        else:  # z = 0 (a zero row) or rounded away: the linear block, C shared by the largest entries
+            top = xp.astype(beta_hat == xp.max(beta_hat), xp.float64)
+            share = top / xp.sum(top)
+            theta = float(xp.max(beta_hat))
+        new = upper - C * share  # alpha_i = C_i - beta, 1'beta = C
+        # the label entry from the others, so that the row sums to 0 to the last bit (<= C up to rounding)
+        new = xp.where(is_y, xp.minimum(-xp.sum(xp.where(is_y, 0.0, new)), C), new)
         delta = new - alpha_i
         W = state.W + delta[:, None] * x[None, :]
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=W, y=yi, grad=g, violation=v,
@@ -152,18 +176,26 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
         if gmax - gmin <= skip_tol:
             continue
         q = sqnorm[i]
-        if q > 0:
-            r = math.sqrt(q)
-            for m in range(k):
-                up = C if m == y else 0.0
-                beta_hat[m] = r * (up - alpha[i, m]) + g[m] / r
-            project_simplex_row(beta_hat, C * r, beta)
+        z = C * q
         for m in range(k):
             up = C if m == y else 0.0
-            if q > 0:
-                nv = up - beta[m] / r
-            else:
-                nv = C if m == y else -C / (k - 1)
+            beta_hat[m] = q * (up - alpha[i, m]) + g[m]
+        mass = 0.0
+        if z > 0:
+            project_simplex_row(beta_hat, z, beta)
+            for m in range(k):
+                mass += beta[m]
+        if not mass > 0:  # the linear block: C shared by the largest entries of beta_hat
+            top = beta_hat.max()
+            for m in range(k):
+                beta[m] = 1.0 if beta_hat[m] == top else 0.0
+                mass += beta[m]
+        rest = 0.0
+        for m in range(k):
+            if m != y:
+                rest += C * (beta[m] / mass)
+        for m in range(k):
+            nv = min(rest, C) if m == y else -C * (beta[m] / mass)
             dlt = nv - alpha[i, m]
             if dlt != 0.0:
                 alpha[i, m] = nv

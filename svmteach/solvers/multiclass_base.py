@@ -134,9 +134,9 @@ def feasible_alpha(problem, alpha):
 
     Weston-Watkins: the free variables are the off-label entries, in the box [0, C], so
     they are clipped to it, and the label entry is minus their sum.  Crammer-Singer:
-    :math:`\{a : a \le u_i, \mathbf 1^\top a = 0\}` with :math:`u_i = C e_{y_i}`; writing
-    :math:`a = u_i - \beta`, it is the simplex :math:`\{\beta \ge 0, \mathbf 1^\top \beta = C\}`,
-    so :math:`\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is).
+    :math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C e_{y_i}`; writing
+    :math:`a = u_i - \\beta`, it is the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = C\\}`,
+    so :math:`\\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is).
     Used to continue a run on another problem (another C).
     """
     xp, C = problem.xp, problem.C

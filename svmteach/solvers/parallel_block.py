@@ -282,11 +282,15 @@ def block_targets(problem, alpha, G):
         new = ww_block_solve(u, C)
         spread = xp.take_along_axis(new, back, axis=1)
         return xp.where(Y, -xp.sum(new, axis=1, keepdims=True), spread)
-    # CS (Blondel): alpha_i = C_i - proj(r (C_i - alpha_i) + g_i / r, C r) / r, r = sqrt(a)
-    r = xp.sqrt(a)
+    # CS (Blondel, as CSBlondel.update): alpha_i = C_i - C p / 1'p, p = proj(a (C_i - alpha_i) + g_i, C a):
+    # nothing is divided by a small a, and each row lands on its simplex whatever a is
     upper = label_bound(problem)
-    beta = project_simplex_sort(r * (upper - alpha) + G / r, C * r[:, 0])
-    return rows_summing_to_zero(problem, upper - beta / r)
+    beta_hat = a * (upper - alpha) + G
+    p = project_simplex_sort(beta_hat, C * a[:, 0])
+    mass = xp.sum(p, axis=1, keepdims=True)
+    top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)  # the linear block's
+    share = xp.where(mass > 0, p / xp.where(mass > 0, mass, 1.0), top / xp.sum(top, axis=1, keepdims=True))
+    return rows_summing_to_zero(problem, upper - C * share)
 
 
 def rows_summing_to_zero(problem, A):
