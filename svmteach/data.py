@@ -138,10 +138,31 @@ def digits(scale: bool = True):
 
 
 def load_libsvm(path, n_features=None):
-    """Read a LIBSVM / SVMlight text file into a dense ``(X, y)``."""
+    """Read a LIBSVM / SVMlight text file (``label index:value ...`` per line) into a dense ``(X, y)``.
+
+    A malformed line raises a ValueError that starts with ``line N:`` (1-based) and shows
+    the line; a file without samples (empty, or only comments) raises a ValueError too.
+    """
+    import io
+
     from sklearn.datasets import load_svmlight_file
 
-    X, y = load_svmlight_file(str(path), n_features=n_features)
+    try:
+        X, y = load_svmlight_file(str(path), n_features=n_features)
+    except ValueError as err:
+        # find the first line that does not parse on its own, to say where the file is wrong
+        with open(path, "rb") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    load_svmlight_file(io.BytesIO(line), n_features=n_features)
+                except ValueError as line_err:
+                    text = line.decode("utf-8", "replace").rstrip("\n")
+                    raise ValueError(f"line {number}: {line_err} in {text!r} ({path})") from None
+        raise ValueError(f"{path}: {err}") from None
+    if X.shape[0] == 0:
+        raise ValueError(f"{path} holds no samples: a LIBSVM file has one 'label index:value ...' line per sample")
     return X.toarray(), y
 
 

@@ -12,7 +12,8 @@ from .backend import to_numpy
 from .kernels import gram
 from .problems import BinaryProblem, check_X
 from .solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, solve
-from .solvers.base import check_choice
+from .solvers import base
+from .solvers.base import check_choice, check_random_state
 from .solvers.smo import RULES
 
 
@@ -26,16 +27,20 @@ def check_fitted(est, attribute: str):
 
 
 def check_tol(tol) -> float:
-    tol = float(tol)
-    if not (tol > 0):
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    return tol
+    """The estimators' ``tol``: a positive finite number (a TypeError / ValueError naming it otherwise)."""
+    return base.check_tol(tol, "tol", positive=True)
 
 
 def check_max_iter(max_iter) -> int:
-    if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
-    return int(max_iter)
+    """The estimators' ``max_iter``: a positive integer."""
+    return base.check_max_iter(max_iter, "max_iter")
+
+
+def check_flag(value, name: str) -> bool:
+    """A bool (or NumPy bool) parameter, or a TypeError naming it."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_predict_X(est, X):
@@ -118,6 +123,7 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
 
     def make_solver(self):
         check_choice("solver", self.solver, tuple(BINARY_SOLVERS))
+        check_random_state(self.random_state)  # checked now, whichever solver uses it
         if self.solver == "smo":
             return SMO(selection=check_choice("selection", self.selection, RULES), random_state=self.random_state)
         if self.solver == "dual_cd":
@@ -127,6 +133,7 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         solver = self.make_solver()
         tol = check_tol(self.tol)
+        check_flag(self.record_history, "record_history")
         problem = self.make_problem(X, y)
         n = problem.n_samples
         max_iter = self.max_iter
@@ -240,6 +247,7 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         from .solvers import CSBlondel, ParallelBlock, WWExact, WWShark
 
         check_choice("loss", self.loss, tuple(MULTICLASS_SOLVERS))
+        check_random_state(self.random_state)  # checked now, whichever solver uses it
         name = self.solver if self.solver is not None else MULTICLASS_SOLVERS[self.loss][0]
         check_choice("solver", name, MULTICLASS_SOLVERS[self.loss])
         if name == "parallel":
@@ -252,6 +260,7 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         solver = self.make_solver()
         tol = check_tol(self.tol)
         max_epochs = check_max_iter(self.max_iter)
+        check_flag(self.record_history, "record_history")
         problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device)
         n = 1 if solver.name == "parallel" else problem.n_samples  # steps per epoch
         result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,

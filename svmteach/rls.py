@@ -60,12 +60,43 @@ def check_lambda(lam, name="lam", allow_zero=False) -> float:
 
 
 def check_lambdas(lams, name="lams") -> np.ndarray:
-    lams = np.atleast_1d(np.asarray(lams, dtype=np.float64))
+    """A non-empty 1-D array of positive, finite regularization constants, or raise naming ``name``."""
+    try:
+        arr = np.atleast_1d(np.asarray(lams))
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a list of numbers, got {type(lams).__name__}") from None
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a list of numbers, got {arr.dtype} values")
+    lams = arr.astype(np.float64)
     if lams.ndim != 1 or lams.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D list of regularization constants")
     if not np.all(np.isfinite(lams)) or np.any(lams <= 0):
         raise ValueError(f"{name} must hold positive, finite values, got {lams}")
     return lams
+
+
+def _solve_regularized(G, B, lam, what="K + lam I"):
+    """``G^{-1} B`` for ``G = A + lam I`` with A symmetric: Cholesky, else LU, else a ValueError.
+
+    Cholesky fails when G is not (numerically) positive definite: a kernel that is not PSD, or
+    a lam below the rounding of A.  The system ``G c = B`` can still have a unique solution, found
+    by LU; a singular G is refused with a message instead of returning NaN or a raw LinAlgError.
+    """
+    try:
+        c = linalg.cho_solve(linalg.cho_factor(G, lower=True, check_finite=False), B, check_finite=False)
+    except linalg.LinAlgError:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", linalg.LinAlgWarning)
+                c = linalg.solve(G, B, check_finite=False)
+        except (linalg.LinAlgError, linalg.LinAlgWarning):
+            raise ValueError(
+                f"{what} is singular (lam = {lam:g}): {what.split(' +')[0]} is singular or not positive "
+                "semidefinite, and lam is too small to make up for it; use a larger lam or check the kernel's parameters"
+            ) from None
+    if not np.all(np.isfinite(c)):
+        raise ValueError(f"{what} is numerically singular (lam = {lam:g})")
+    return c
 
 
 def solve_dual(K, Y, lam, allow_zero=False):
@@ -78,33 +109,15 @@ def solve_dual(K, Y, lam, allow_zero=False):
     K = check_kernel_matrix(K)
     Y = _targets(Y, K.shape[0])
     lam = check_lambda(lam, allow_zero=allow_zero)
-    G = K + lam * np.eye(K.shape[0])
-    try:
-        c = linalg.cho_solve(linalg.cho_factor(G, lower=True, check_finite=False), Y, check_finite=False)
-    except linalg.LinAlgError:
-        # K + lam I is not positive definite (a kernel that is not PSD): the stationarity
-        # equation (K + lam I) c = Y can still have a unique solution, found by LU
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", linalg.LinAlgWarning)
-                c = linalg.solve(G, Y, check_finite=False)
-        except (linalg.LinAlgError, linalg.LinAlgWarning):
-            raise ValueError(
-                f"K + lam I is singular (lam = {lam:g}): K is singular or not positive semidefinite; "
-                "use lam > 0 or check the kernel's parameters"
-            ) from None
-    if not np.all(np.isfinite(c)):
-        raise ValueError(f"K + lam I is numerically singular (lam = {lam:g})")
-    return c
+    return _solve_regularized(K + lam * np.eye(K.shape[0]), Y, lam)
 
 
 def solve_primal(X, Y, lam):
-    """:math:`w = (X^\\top X + \\lambda I)^{-1} X^\\top Y` by Cholesky; shape (d, t)."""
+    """:math:`w = (X^\\top X + \\lambda I)^{-1} X^\\top Y` by Cholesky (LU where rounding breaks it); shape (d, t)."""
     X = check_X(X, "X", dtype=np.float64)
     Y = _targets(Y, X.shape[0])
     lam = check_lambda(lam)
-    G = X.T @ X + lam * np.eye(X.shape[1])
-    return linalg.cho_solve(linalg.cho_factor(G, lower=True, check_finite=False), X.T @ Y, check_finite=False)
+    return _solve_regularized(X.T @ X + lam * np.eye(X.shape[1]), X.T @ Y, lam, "X'X + lam I")
 
 
 def solve_linear(X, Y, lam):
@@ -220,12 +233,37 @@ def regularization_path_linear(X, Y, lams):
 
 
 def loo_errors(K, Y, lams):
-    """Leave-one-out residuals ``y_i - f_{-i}(x_i)`` for every lambda, without refitting; (len(lams), n, t)."""
+    """Leave-one-out residuals ``y_i - f_{-i}(x_i)`` for every lambda, without refitting; (len(lams), n, t).
+
+    The identity holds for any symmetric K (PSD or not) as long as K + lam I is invertible and
+    every leave-one-out system is (:math:`[(K + \\lambda I)^{-1}]_{ii} \\ne 0`); where either
+    fails (a kernel that is not PSD, at a lam that meets minus an eigenvalue) a ValueError
+    names that lam instead of returning NaN.
+    """
     Y = _targets(Y, np.asarray(K).shape[0])
     lams = check_lambdas(lams)
     eig = Eigen(K)
     QtY = eig.Q.T @ Y
-    return np.stack([eig.coefficients(QtY, lam) / eig.inverse_diagonal(lam)[:, None] for lam in lams])
+    n = len(eig.evals)
+    scale = max(float(np.max(np.abs(eig.evals))), 1.0) if n else 1.0
+    out = []
+    for lam in lams:
+        shifted = eig.evals + lam
+        if np.any(np.abs(shifted) <= 4 * n * np.finfo(float).eps * scale):
+            raise ValueError(
+                f"K + lam I is singular at lam = {lam:g} (K has the eigenvalue {-lam:g}: it is not positive "
+                "semidefinite); leave-one-out residuals are undefined there: choose other lams or check the kernel"
+            )
+        diag = eig.inverse_diagonal(lam)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            R = eig.coefficients(QtY, lam) / diag[:, None]
+        if not np.all(np.isfinite(R)):
+            raise ValueError(
+                f"leaving a point out makes the system singular at lam = {lam:g} (K is not positive "
+                "semidefinite); leave-one-out residuals are undefined there: choose other lams or check the kernel"
+            )
+        out.append(R)
+    return np.stack(out)
 
 
 class RLSClassifier(ClassifierMixin, BaseEstimator):

@@ -55,3 +55,17 @@ def test_synthetic_multiclass():
         synthetic_multiclass(10, k=1)
     with pytest.raises(ValueError, match="^flip must be in"):
         synthetic_multiclass(10, flip=2.0)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("1 1:0.5 2:1\n-1 1:abc\n", r"^line 2: could not convert string to float.*'-1 1:abc'"),
+    ("1 1:0.5\n\n-1 2:1 1:3\n", r"^line 3: .*sorted and unique.*'-1 2:1 1:3'"),
+    ("# a comment\n1 1:0.5\nfoo bar\n", r"^line 3: .*'foo bar'"),
+    ("", "holds no samples"),
+    ("# only a comment\n\n", "holds no samples"),
+])
+def test_libsvm_reader_says_where_the_file_is_wrong(tmp_path, text, match):
+    path = tmp_path / "bad.libsvm"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        data.load_libsvm(path)

@@ -9,7 +9,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from svmteach import BinarySVC
+from svmteach import (
+    BinarySVC,
+    CSBlondel,
+    MulticlassProblem,
+    MulticlassSVC,
+    OneVsRestSVC,
+    PrimalSubgradient,
+    WWExact,
+    iterate,
+    solve,
+)
 
 
 @parametrize_with_checks([BinarySVC(), BinarySVC(solver="dual_cd", random_state=0),
@@ -91,3 +101,81 @@ def test_predict_checks_the_number_of_features():
     m = BinarySVC().fit(X, y)
     with pytest.raises(ValueError, match="X has 2 features, but BinarySVC is expecting 3"):
         m.predict(X[:, :2])
+
+
+# ---- scalars reaching float() / int() raw: clear errors naming the argument -------------------------
+
+def _multiclass_problem():
+    rng = np.random.default_rng(0)
+    return MulticlassProblem(rng.normal(size=(12, 2)), np.arange(12) % 3)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"max_iter": 1.5}, ValueError, "^max_iter must be a positive integer"),  # used to spin forever
+    ({"max_iter": 0}, ValueError, "^max_iter must be a positive integer"),
+    ({"max_iter": -3}, ValueError, "^max_iter must be a positive integer"),
+    ({"max_iter": np.inf}, ValueError, "^max_iter must be a positive integer"),
+    ({"max_iter": "10"}, TypeError, "^max_iter must be a positive integer"),
+    ({"max_iter": True}, TypeError, "^max_iter must be a positive integer"),
+    ({"tol": -1e-3}, ValueError, "^tol must be >= 0 and finite"),
+    ({"tol": np.nan}, ValueError, "^tol must be >= 0 and finite"),
+    ({"tol": "0.1"}, TypeError, "^tol must be a real number"),
+    ({"tol": None}, TypeError, "^tol must be a real number"),
+])
+def test_solve_checks_its_scalars(kwargs, exc, match):
+    p = _multiclass_problem()
+    with pytest.raises(exc, match=match):
+        solve(WWExact(random_state=0), p, **kwargs)
+    if "tol" not in kwargs or kwargs["tol"] is not None:  # iterate takes tol=None: no stopping test
+        with pytest.raises(exc, match=match):
+            iterate(WWExact(random_state=0), p, **kwargs)  # at the call, not at the first next()
+
+
+def test_solve_takes_numpy_integers_and_integral_floats():
+    p = _multiclass_problem()
+    assert solve(WWExact(random_state=0), p, max_iter=np.int64(5), tol=np.float32(0.0)).n_iter == 5
+    assert len(list(iterate(WWExact(random_state=0), p, max_iter=4.0))) == 5
+
+
+@pytest.mark.parametrize("make, exc, match", [
+    (lambda: CSBlondel(skip_tol=-1.0), ValueError, "^skip_tol must be >= 0"),
+    (lambda: CSBlondel(skip_tol="x"), TypeError, "^skip_tol must be a real number"),
+    (lambda: PrimalSubgradient(learning_rate="1"), TypeError, "^learning_rate must be a real number"),
+    (lambda: PrimalSubgradient(learning_rate=np.nan), ValueError, "^learning_rate must be positive and finite"),
+    (lambda: PrimalSubgradient(learning_rate=1.5), ValueError, r"^learning_rate must be in \(0, 1\]"),
+    (lambda: WWExact(random_state=-1).init(_multiclass_problem()), ValueError, "^random_state must be between 0"),
+    (lambda: WWExact(random_state=2**40).init(_multiclass_problem()), ValueError, "^random_state must be between"),
+    (lambda: WWExact(random_state=1.0).init(_multiclass_problem()), TypeError, "^random_state must be None, an int"),
+    (lambda: WWExact(random_state=True).init(_multiclass_problem()), TypeError, "^random_state must be None"),
+])
+def test_solver_parameters_are_checked(make, exc, match):
+    with pytest.raises(exc, match=match):
+        make()
+
+
+@pytest.mark.parametrize("Estimator", [BinarySVC, MulticlassSVC, OneVsRestSVC])
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"tol": 0.0}, ValueError, "^tol must be positive and finite"),
+    ({"tol": "1e-3"}, TypeError, "^tol must be a real number"),
+    ({"max_iter": 2.5}, ValueError, "^max_iter must be a positive integer"),
+    ({"max_iter": "5"}, TypeError, "^max_iter must be a positive integer"),
+    ({"random_state": -1}, ValueError, "^random_state must be between 0 and 2\\*\\*32 - 1"),
+    ({"random_state": 0.5}, TypeError, "^random_state must be None, an int or a NumPy generator"),
+])
+def test_estimator_parameters_are_checked_at_fit(Estimator, kwargs, exc, match):
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(12, 2)), np.arange(12) % 3
+    if Estimator is BinarySVC:
+        y = y % 2
+    est = Estimator(**kwargs)  # scikit-learn style: __init__ stores, fit checks
+    with pytest.raises(exc, match=match):
+        est.fit(X, y)
+
+
+def test_record_history_must_be_a_bool():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(8, 2))
+    with pytest.raises(TypeError, match="^record_history must be True or False"):
+        BinarySVC(record_history="yes").fit(X, np.arange(8) % 2)
+    with pytest.raises(TypeError, match="^record_history must be True or False"):
+        MulticlassSVC(record_history=1).fit(X, np.arange(8) % 2)

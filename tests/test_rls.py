@@ -154,3 +154,59 @@ def test_path_for_a_kernel_that_is_not_psd_and_for_one_point():
     for lam, c in zip([0.5, 3.0], regularization_path(K, Y, [0.5, 3.0])):
         np.testing.assert_allclose(c, np.linalg.solve(K + lam * np.eye(12), Y), rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(regularization_path([[2.0]], [[4.0]], [2.0])[0], [[1.0]])
+
+
+def brute_force_loo(K, Y, lam):
+    """Leave each point out, solve the smaller system, predict it: the definition, no identity."""
+    n = K.shape[0]
+    R = np.empty_like(Y)
+    for i in range(n):
+        keep = np.arange(n) != i
+        c = np.linalg.solve(K[np.ix_(keep, keep)] + lam * np.eye(n - 1), Y[keep])
+        R[i] = Y[i] - K[i, keep] @ c
+    return R
+
+
+def test_loo_for_a_kernel_that_is_not_psd():
+    """An indefinite K gave NaN residuals with only a RuntimeWarning where the identity breaks down."""
+    X = np.random.default_rng(7).normal(size=(10, 2))
+    K = gram(X, None, Kernel("polynomial", 1.0, 3, -2.0))  # indefinite
+    Y = np.sign(X[:, :1])
+    lams = [0.3, 5.0]
+    for lam, R in zip(lams, loo_errors(K, Y, lams)):  # away from the spectrum: the identity holds
+        np.testing.assert_allclose(R, brute_force_loo(K, Y, lam), rtol=1e-6, atol=1e-8)
+    lam = -np.linalg.eigvalsh(K).min()  # K + lam I singular
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="^K \\+ lam I is singular at lam"):
+            loo_errors(K, Y, [1.0, lam])
+        # K + lam I = [[0, 1], [1, 0]] is invertible, but leaving out a point leaves the singular [0]
+        with pytest.raises(ValueError, match="^leaving a point out makes the system singular at lam = 1"):
+            loo_errors(np.array([[-1.0, 1.0], [1.0, -1.0]]), [1.0, -1.0], [1.0])
+
+
+def test_primal_falls_back_or_says_why():
+    """solve_primal raised LAPACK's raw LinAlgError where solve_dual fell back to LU."""
+    X = np.array([[1.0, 1.0], [1.0, 1.0], [2.0, 2.0]])  # X'X = 6 [[1, 1], [1, 1]], singular
+    with pytest.raises(ValueError, match="^X'X \\+ lam I is singular \\(lam = 1e-300\\)"):
+        solve_primal(X, [1.0, -1.0, 1.0], 1e-300)
+    with pytest.raises(ValueError, match="^K \\+ lam I is singular \\(lam = 1e-300\\)"):
+        solve_dual(X @ X.T, [1.0, -1.0, 1.0], 1e-300)
+    # an indefinite but invertible X'X + lam I cannot happen; an ill-conditioned one is solved
+    w = solve_primal(X, [1.0, -1.0, 1.0], 1e-3)
+    np.testing.assert_allclose(w, X.T @ solve_dual(X @ X.T, [1.0, -1.0, 1.0], 1e-3), rtol=1e-8)
+
+
+@pytest.mark.parametrize("lams, exc, match", [
+    (["a"], TypeError, "^lams must be a list of numbers"),
+    ([True, False], TypeError, "^lams must be a list of numbers"),
+    ("0.1", TypeError, "^lams must be a list of numbers"),
+    ([[0.1, 1.0]], ValueError, "^lams must be a non-empty 1-D list"),
+    ([0.1, np.nan], ValueError, "^lams must hold positive, finite values"),
+])
+def test_bad_lams(lams, exc, match):
+    X = np.random.default_rng(5).normal(size=(6, 2))
+    with pytest.raises(exc, match=match):
+        loo_errors(X @ X.T, np.ones(6), lams)
+    with pytest.raises(exc, match=match):
+        RLSClassifier(lams=lams).fit(X, [0, 1, 0, 1, 1, 0])

@@ -288,18 +288,29 @@ def check_choice(name: str, value, choices):
     return value
 
 
+def check_random_state(random_state):
+    """``random_state`` unchanged when it is None, an integer in [0, 2**32 - 1] or a NumPy generator;
+    a TypeError / ValueError naming it otherwise (nothing is drawn from a generator)."""
+    import numpy as np
+
+    if random_state is None or isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
+        raise TypeError(f"random_state must be None, an int or a NumPy generator, got {random_state!r}")
+    if not 0 <= random_state <= 2**32 - 1:  # scikit-learn's range of integer seeds
+        raise ValueError(f"random_state must be between 0 and 2**32 - 1, got {random_state!r}")
+    return random_state
+
+
 def seed_from(random_state) -> int:
     """An integer seed stored in the state, so that steps are pure and replayable."""
     import numpy as np
 
+    check_random_state(random_state)
     if random_state is None:
         return int(np.random.SeedSequence().generate_state(1)[0])
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(0, 2**31 - 1))
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**31 - 1))
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
-        raise TypeError(f"random_state must be None, an int or a NumPy generator, got {random_state!r}")
-    if not 0 <= random_state <= 2**32 - 1:  # scikit-learn's range of integer seeds
-        raise ValueError(f"random_state must be between 0 and 2**32 - 1, got {random_state!r}")
     return int(random_state)
