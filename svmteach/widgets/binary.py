@@ -2,9 +2,12 @@
 
 Controls: a log-scale C slider, the kernel and gamma, the solver and SMO's
 working-set rule, buttons "step", "10 steps", "to convergence", "reset", and a
-Play widget that steps on every tick.  The figure shows the data, the decision
-boundary and the +-1 margins, the points outlined by KKT category, the dual
-variables as bars, and primal / dual / gap curves on a log scale.  Clicking the
+Play widget that steps on every tick.  The figure shows the data, the two half-planes in
+the class palette (:mod:`svmteach.viz.palette`: y = -1 is class 0, y = +1 class 1), the
+decision boundary and the +-1 margins, the points outlined by KKT category, the dual
+variables as bars, and primal / dual / gap curves on a log scale.  The classifier drawn
+is the solver's own ``coefficients(problem, state)``: ``(alpha, b)``, with b = 0 for the
+methods without a bias.  Clicking the
 plot adds a point of class +1 (shift-click or right-click: class -1) or, in the
 "remove" mode of the click control (or with ctrl-click), removes the nearest
 point, as in LIBSVM's svm-toy.
@@ -19,12 +22,15 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import objectives as obj
-from ..problems import BinaryProblem
+from ..kernels import canonical_kernel_name
+from ..problems import BinaryProblem, check_X
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
+from ..solvers.base import check_choice
 from ..solvers.smo import RULES
+from ..viz import class_colors, draw_class_regions, kkt_outlines
+from ..viz.regions import cell_grid, data_box
 from .editing import with_point
-from .explorer import SolverExplorer
-from .figure import plot_grid
+from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
 
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 GRID = 60  # points per side of the grid the decision function is drawn on
@@ -35,10 +41,12 @@ class BinaryExplorer(SolverExplorer):
 
     Parameters
     ----------
-    X, y : the 2-D points and their two labels.
-    C : float;  kernel : str;  gamma : float;  solver : {"smo", "dual_cd", "primal_subgradient"};
+    X, y : the 2-D points (shape (n, 2): the explorer draws the plane) and their two labels.
+    C : float;  kernel : {"linear", "gaussian", "polynomial", "laplacian"} (or the aliases
+    "rbf", "poly");  gamma : float;  solver : {"smo", "dual_cd", "primal_subgradient"};
     selection : SMO's working-set rule;  tol : the relative gap "to convergence" stops at;
-    random_state : int.
+    random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
+    may run before it stops short (and says so).
 
     Attributes
     ----------
@@ -48,13 +56,20 @@ class BinaryExplorer(SolverExplorer):
     """
 
     def __init__(self, X, y, C=1.0, kernel="linear", gamma=1.0, solver="smo", selection="second_order",
-                 tol=1e-4, random_state=0):
+                 tol=1e-4, random_state=0, time_budget=TIME_BUDGET):
         import ipywidgets as w
 
-        self.X = np.array(X, dtype=np.float64)
+        self.X = np.array(check_X(X, "X", dtype=np.float64))
+        if self.X.shape[1] != 2:
+            raise ValueError(f"X must hold 2-D points (shape (n, 2)): the explorer draws the plane, "
+                             f"got shape {self.X.shape}")
         self.y = np.array(y)
+        kernel = canonical_kernel_name(kernel)  # "rbf" -> "gaussian", "poly" -> "polynomial"
+        check_choice("solver", solver, tuple(BINARY_SOLVERS))
+        check_choice("selection", selection, RULES)
         self.tol = float(tol)
         self.random_state = random_state
+        self.time_budget = check_time_budget(time_budget)
         self.sliders = {
             "C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
                                   continuous_update=False),
@@ -108,18 +123,15 @@ class BinaryExplorer(SolverExplorer):
     def _init_artists(self):
         """Create the artists once per data set; :meth:`redraw` only updates them."""
         X, y = self.problem.X, self.problem.y
-        self._xlim, self._ylim, self._grid = plot_grid(X, 0.5, GRID)
+        self._xlim, self._ylim = data_box(X, 0.5)
+        self._grid = cell_grid(self._xlim, self._ylim, GRID)
         for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
             ax.clear()
         self._contours = []
-        # the two half-planes as one image (updated with set_data), the lines f = -1, 0, 1 as contours
-        from matplotlib.colors import ListedColormap
-
-        self._sides = self.ax_data.imshow(np.zeros((GRID, GRID)), extent=(*self._xlim, *self._ylim), origin="lower",
-                                          cmap=ListedColormap(["#fde0dd", "#deebf7"]), vmin=0, vmax=1,
-                                          interpolation="nearest", aspect="auto", alpha=0.8, zorder=0)
-        face = np.where(y > 0, "#3182bd", "#e6550d")
-        self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=face, s=40, zorder=3)
+        # the two half-planes as one image of class indices (updated with set_data), the lines f = -1, 0, 1 as contours
+        self._sides = draw_class_regions(self.ax_data, np.zeros((GRID, GRID), dtype=int), (*self._xlim, *self._ylim), 2)
+        self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=np.asarray(class_colors(2))[(y > 0).astype(int)],
+                                            s=40, zorder=3)
         self._pair = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5, zorder=4)
         self.ax_data.set_xlim(self._xlim)
         self.ax_data.set_ylim(self._ylim)
@@ -129,7 +141,9 @@ class BinaryExplorer(SolverExplorer):
         self._bars = self.ax_alpha.vlines(np.arange(len(y)), 0.0, np.zeros(len(y)), colors="#bbbbbb", linewidths=width)
         self.ax_alpha.set_xlim(-1, len(y))
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
-        self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)")  # plain text: no mathtext parse per draw
+        # plain text (no mathtext parse per draw); the bars' colours are the points' outlines
+        self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)\nblack: 0 < \u03b1\u1d62 < C, red: \u03b1\u1d62 = C",
+                                fontsize=9)
         self._init_curves()
         # few tick labels: laying out text is most of a redraw.  The data panel needs no
         # coordinates (as in svm-toy), the bars no sample numbers.
@@ -141,33 +155,48 @@ class BinaryExplorer(SolverExplorer):
         self._grid_kernel = self.problem.kernel_with(self._grid[2])
         self._artists_for = self.problem.X
 
+    def highlighted(self):
+        """Indices of the points the last step worked on: SMO's pair (i, j), dual coordinate ascent's
+        coordinate i (documented fields of those solvers' states, -1 before the first step); none for
+        the subgradient method, whose steps use every point."""
+        s = self.state
+        if isinstance(self.solver, SMO):
+            chosen = (s.i, s.j)
+        elif isinstance(self.solver, DualCoordinateAscent):
+            chosen = (s.i,)
+        else:
+            chosen = ()
+        return [int(k) for k in chosen if k is not None and k >= 0]
+
     def redraw(self):
-        """Update the figure in place: contours, outlines, bars, the gap curve, the status line."""
+        """Update the figure in place: half-planes, lines, outlines, bars, the gap curve, the status line."""
         if getattr(self, "_artists_for", None) is not self.problem.X:
             self._init_artists()
         s = self.state
-        alpha = np.asarray(s.alpha)
-        b = float(getattr(s, "b", 0.0))
+        alpha, b = self.solver.coefficients(self.problem, s)  # b = 0 for the methods without a bias
+        alpha, b = np.asarray(alpha), float(b)
         xx, yy, grid = self._grid
         coef = alpha * np.asarray(self.problem.y)
         keep = np.flatnonzero(coef)
+        # f(z) = sum_i alpha_i y_i k(x_i, z) + b on the grid, from the support vectors only
         f = (coef[keep] @ self._grid_kernel[keep] + b if keep.size else np.full(len(grid), b))
         f = f.reshape(xx.shape)
         for cs in self._contours:
             cs.remove()
-        self._sides.set_data((f > 0).astype(float))
+        self._sides.set_data((f > 0).astype(int))  # class 1 (y = +1) where f > 0
         self._contours = []
         if np.ptp(f) > 0:
             self._contours.append(self.ax_data.contour(xx, yy, f, levels=[-1, 0, 1], colors="k",
                                                        linestyles=["--", "-", "--"], linewidths=1, zorder=1))
         cats = np.asarray(obj.kkt_categories(self.problem, alpha))
-        self._points.set_edgecolors(np.array(["none", "black", "red"])[cats])
-        self._points.set_linewidths(np.where(cats == obj.AT_ZERO, 0.0, 1.5))
-        self._points.set_sizes(np.where(cats == obj.AT_ZERO, 30.0, 70.0))
-        pair = [k for k in (getattr(s, "i", -1), getattr(s, "j", -1)) if k is not None and k >= 0]
+        edges, widths, sizes = kkt_outlines(cats)
+        self._points.set_edgecolors(edges)
+        self._points.set_linewidths(widths)
+        self._points.set_sizes(sizes)
+        pair = self.highlighted()
         self._pair.set_offsets(self.problem.X[pair] if pair else np.empty((0, 2)))
         self.ax_data.set_title(f"step {s.n_iter}: C = {self.problem.C:.3g}")
-        bar_colors = np.array(["#bbbbbb", "black", "red"])[cats]
+        bar_colors = np.where(edges == "none", "#bbbbbb", edges)  # bars coloured as the points' outlines
         idx = np.arange(len(alpha))
         self._bars.set_segments(np.stack([np.column_stack([idx, np.zeros_like(alpha)]), np.column_stack([idx, alpha])], axis=1))
         self._bars.set_colors(bar_colors)

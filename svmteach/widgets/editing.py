@@ -13,8 +13,17 @@ ADD, REMOVE = "add", "remove"
 
 
 def with_point(X, y, x1, x2, label):
-    """``(X, y)`` with the point ``(x1, x2)`` of class ``label`` appended."""
-    return np.vstack([X, [x1, x2]]), np.append(y, label)
+    """``(X, y)`` with the point ``(x1, x2)`` of class ``label`` appended.
+
+    Raises a ValueError naming ``x1, x2`` (and leaves the data as it was) unless both are finite numbers.
+    """
+    try:
+        point = np.array([x1, x2], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"x1, x2 must be finite numbers, got ({x1!r}, {x2!r})") from None
+    if not np.all(np.isfinite(point)):
+        raise ValueError(f"x1, x2 must be finite numbers, got ({x1!r}, {x2!r}): the point was not added")
+    return np.vstack([X, point]), np.append(y, label)
 
 
 def without_nearest(X, y, x1, x2):

@@ -7,14 +7,31 @@ defines its sliders and dropdowns, ``_make_solver``, ``_rebuild`` (a new problem
 
 from __future__ import annotations
 
+import math
+import numbers
+import time
 from functools import cache
 
 import numpy as np
 
 from .editing import ADD, REMOVE, click_action, without_nearest
-from .figure import FIGURE_DPI, FigureView
+from .figure import FIGURE_DPI, Displayed, ExplorerBox, FigureView
 
 BUTTONS = ("step", "10 steps", "to convergence", "reset")
+
+#: Seconds of solver work that one press of "to convergence" (or one move of C) may take: a slow
+#: method (the subgradient method at C = 1000 needs millions of steps) stops there and says so,
+#: and the notebook answers again.  Pressing "to convergence" goes on from where it stopped.
+TIME_BUDGET = 5.0
+
+
+def check_time_budget(value):
+    """A positive number of seconds (``math.inf``: no limit), or raise naming ``time_budget``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"time_budget must be a positive number of seconds, got {type(value).__name__} {value!r}")
+    if not value > 0:  # also refuses NaN
+        raise ValueError(f"time_budget must be a positive number of seconds, got {value!r}")
+    return float(value)
 
 
 @cache
@@ -30,7 +47,7 @@ def one_blas_thread():
     return _blas_controller().limit(limits=1, user_api="blas")
 
 
-class SolverExplorer:
+class SolverExplorer(Displayed):
     """Base of the solver explorers (see the module docstring)."""
 
     def _start(self, rows, width_ratios=(1.3, 1, 1)):
@@ -48,7 +65,7 @@ class SolverExplorer:
         self.buttons["reset"].on_click(lambda _: self.reset())
         self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
         controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play]), self.dropdowns["click"], self.status])
-        self.widget = w.VBox([controls, self._figure_view.view])
+        self.widget = ExplorerBox([controls, self._figure_view.view])
 
     # ---- running the solver ------------------------------------------------------------------
     def reset(self, redraw=True):
@@ -71,17 +88,37 @@ class SolverExplorer:
                 self.history.append(self._record())
             self.redraw()
 
-    def converge(self, max_steps=1_000_000):
-        """Run the fast path, an epoch at a time, until the relative duality gap is at most ``tol``."""
+    def converge(self, max_steps=None, max_seconds=None):
+        """Run the fast path, an epoch at a time, until the relative duality gap is at most ``tol``.
+
+        One call does a bounded amount of work: it also stops after ``max_steps`` steps (None: no
+        step limit) or once it has run ``max_seconds`` seconds (default: the explorer's
+        ``time_budget``), checked after each epoch, and then the status line says how far it got
+        and why it stopped.  Calling it again goes on from there.
+        """
+        budget = self.time_budget if max_seconds is None else check_time_budget(max_seconds)
+        start, t0, why = int(self.state.n_iter), time.perf_counter(), None
         with one_blas_thread():
-            while self.state.gap > self.tol and self.state.n_iter < max_steps:
+            while not self.state.gap <= self.tol:
+                taken = int(self.state.n_iter) - start
+                if math.isnan(self.state.gap):
+                    why = "the gap is NaN"
+                elif max_steps is not None and taken >= max_steps:
+                    why = f"the step limit of {max_steps}"
+                elif time.perf_counter() - t0 >= budget:
+                    why = f"the time budget of {budget:g} s"
+                if why:
+                    break
                 chunk = self.solver.steps_per_epoch(self.problem)
+                if max_steps is not None:
+                    chunk = min(chunk, max_steps - taken)
                 self.state = self.solver.measure(self.problem,
                                                  self.solver.advance(self.problem, self.state, chunk, self.tol))
                 self.history.append(self._record())
             self.redraw()
-        if self.state.gap > self.tol:
-            self.status.value += f" <i>(stopped at {max_steps} steps, short of the gap {self.tol:g})</i>"
+        if why:
+            self.status.value += (f" <i>(stopped at {why}, {int(self.state.n_iter) - start} steps this time, short "
+                                  f"of the gap {self.tol:g}: press 'to convergence' to go on)</i>")
 
     # ---- editing the data by clicking --------------------------------------------------------
     def remove_point(self, x1, x2):

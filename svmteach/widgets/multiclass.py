@@ -5,7 +5,8 @@ moves, parallel; CS: Blondel's blocks, parallel), buttons "step", "10 steps", "t
 convergence", "reset", a Play widget, and what a click on the plot does (add a point of
 the chosen class, or remove the nearest point; shift-click or right-click adds a point
 of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
-the scores), the lines where two classes' scores tie, the sample the last step visited,
+the scores, in the class palette of :mod:`svmteach.viz.palette`), the lines where two classes'
+scores tie, the sample the last step visited (for the solvers that visit one sample a step),
 each sample's dual weight as a bar, and the relative duality gap on a log scale.
 """
 
@@ -17,9 +18,11 @@ from .. import objectives as obj
 from ..backend import to_numpy
 from ..problems import MulticlassProblem
 from ..solvers import CSBlondel, ParallelBlock, WWExact, WWShark
+from ..viz import class_colors, draw_class_regions
+from ..viz.palette import MAX_CLASSES
+from ..viz.regions import cell_grid, data_box
 from .editing import with_point
-from .explorer import SolverExplorer
-from .figure import PALETTE, plot_grid
+from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
 
 SOLVERS = {"ww": {"exact": WWExact, "shark": WWShark, "parallel": ParallelBlock},
            "cs": {"blondel": CSBlondel, "parallel": ParallelBlock}}
@@ -34,7 +37,8 @@ class MulticlassExplorer(SolverExplorer):
     X, y : 2-D points and their labels (2 to 8 classes).
     C : float;  loss : {"ww", "cs"};  solver : a solver of that loss (see ``SOLVERS``);
     M : float, WW's margin scale;  tol : the relative gap "to convergence" stops at;
-    random_state : int.
+    random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
+    may run before it stops short (and says so).
 
     Attributes
     ----------
@@ -43,7 +47,8 @@ class MulticlassExplorer(SolverExplorer):
     problem : the MulticlassProblem being solved.  history : list of (n_iter, primal, dual, gap).
     """
 
-    def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, tol=1e-4, random_state=0):
+    def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, tol=1e-4, random_state=0,
+                 time_budget=TIME_BUDGET):
         import ipywidgets as w
 
         self.X = np.array(X, dtype=np.float64)
@@ -56,9 +61,10 @@ class MulticlassExplorer(SolverExplorer):
         if solver not in SOLVERS[loss]:
             raise ValueError(f"solver must be one of {tuple(SOLVERS[loss])} for loss {loss!r}, got {solver!r}")
         self.labels = np.unique(self.y)
-        if not 2 <= len(self.labels) <= len(PALETTE):
-            raise ValueError(f"y must have 2 to {len(PALETTE)} classes to be drawn, got {len(self.labels)}")
+        if not 2 <= len(self.labels) <= MAX_CLASSES:
+            raise ValueError(f"y must have 2 to {MAX_CLASSES} classes to be drawn, got {len(self.labels)}")
         self.M, self.tol, self.random_state = float(M), float(tol), random_state
+        self.time_budget = check_time_budget(time_budget)
         self._switching = False
         self.sliders = {"C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
                                               continuous_update=False)}
@@ -111,12 +117,15 @@ class MulticlassExplorer(SolverExplorer):
 
     # ---- drawing -------------------------------------------------------------------------------
     def _init_artists(self):
-        X, codes = self.X, to_numpy(self.problem.codes)
-        self._xlim, self._ylim, self._grid = plot_grid(X, 0.7, GRID)
+        X, codes, k = self.X, to_numpy(self.problem.codes), self.problem.k
+        self._xlim, self._ylim = data_box(X, 0.7)
+        self._grid = cell_grid(self._xlim, self._ylim, GRID)
         for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
             ax.clear()
-        self._regions = []
-        colors = np.array(PALETTE)[codes]
+        self._lines = []
+        self._regions = draw_class_regions(self.ax_data, np.zeros((GRID, GRID), dtype=int),
+                                           (*self._xlim, *self._ylim), k)
+        colors = np.asarray(class_colors(k))[codes]
         self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=colors, s=40, zorder=3, edgecolors="none")
         self._visited = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5,
                                              zorder=4)
@@ -128,37 +137,47 @@ class MulticlassExplorer(SolverExplorer):
         self._init_curves()
         self._artists_for = self.problem.X
 
-    def sample_weights(self):
+    def sample_weights(self, alpha=None):
         """(n,) each sample's dual weight: :math:`\\sum_{j \\ne y_i} \\alpha_{ij}` (WW) or :math:`\\alpha_i^{y_i}` (CS),
         between 0 and (k-1) C (WW) or C (CS); 0 for a sample that is not a support vector."""
-        alpha = to_numpy(self.state.alpha)
+        if alpha is None:
+            alpha = self.solver.coefficients(self.problem, self.state)[0]
+        alpha = to_numpy(alpha)
         Y = to_numpy(obj.one_hot(self.problem))
         return -alpha[Y] if self.problem.loss == "ww" else alpha[Y]
+
+    def visited(self):
+        """The sample the last step visited, as a list of at most one index: the solvers that visit one
+        sample a step document it as their state's ``i`` (-1 before the first step); ParallelBlock
+        updates every sample at once and highlights none."""
+        if isinstance(self.solver, ParallelBlock):
+            return []
+        i = self.state.i
+        return [int(i)] if i is not None and i >= 0 else []
 
     def redraw(self):
         """Update the figure in place: regions, the visited sample, bars, the gap curve, the status."""
         if getattr(self, "_artists_for", None) is not self.problem.X:
             self._init_artists()
         s, k = self.state, self.problem.k
-        W = to_numpy(s.W)  # every multiclass state carries W (exact: the explorer measures each state)
+        alpha, W = self.solver.coefficients(self.problem, s)  # the solver's own (n, k) duals and (k, 2) weights
+        W = to_numpy(W)
         xx, yy, grid = self._grid
-        scores = grid @ W.T
+        scores = grid @ W.T  # s_m(z) = w_m' z; the region of z is argmax_m s_m(z)
         region = np.argmax(scores, axis=1).reshape(xx.shape)
-        for artist in self._regions:
+        self._regions.set_data(region)
+        for artist in self._lines:
             artist.remove()
-        from matplotlib.colors import ListedColormap
-
-        self._regions = [self.ax_data.contourf(xx, yy, region, levels=np.arange(k + 1) - 0.5,
-                                               cmap=ListedColormap(PALETTE[:k]), alpha=0.25, zorder=0)]
+        self._lines = []
         if np.ptp(region) > 0:
-            self._regions.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
-                                                      linewidths=1, zorder=1))
-        weights = self.sample_weights()
+            self._lines.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
+                                                    linewidths=1, zorder=1))
+        weights = self.sample_weights(alpha)
         support = weights > 1e-12
         self._points.set_edgecolors(np.where(support, "black", "none"))
         self._points.set_linewidths(np.where(support, 1.5, 0.0))
-        i = getattr(s, "i", -1)
-        self._visited.set_offsets(self.X[[i]] if i is not None and i >= 0 else np.empty((0, 2)))
+        i = self.visited()
+        self._visited.set_offsets(self.X[i] if i else np.empty((0, 2)))
         name = self.dropdowns["solver"].value
         self.ax_data.set_title(f"{self.problem.loss.upper()} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}")
         for bar, height in zip(self._bars, weights):

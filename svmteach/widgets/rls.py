@@ -16,14 +16,17 @@ import numpy as np
 from ..kernels import make_kernel
 from ..problems import check_labels, check_X
 from ..rls import check_lambdas, loo_errors, regularization_path
-from .figure import FIGURE_DPI, PALETTE, FigureView, plot_grid
+from ..viz import class_colors, draw_class_regions
+from ..viz.palette import MAX_CLASSES
+from ..viz.regions import cell_grid, data_box
+from .figure import FIGURE_DPI, Displayed, ExplorerBox, FigureView
 
 KERNELS = ("gaussian", "linear", "polynomial", "laplacian")
 GRID = 70
 SHOWN_PATHS = 12  # coefficient paths drawn (the samples with the largest |c| at the smallest lambda)
 
 
-class RLSPathExplorer:
+class RLSPathExplorer(Displayed):
     """Explore the RLS regularization path and its leave-one-out curve on 2-D data.
 
     Parameters
@@ -47,8 +50,8 @@ class RLSPathExplorer:
         if self.X.shape[1] != 2:
             raise ValueError(f"X must hold 2-D points (shape (n, 2)) to be drawn, got shape {self.X.shape}")
         self.classes, self.codes = check_labels(y, self.X.shape[0], "y")
-        if not 2 <= len(self.classes) <= len(PALETTE):
-            raise ValueError(f"y must have 2 to {len(PALETTE)} classes, got {len(self.classes)}")
+        if not 2 <= len(self.classes) <= MAX_CLASSES:
+            raise ValueError(f"y must have 2 to {MAX_CLASSES} classes, got {len(self.classes)}")
         self.lams = check_lambdas(np.logspace(-4, 2, 61) if lams is None else lams)
         if np.any(np.diff(self.lams) <= 0):
             raise ValueError("lams must be increasing")
@@ -75,7 +78,7 @@ class RLSPathExplorer:
         self.sliders["gamma"].observe(lambda ch: self._recompute(), names="value")
         self.dropdowns["kernel"].observe(lambda ch: self._recompute(), names="value")
         self.buttons["best lambda"].on_click(lambda _: self._to_best())
-        self.widget = w.VBox([
+        self.widget = ExplorerBox([
             w.HBox([self.sliders["lambda"], self.sliders["gamma"], self.dropdowns["kernel"], self.buttons["best lambda"]]),
             self.status, self._figure_view.view])
 
@@ -126,28 +129,33 @@ class RLSPathExplorer:
         self._figure_view = FigureView(self.fig)
 
     def _init_artists(self):
-        X, s = self.X, self.state
-        xlim, ylim, self._grid = plot_grid(X, 0.7, GRID)
+        X, s, k = self.X, self.state, len(self.classes)
+        xlim, ylim = data_box(X, 0.7)
+        self._grid = cell_grid(xlim, ylim, GRID)
         for ax in (self.ax_data, self.ax_path, self.ax_loo):
             ax.clear()
-        self._regions = []
-        self.ax_data.scatter(X[:, 0], X[:, 1], c=np.array(PALETTE)[self.codes], s=30, zorder=3)
+        self._lines = []
+        self._regions = draw_class_regions(self.ax_data, np.zeros((GRID, GRID), dtype=int), (*xlim, *ylim), k)
+        colors = class_colors(k)
+        self.ax_data.scatter(X[:, 0], X[:, 1], c=np.asarray(colors)[self.codes], s=30, zorder=3)
         self.ax_data.set_xlim(xlim)
         self.ax_data.set_ylim(ylim)
         self.ax_data.set_aspect("equal")
         path = s["path"][:, :, 0]
         shown = np.argsort(-np.abs(path[0]))[:SHOWN_PATHS]
         for i in shown:
-            self.ax_path.semilogx(self.lams, path[:, i], color=PALETTE[self.codes[i]], lw=1)
+            self.ax_path.semilogx(self.lams, path[:, i], color=colors[self.codes[i]], lw=1)
         self.ax_path.axhline(0, color="gray", lw=0.5)
         self.ax_path.set_title(f"coefficients $c_i(\\lambda)$ ({len(shown)} samples, first output)")
         self.ax_path.set_xlabel(r"$\lambda$")
-        self.ax_loo.loglog(self.lams, s["loo_mse"], label="mean squared LOO residual")
-        self.ax_loo.loglog(self.lams, np.maximum(s["loo_error_rate"], 1e-3), label="LOO error rate (floor 1e-3)")
+        # black and grey: the class colours stay for the classes
+        self.ax_loo.loglog(self.lams, s["loo_mse"], color="black", label="mean squared LOO residual")
+        self.ax_loo.loglog(self.lams, np.maximum(s["loo_error_rate"], 1e-3), color="#969696", ls="--",
+                           label="LOO error rate (floor 1e-3)")
         best = int(np.argmin(s["loo_mse"]))
         self.ax_loo.plot([self.lams[best]], [s["loo_mse"][best]], "k*", ms=10, label="best")
         self.ax_loo.set_xlabel(r"$\lambda$")
-        self.ax_loo.legend(fontsize=7, loc="lower right")
+        self.ax_loo.legend(fontsize=8, loc="lower right")
         self._markers = [self.ax_path.axvline(self.lams[0], color="k", ls="--", lw=1),
                          self.ax_loo.axvline(self.lams[0], color="k", ls="--", lw=1)]
         self._artists = True
@@ -158,18 +166,17 @@ class RLSPathExplorer:
         s = self.state
         xx, yy, grid = self._grid
         scores = self.decision(grid)
-        for artist in self._regions:
-            artist.remove()
-        from matplotlib.colors import ListedColormap
-
         k = len(self.classes)
+        # two classes: one column, class 1 where f > 0; more: one column per class, the largest score wins
         region = (scores[:, 0] > 0).astype(int) if scores.shape[1] == 1 else np.argmax(scores, axis=1)
         region = region.reshape(xx.shape)
-        self._regions = [self.ax_data.contourf(xx, yy, region, levels=np.arange(k + 1) - 0.5,
-                                               cmap=ListedColormap(PALETTE[:k]), alpha=0.25, zorder=0)]
+        self._regions.set_data(region)
+        for artist in self._lines:
+            artist.remove()
+        self._lines = []
         if np.ptp(region) > 0:
-            self._regions.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
-                                                      linewidths=1, zorder=1))
+            self._lines.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
+                                                    linewidths=1, zorder=1))
         for m in self._markers:
             m.set_xdata([s["lam"], s["lam"]])
         i = s["index"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..projections import project_simplex_sort
-from .figure import FigureView
+from .figure import Displayed, ExplorerBox, FigureView
 
 
-class SimplexProjectionExplorer:
+class SimplexProjectionExplorer(Displayed):
     """Explore the simplex projection of ``beta_hat`` as z changes.
 
     Attributes
@@ -41,7 +41,7 @@ class SimplexProjectionExplorer:
         self.buttons["random point"].on_click(lambda _: self.new_point())
         self._artists = None
         self.update()
-        self.widget = w.VBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._figure_view.view])
+        self.widget = ExplorerBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._figure_view.view])
 
     def new_point(self):
         """A fresh beta_hat (normal entries, scaled by 2) of the same length."""

@@ -1,0 +1,358 @@
+"""What the explorers and the static figures DRAW, read back from the rendered pixels.
+
+Each figure is rendered with Agg and its pixels are read (``fig.canvas.buffer_rgba()``); a data
+point (x, y) sits at display pixel ``ax.transData.transform((x, y))``.  A region pixel is decoded
+to a class by its hue: the region colour of class m must be a light tint of class m's point colour
+(``1 - region`` parallel to ``1 - point``, a fraction of its length), so a region painted in any
+other colour, or in the colour of another class, is caught.  The decoded regions are compared with
+an independent classifier of the same problem (scikit-learn, LIBLINEAR through scikit-learn, the
+Clarabel QP oracle, or the explorer's own coefficients put through scikit-learn's kernels) away from
+its boundary, where a drawing on a grid may round either way.
+"""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_rgb  # noqa: E402
+from sklearn.kernel_ridge import KernelRidge  # noqa: E402
+from sklearn.metrics.pairwise import linear_kernel, rbf_kernel  # noqa: E402
+from sklearn.svm import SVC, LinearSVC  # noqa: E402
+
+from oracles import binary_dual_optimum, solve_qp  # noqa: E402
+from svmteach import data  # noqa: E402
+from svmteach.viz.palette import class_colors  # noqa: E402  (the specification: class m is colour m)
+
+GAMMA = 1.0  # the binary explorer's default gamma
+OFFSETS = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], dtype=float)
+
+
+# ---- reading a figure back ---------------------------------------------------------------------
+
+def render(fig):
+    """(H, W, 3) RGB in [0, 1] of what the figure shows now."""
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(float) / 255.0
+
+
+def point_colors(k):
+    return np.array([to_rgb(c) for c in class_colors(k)])
+
+
+def decode_regions(rgb, k):
+    """Class index of each colour read as a light tint of a class colour, -1 where it is none.
+
+    A tint of colour p towards white is ``1 - t (1 - p)`` for some t in (0, 1): its distance from
+    white points the same way as p's and is a fraction of it.
+    """
+    P = 1.0 - point_colors(k)
+    D = 1.0 - np.asarray(rgb).reshape(-1, 3)
+    norm = np.linalg.norm(D, axis=1)
+    cos = (D @ P.T) / (np.maximum(norm, 1e-12)[:, None] * np.linalg.norm(P, axis=1)[None, :])
+    best = np.argmax(cos, axis=1)
+    fraction = norm / np.linalg.norm(P[best], axis=1)
+    ok = (cos[np.arange(len(best)), best] > 0.995) & (fraction > 0.1) & (fraction < 0.75)
+    return np.where(ok, best, -1)
+
+
+def decode_points(rgb, k):
+    """Class index of each colour that is a class's point colour (within 4/255 a channel), -1 otherwise."""
+    diff = np.abs(np.asarray(rgb).reshape(-1, 1, 3) - point_colors(k)[None]).max(axis=2)
+    best = np.argmin(diff, axis=1)
+    return np.where(diff[np.arange(len(best)), best] < 4.5 / 255, best, -1)
+
+
+def pixel_rows_cols(ax, img, xy):
+    """Row and column of the pixel showing each data point (rows counted from the top)."""
+    disp = ax.transData.transform(np.atleast_2d(xy))
+    return img.shape[0] - 1 - np.floor(disp[:, 1]).astype(int), np.floor(disp[:, 0]).astype(int)
+
+
+def stable(predict, xy, ax, fraction=0.03):
+    """True where ``predict`` gives the same class at a point and 8 neighbours ``fraction`` of the box away."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    h = fraction * np.array([x1 - x0, y1 - y0])
+    ref = predict(xy)
+    same = np.ones(len(xy), dtype=bool)
+    for offset in OFFSETS:
+        same &= predict(xy + offset * h) == ref
+    return ref, same
+
+
+def drawn_regions_agree(fig, ax, k, predict, stride=3, min_pixels=400):
+    """Decode the region pixels of ``ax`` (away from lines, points and the boundary) and compare with
+    ``predict`` (data points -> class indices).  Returns the number of pixels compared."""
+    img = render(fig)
+    box = ax.get_window_extent()
+    H = img.shape[0]
+    cols = np.arange(int(box.x0) + 4, int(box.x1) - 4, stride)
+    rows = np.arange(H - int(box.y1) + 4, H - int(box.y0) - 4, stride)
+    rr, cc = (a.ravel() for a in np.meshgrid(rows, cols, indexing="ij"))
+    # a region pixel: its 5 x 5 neighbourhood is one colour (no line, point edge or text through it)
+    patch = np.stack([img[rr + dr, cc + dc] for dr in range(-2, 3) for dc in range(-2, 3)])
+    uniform = np.ptp(patch, axis=0).max(axis=1) < 1.5 / 255
+    drawn = decode_regions(img[rr, cc], k)
+    centres = np.column_stack([cc + 0.5, H - rr - 0.5])  # display coordinates of the pixel centres
+    xy = ax.transData.inverted().transform(centres)
+    ref, away = stable(predict, xy, ax)
+    compared = uniform & (drawn >= 0) & away
+    assert compared.sum() >= min_pixels, f"only {compared.sum()} region pixels could be read"
+    wrong = drawn[compared] != ref[compared]
+    assert not wrong.any(), (f"{wrong.sum()} of {compared.sum()} region pixels show another class than the "
+                             f"reference, e.g. at {xy[compared][wrong][:3]}")
+    shown = np.unique(ref[uniform & away])
+    assert len(shown) >= 2 and set(np.unique(drawn[compared])) == set(shown)  # every class is there
+    return int(compared.sum())
+
+
+# ---- independent classifiers -------------------------------------------------------------------
+
+def kernel_matrix(kernel, Z, X):
+    return linear_kernel(Z, X) if kernel == "linear" else rbf_kernel(Z, X, gamma=GAMMA)
+
+
+def binary_predictor(X, y, kernel, coef, b):
+    """Class indices (0: y = -1, 1: y = +1) of :math:`f(z) = \\sum_i c_i k(x_i, z) + b`."""
+    return lambda Z: (kernel_matrix(kernel, Z, X) @ coef + b > 0).astype(int)
+
+
+def binary_optimum(X, y, C, kernel, bias):
+    """The optimal classifier of the course's binary problem, from scikit-learn or the QP oracle."""
+    if bias:  # LIBSVM (scikit-learn's SVC) solves exactly the problem with a bias
+        svc = SVC(C=C, kernel="linear" if kernel == "linear" else "rbf", gamma=GAMMA, tol=1e-10).fit(X, y)
+        return lambda Z: (svc.decision_function(Z) > 0).astype(int)
+    if kernel == "linear":  # LIBLINEAR's dual coordinate descent, hinge loss, no intercept
+        lin = LinearSVC(C=C, loss="hinge", dual=True, fit_intercept=False, tol=1e-12, max_iter=1_000_000).fit(X, y)
+        return lambda Z: (Z @ lin.coef_[0] > 0).astype(int)
+    _, a = binary_dual_optimum(rbf_kernel(X, gamma=GAMMA), y.astype(float), C, bias=False)
+    return binary_predictor(X, y, kernel, a * y, 0.0)
+
+
+def ww_optimum(X, codes, k, C, M=1.0):
+    """W of the Weston-Watkins primal, solved as a QP over (W, xi):
+    min 1/2 ||W||^2 + C sum xi_ij  s.t.  xi_ij >= 0,  xi_ij >= 1 - M (w_{y_i} - w_j)' x_i."""
+    n, d = X.shape
+    pairs = [(i, j) for i in range(n) for j in range(k) if j != codes[i]]
+    nw, m = k * d, len(pairs)
+    A = np.zeros((2 * m, nw + m))
+    rhs = np.zeros(2 * m)
+    for r, (i, j) in enumerate(pairs):
+        A[r, nw + r] = -1.0  # -xi <= 0
+        A[m + r, j * d:(j + 1) * d] = M * X[i]  # M (w_j - w_y)' x_i - xi <= -1
+        A[m + r, codes[i] * d:(codes[i] + 1) * d] = -M * X[i]
+        A[m + r, nw + r] = -1.0
+        rhs[m + r] = -1.0
+    P = np.zeros((nw + m, nw + m))
+    P[:nw, :nw] = np.eye(nw)
+    v = solve_qp(P, np.concatenate([np.zeros(nw), np.full(m, C)]), A_ineq=A, b_ineq=rhs)
+    return v[:nw].reshape(k, d)
+
+
+def cs_optimum(X, codes, C):
+    """W of Crammer-Singer without bias, by LIBLINEAR (scikit-learn's LinearSVC, crammer_singer)."""
+    lin = LinearSVC(C=C, multi_class="crammer_singer", fit_intercept=False, tol=1e-12, max_iter=1_000_000)
+    return lin.fit(X, codes).coef_
+
+
+# ---- the binary explorer -----------------------------------------------------------------------
+
+BINARY_CASES = [(s, k) for s in ("smo", "dual_cd", "primal_subgradient") for k in ("linear", "gaussian")]
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    return data.overlapping_blobs(40, seed=1)
+
+
+@pytest.mark.parametrize("solver, kernel", BINARY_CASES)
+def test_binary_explorer_draws_its_own_classifier_after_10_steps(blobs, solver, kernel):
+    from svmteach.widgets import BinaryExplorer
+
+    ex = BinaryExplorer(*blobs, C=1.0, kernel=kernel, gamma=GAMMA, solver=solver)
+    ex.buttons["10 steps"].click()
+    assert ex.state.n_iter == 10
+    X, y = np.asarray(ex.problem.X), np.asarray(ex.problem.y)
+    # the state's alpha (every binary state has it); the bias only where the model has one:
+    # SMO's state.b, and none (0) for dual coordinate ascent and the subgradient method
+    b = ex.state.b if solver == "smo" else 0.0
+    drawn_regions_agree(ex.fig, ex.ax_data, 2, binary_predictor(X, y, kernel, np.asarray(ex.state.alpha) * y, b))
+
+
+@pytest.mark.parametrize("solver, kernel", BINARY_CASES)
+def test_binary_explorer_draws_the_optimum_after_to_convergence(blobs, solver, kernel):
+    from svmteach.widgets import BinaryExplorer
+
+    ex = BinaryExplorer(*blobs, C=1.0, kernel=kernel, gamma=GAMMA, solver=solver, time_budget=math.inf)
+    ex.buttons["to convergence"].click()
+    assert ex.state.gap <= ex.tol
+    X, y = np.asarray(ex.problem.X), np.asarray(ex.problem.y)
+    drawn_regions_agree(ex.fig, ex.ax_data, 2, binary_optimum(X, y, 1.0, kernel, bias=solver == "smo"))
+
+
+def test_binary_explorer_regions_and_points_share_the_palette(blobs):
+    """The points' pixels are their class colours, the half-plane of y = +1 the tint of its colour."""
+    from svmteach.widgets import BinaryExplorer
+
+    ex = BinaryExplorer(*blobs, C=1.0, time_budget=math.inf)
+    ex.buttons["to convergence"].click()
+    ex._pair.set_visible(False)  # the gold rings of SMO's last pair
+    img = render(ex.fig)
+    X, y = np.asarray(ex.problem.X), np.asarray(ex.problem.y)
+    rows, cols = pixel_rows_cols(ex.ax_data, img, X)
+    isolated = _isolated(ex.ax_data, X)
+    assert isolated.sum() >= 15
+    np.testing.assert_array_equal(drawn_point_classes(img, rows, cols, 2)[isolated], (y[isolated] > 0).astype(int))
+
+
+def _isolated(ax, X, radius_px=8):
+    """Points with no other point within ``radius_px`` display pixels (its marker could cover them)."""
+    disp = ax.transData.transform(X)
+    dist = np.linalg.norm(disp[:, None] - disp[None], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    return dist.min(axis=1) >= radius_px
+
+
+def drawn_point_classes(img, rows, cols, k):
+    """The class whose point colour fills the 3 x 3 pixels at each point's centre (most of them, and
+    no pixel of another class's colour), -1 otherwise."""
+    votes = np.stack([decode_points(img[rows + dr, cols + dc], k) for dr in (-1, 0, 1) for dc in (-1, 0, 1)])
+    out = np.full(len(rows), -1)
+    for m in range(k):
+        mine, others = (votes == m).sum(axis=0), ((votes >= 0) & (votes != m)).sum(axis=0)
+        out[(mine >= 5) & (others == 0)] = m
+    return out
+
+
+# ---- the multiclass explorer -------------------------------------------------------------------
+
+MULTI_CASES = [("ww", "exact"), ("ww", "shark"), ("ww", "parallel"), ("cs", "blondel"), ("cs", "parallel")]
+
+
+@pytest.fixture(scope="module")
+def three_blobs():
+    return data.multiclass_blobs(45, k=3, seed=2)
+
+
+def _argmax_predictor(W):
+    return lambda Z: np.argmax(Z @ np.asarray(W).T, axis=1)
+
+
+@pytest.mark.parametrize("loss, solver", MULTI_CASES)
+def test_multiclass_explorer_draws_its_own_classifier_after_10_steps(three_blobs, loss, solver):
+    from svmteach.widgets import MulticlassExplorer
+
+    X, y = three_blobs
+    ex = MulticlassExplorer(X, y, C=1.0, loss=loss, solver=solver)
+    ex.buttons["10 steps"].click()
+    alpha = np.asarray(ex.state.alpha)  # (n, k) in the course's convention
+    # W from the dual variables: w_m = -M sum_i alpha_im x_i (WW), w_m = sum_i alpha_im x_i (CS)
+    W = (-ex.M if loss == "ww" else 1.0) * alpha.T @ X
+    assert np.abs(W).max() > 0
+    drawn_regions_agree(ex.fig, ex.ax_data, 3, _argmax_predictor(W))
+
+
+@pytest.mark.parametrize("loss, solver", MULTI_CASES)
+def test_multiclass_explorer_draws_the_optimum_after_to_convergence(three_blobs, loss, solver):
+    from svmteach.widgets import MulticlassExplorer
+
+    X, y = three_blobs
+    ex = MulticlassExplorer(X, y, C=1.0, loss=loss, solver=solver, time_budget=math.inf)
+    ex.buttons["to convergence"].click()
+    assert ex.state.gap <= ex.tol
+    W = ww_optimum(X, y, 3, 1.0) if loss == "ww" else cs_optimum(X, y, 1.0)
+    drawn_regions_agree(ex.fig, ex.ax_data, 3, _argmax_predictor(W))
+
+
+# ---- the RLS path explorer ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("lam", [1e-3, 0.1, 3.0])
+def test_rls_path_explorer_draws_kernel_ridge(lam):
+    from svmteach.widgets import RLSPathExplorer
+
+    X, y = data.moons(60, seed=0)
+    ex = RLSPathExplorer(X, y, gamma=2.0, lams=np.logspace(-3, 1, 21))
+    ex.sliders["lambda"].value = lam
+    ref = KernelRidge(alpha=ex.state["lam"], kernel="rbf", gamma=2.0).fit(X, np.where(y > 0, 1.0, -1.0))
+    drawn_regions_agree(ex.fig, ex.ax_data, 2, lambda Z: (ref.predict(Z) > 0).astype(int))
+
+
+def test_rls_path_explorer_draws_one_versus_rest_kernel_ridge():
+    from svmteach.widgets import RLSPathExplorer
+
+    X, y = data.multiclass_blobs(45, k=3, seed=1)
+    ex = RLSPathExplorer(X, y, kernel="linear", lams=[0.01, 0.1, 1.0])
+    ex.sliders["lambda"].value = 0.1
+    Y = np.where(y[:, None] == np.arange(3)[None, :], 1.0, -1.0)
+    ref = KernelRidge(alpha=0.1, kernel="linear").fit(X, Y)
+    drawn_regions_agree(ex.fig, ex.ax_data, 3, lambda Z: np.argmax(ref.predict(Z), axis=1))
+
+
+# ---- the static region figures of the notebooks ----------------------------------------------
+
+def check_static_figure(fig, ax, X, codes, k, predict):
+    """Every isolated point is drawn in its class colour; under every correctly classified point
+    away from the boundary the region is its class's tint (read with all else on the axes hidden)."""
+    img = render(fig)
+    rows, cols = pixel_rows_cols(ax, img, X)
+    legend = ax.get_legend()
+    covered = np.zeros(len(X), dtype=bool)
+    if legend is not None:  # a point under the legend is not visible
+        box, disp = legend.get_window_extent(), ax.transData.transform(X)
+        covered = ((disp[:, 0] > box.x0 - 5) & (disp[:, 0] < box.x1 + 5)
+                   & (disp[:, 1] > box.y0 - 5) & (disp[:, 1] < box.y1 + 5))
+    isolated = _isolated(ax, X) & ~covered
+    assert isolated.sum() >= len(X) // 4
+    np.testing.assert_array_equal(drawn_point_classes(img, rows, cols, k)[isolated], codes[isolated])
+    # the regions alone: hide points, lines, contours, the legend
+    for artist in [*ax.collections, *ax.lines, *ax.texts] + ([legend] if legend is not None else []):
+        artist.set_visible(False)
+    img = render(fig)
+    ref, away = stable(predict, X, ax)
+    correct = (ref == codes) & away
+    assert correct.sum() >= len(X) // 2
+    np.testing.assert_array_equal(decode_regions(img[rows, cols], k)[correct], codes[correct])
+    plt.close(fig)
+
+
+def test_draw_decision_regions_svm_and_rls_notebook_5():
+    from svmteach import BinarySVC
+    from svmteach.rls import RLSClassifier
+    from svmteach.viz import draw_decision_regions
+
+    X, y = data.moons(120, noise=0.2, seed=0)
+    for model in (BinarySVC(kernel="rbf", gamma=2.0, C=1.0).fit(X, y),
+                  RLSClassifier(lams=np.logspace(-4, 2, 40), kernel="rbf", gamma=2.0).fit(X, y)):
+        fig, ax = plt.subplots(figsize=(5, 4))
+        draw_decision_regions(ax, model, X, y)
+        codes = (y > 0).astype(int)
+        check_static_figure(fig, ax, X, codes, 2, lambda Z, m=model: (m.predict(Z) > 0).astype(int))
+
+
+@pytest.mark.parametrize("loss, M", [("ww", 1.0), ("ww", 0.5), ("cs", 1.0)])
+def test_draw_decision_regions_multiclass_notebooks_6_and_7(loss, M):
+    from svmteach import MulticlassSVC
+    from svmteach.viz import draw_decision_regions, draw_score_lines
+
+    X, y = data.multiclass_blobs(90, k=4, seed=0)
+    model = MulticlassSVC(loss=loss, M=M, C=1.0, tol=1e-6, random_state=0).fit(X, y)
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    draw_decision_regions(ax, model, X, y)
+    draw_score_lines(ax, model.coef_)
+    check_static_figure(fig, ax, X, np.asarray(y), 4, lambda Z: model.predict(Z))
+
+
+def test_draw_binary_notebook_1():
+    from svmteach import BinarySVC
+    from svmteach.viz import draw_binary
+
+    X, y = data.overlapping_blobs(n=60, seed=1)
+    model = BinarySVC(C=1.0, tol=1e-8).fit(X, y)
+    fig, ax = plt.subplots(figsize=(5, 5))
+    draw_binary(ax, model.problem_, model.alpha_, model.intercept_[0], legend=True)
+    w, b = model.coef_[0], model.intercept_[0]
+    check_static_figure(fig, ax, X, (y > 0).astype(int), 2, lambda Z: (Z @ w + b > 0).astype(int))
