@@ -1,6 +1,7 @@
 """binder/ really opens the course: its requirements, installed into a fresh virtual
 environment, run a notebook.  Slow (it installs packages), so it runs in CI's full run."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_binder_requires_what_pyproject_declares():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    block = re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.S | re.M).group(1)
+    declared = re.findall(r'^\s*"([^"]+)"', block, re.M)
+    lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    listed = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert declared and listed == declared
 
 
 @pytest.mark.slow
