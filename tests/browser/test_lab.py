@@ -127,7 +127,11 @@ class Page:
         self.command("notebook:clear-all-cell-outputs")
         self.wait("() => document.querySelectorAll('.widget-html, .jupyter-matplotlib-canvas-div').length === 0",
                   ACTION_MS, "the saved outputs to be cleared")
-        self.command("notebook:run-all-cells", START_MS, expect=True)  # every cell ran, none failed
+        ran = self.command("notebook:run-all-cells", START_MS)
+        errors = page.evaluate("() => [...document.querySelectorAll("
+                               "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]')]"
+                               ".map(e => e.innerText)")
+        assert ran is True, f"a cell of {notebook} failed: {errors}"
         self.wait("() => window.probe.kernel() === 'idle'", ACTION_MS, "the kernel to be idle")
 
     def wait(self, predicate, timeout, what, arg=None):
@@ -137,12 +141,12 @@ class Page:
         except playwright.TimeoutError:
             pytest.fail(f"waited {timeout / 1000:.0f} s for {what}; the page's errors: {self.errors}")
 
-    def command(self, name, timeout=ACTION_MS, expect=None):
-        """Run a JupyterLab command, wait until it has finished, and check it gave ``expect``."""
+    def command(self, name, timeout=ACTION_MS):
+        """Run a JupyterLab command, wait until it has finished, and return what it gave (for run-all:
+        true when every cell ran and none failed)."""
         self.page.evaluate("(c) => window.probe.run(c)", name)
-        outcome = self.wait("(c) => window.probe.ran[c] !== undefined && [window.probe.ran[c]]", timeout,
-                            f"JupyterLab's {name!r}", arg=name)[0]
-        assert outcome == expect, f"{name} gave {outcome!r}"
+        return self.wait("(c) => window.probe.ran[c] !== undefined && [window.probe.ran[c]]", timeout,
+                         f"JupyterLab's {name!r}", arg=name)[0]
 
     def ready(self, pattern):
         """Wait for the kernel to be idle, the status line to match ``pattern`` and the canvas to be drawn;
@@ -192,6 +196,12 @@ class Page:
 
 #: the solver explorers' status line: "... step <n>: ... relative gap <gap> ..."
 STEP = r"\bstep (\d+)\b"
+#: presses of "to convergence" allowed after a move of C (each one goes on for the explorer's time budget)
+MAX_PRESSES = 20
+
+
+def gap(status):
+    return float(re.search(r"relative gap ([0-9.e+-]+)", status).group(1))
 
 
 @pytest.mark.parametrize("notebook, button, steps, dx, screenshot", [
@@ -205,10 +215,15 @@ def test_solver_explorer_in_jupyterlab(lab, notebook, button, steps, dx, screens
         assert int(re.search(STEP, status).group(1)) == 0
         status = nb.act(lambda: nb.click(button), STEP)
         assert int(re.search(STEP, status).group(1)) == steps
-        status = nb.act(lambda: nb.drag_first_slider(dx), STEP)  # C
-        n_iter = int(re.search(STEP, status).group(1))
-        gap = float(re.search(r"relative gap ([0-9.e+-]+)", status).group(1))
-        assert n_iter > steps and gap <= 1e-4, status  # moving C re-solved, from the start, to the explorer's tol
+        status = nb.act(lambda: nb.drag_first_slider(dx), STEP)  # C: re-solved from the start
+        assert int(re.search(STEP, status).group(1)) > steps, status
+        # ... to the explorer's tol, or as far as its time budget allows (on a loaded machine it may
+        # not): then each press of "to convergence" goes on, as the status line says
+        for _ in range(MAX_PRESSES):
+            if gap(status) <= 1e-4:
+                break
+            status = nb.act(lambda: nb.click("to convergence"), STEP)
+        assert gap(status) <= 1e-4, status
         nb.finish(screenshot)
 
 
