@@ -31,16 +31,17 @@ Multiplied by q, :math:`\\beta = \\operatorname{proj}(\\hat\\beta, z) / q` with
 (Blondel's :math:`\\hat\\beta` and z times :math:`\\|x_i\\|`).  No term is divided by a small
 :math:`\\|x_i\\|`: dividing by it (or by q) would turn the rounding of :math:`g_i`, about
 :math:`\\epsilon |g_i|`, into errors of :math:`\\epsilon |g_i| / q` in alpha, and rows of tiny norm
-stopped summing to zero (by 1e-5 at a norm of 1e-6, to NaN below).  Since
-:math:`\\mathbf 1^\\top \\beta = C`, the division by q is replaced by the normalisation
-:math:`\\beta = C\\, p / \\mathbf 1^\\top p` of the projection p, which puts every row on its simplex
-to the last bit whatever q is.  The linear case is the limit of the same formula: when
-:math:`q C` is below the rounding of :math:`g_i` (the quadratic term
-:math:`\\tfrac q2 \\|\\delta\\|^2 \\le 4 q C^2` is negligible against the linear term, of size
-:math:`C |g_i|`, for every feasible δ), :math:`\\hat\\beta = g_i` to working precision and the
-projection onto the tiny mass z keeps only the largest entries of :math:`g_i`: all of C goes
-where :math:`g_i` is largest, the linear block's minimiser.  When z is 0 (a zero row) or the
-projection rounds to nothing, C is shared equally by the largest entries of :math:`\\hat\\beta`
+stopped summing to zero (by 1e-5 at a norm of 1e-6, to NaN below).  The projection is
+homogeneous, :math:`\\operatorname{proj}(\\hat\\beta, z) = z \\operatorname{proj}(\\hat\\beta / z, 1)`, and
+with :math:`p = \\operatorname{proj}(\\hat\\beta / z, 1)` the block is :math:`\\alpha_i = C_i - C p / \\mathbf 1^\\top p`:
+the division by q never happens, and the normalisation puts every row on its simplex to the
+last bit (a subnormal z keeps its few bits out of the projection).
+
+The linear case, q = 0 (a zero row) or q too small to matter, is the limit of the same block.
+For every feasible δ the quadratic term is at most :math:`\\tfrac q2 \\|\\delta\\|^2 \\le 4 q C^2`,
+against a linear term of size :math:`C \\max|\\hat\\beta|`; once :math:`z = qC \\le \\epsilon \\max|\\hat\\beta|`
+(then :math:`\\hat\\beta / z` could overflow), the projection onto the mass z keeps only the entries
+within rounding of the largest: C is shared equally by the largest entries of :math:`\\hat\\beta = g_i`
 (a zero row: :math:`\\alpha_i^{y_i} = C` and :math:`-C` spread evenly over the other classes).
 """
 
@@ -54,7 +55,7 @@ from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
 from .base import check_tol
-from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
+from .multiclass_base import EPOCH_FASTMATH, EPS, MulticlassSolver, replace_row, sample_arrays
 
 
 class CSBlondelState(NamedTuple):
@@ -66,7 +67,7 @@ class CSBlondelState(NamedTuple):
     y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
     beta_hat : (k,) the point projected, ``q (C_i - alpha_i) + g_i``;  z : float, the simplex's mass ``C q``;
     beta : (k,) its projection;  theta : float, the threshold (beta = max(beta_hat - theta, 0));
-    delta : (k,) the change of alpha_i, ``C_i - C beta / sum(beta) - alpha_i``.
+    delta : (k,) the change of alpha_i, ``C_i - C beta / z - alpha_i``.
     """
 
     n_iter: int
@@ -130,16 +131,16 @@ class CSBlondel(MulticlassSolver):
                                   beta=None, theta=math.nan, delta=xp.zeros(k, dtype=xp.float64))
         beta_hat = q * (upper - alpha_i) + g  # Blondel's beta_hat times ||x_i||: nothing divided by it
         z = C * q
-        beta = project_simplex_sort(beta_hat[None, :], z)[0, :] if z > 0 else xp.zeros(k, dtype=xp.float64)
-        mass = float(xp.sum(beta))
-        if mass > 0:
-            share = beta / mass  # beta / z up to rounding, exactly on the unit simplex
-            support = beta > 0
-            theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
-        else:  # z = 0 (a zero row) or rounded away: the linear block, C shared by the largest entries
+        if z > EPS * float(xp.max(xp.abs(beta_hat))):
+            # proj(beta_hat, z) = z proj(beta_hat / z, 1): the mass-1 problem keeps subnormal z's precision
+            share = project_simplex_sort(beta_hat[None, :] / z, 1.0)[0, :]
+            share = share / xp.sum(share)  # exactly on the unit simplex
+        else:  # z = 0 (a zero row) or below the rounding of beta_hat: the linear block, C to the largest
             top = xp.astype(beta_hat == xp.max(beta_hat), xp.float64)
             share = top / xp.sum(top)
-            theta = float(xp.max(beta_hat))
+        beta = z * share  # the projection of beta_hat onto mass z
+        support = share > 0
+        theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
         new = upper - C * share  # alpha_i = C_i - beta, 1'beta = C
         # the label entry from the others, so that the row sums to 0 to the last bit (<= C up to rounding)
         new = xp.where(is_y, xp.minimum(-xp.sum(xp.where(is_y, 0.0, new)), C), new)
@@ -177,19 +178,22 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
             continue
         q = sqnorm[i]
         z = C * q
+        hmax = 0.0
         for m in range(k):
             up = C if m == y else 0.0
             beta_hat[m] = q * (up - alpha[i, m]) + g[m]
+            hmax = max(hmax, abs(beta_hat[m]))
         mass = 0.0
-        if z > 0:
-            project_simplex_row(beta_hat, z, beta)
+        if z > EPS * hmax:
             for m in range(k):
-                mass += beta[m]
-        if not mass > 0:  # the linear block: C shared by the largest entries of beta_hat
+                beta_hat[m] = beta_hat[m] / z
+            project_simplex_row(beta_hat, 1.0, beta)
+        else:  # the linear block: C shared by the largest entries of beta_hat
             top = beta_hat.max()
             for m in range(k):
                 beta[m] = 1.0 if beta_hat[m] == top else 0.0
-                mass += beta[m]
+        for m in range(k):
+            mass += beta[m]
         rest = 0.0
         for m in range(k):
             if m != y:

@@ -29,6 +29,10 @@ from .dual_cd import epoch_permutation
 #: NaN and infinity keep their meaning.  Results match the step path to rounding.
 EPOCH_FASTMATH = {"reassoc", "contract"}
 
+#: A block whose quadratic term is below ``EPS`` times its linear term is solved as linear: its
+#: curvature is lost in the rounding of the gradient (see :mod:`ww_exact` and :mod:`cs_blondel`).
+EPS = float(np.finfo(np.float64).eps)
+
 
 class MulticlassSolver:
     """Base class: a subclass defines ``State``, ``update(problem, state, i)`` and ``_epoch`` (compiled)."""

@@ -58,7 +58,7 @@ from typing import NamedTuple
 from .. import objectives as obj
 from ..backend import to_numpy
 from .base import check_state_alpha, gap_reached
-from .multiclass_base import feasible_alpha
+from .multiclass_base import EPS, feasible_alpha
 from ..projections import project_simplex_sort, ww_block_solve
 
 
@@ -282,14 +282,15 @@ def block_targets(problem, alpha, G):
         new = ww_block_solve(u, C)
         spread = xp.take_along_axis(new, back, axis=1)
         return xp.where(Y, -xp.sum(new, axis=1, keepdims=True), spread)
-    # CS (Blondel, as CSBlondel.update): alpha_i = C_i - C p / 1'p, p = proj(a (C_i - alpha_i) + g_i, C a):
-    # nothing is divided by a small a, and each row lands on its simplex whatever a is
+    # CS (Blondel, as CSBlondel.update): alpha_i = C_i - C p / 1'p, p = proj(beta_hat / z, 1),
+    # beta_hat = a (C_i - alpha_i) + g_i, z = C a: nothing divided by a small a; rows land on their simplex
     upper = label_bound(problem)
     beta_hat = a * (upper - alpha) + G
-    p = project_simplex_sort(beta_hat, C * a[:, 0])
-    mass = xp.sum(p, axis=1, keepdims=True)
-    top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)  # the linear block's
-    share = xp.where(mass > 0, p / xp.where(mass > 0, mass, 1.0), top / xp.sum(top, axis=1, keepdims=True))
+    z = C * a
+    curved = z > EPS * xp.max(xp.abs(beta_hat), axis=1, keepdims=True)  # else the linear block
+    p = project_simplex_sort(xp.where(curved, beta_hat / xp.where(curved, z, 1.0), 0.0), 1.0)
+    top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)
+    share = xp.where(curved, p / xp.sum(p, axis=1, keepdims=True), top / xp.sum(top, axis=1, keepdims=True))
     return rows_summing_to_zero(problem, upper - C * share)
 
 

@@ -12,7 +12,12 @@ with scores :math:`s = W x_i`, because :math:`\\alpha_{iy_i} = -\\mathbf 1^\\top
 block's Hessian :math:`a (I + \\mathbf 1 \\mathbf 1^\\top)`.  Dividing by a, the block is
 :func:`svmteach.projections.ww_block_solve` with :math:`u = c / a`, solved exactly by
 sorting its 2(k-1) breakpoints.  A zero row (a = 0) leaves a linear problem: each
-:math:`\\beta_j` goes to C where :math:`c_j > 0` and to 0 where :math:`c_j < 0`.
+:math:`\\beta_j` goes to C where :math:`c_j > 0` and to 0 where :math:`c_j < 0`.  So does a row of
+tiny norm whose quadratic term is negligible: for every feasible block,
+:math:`\\tfrac a2 (\\|\\beta\\|^2 + (\\mathbf 1^\\top\\beta)^2) \\le \\tfrac a2 k^2 C^2`, and once
+:math:`a k C \\le \\epsilon \\max_j |c_j|` that moves the root :math:`t` by less than the rounding of c,
+so the linear rule is the exact block step to working precision (and :math:`u = c / a`, which
+could overflow, is never formed).
 The weights follow: :math:`W \\leftarrow W - M\\, \\delta\\, x_i^\\top` for the change δ of
 :math:`\\alpha_i` (seed 000: :math:`W = -M \\sum_i \\alpha_i x_i^\\top`, here as (k, d)).
 """
@@ -26,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ..projections import ww_block_row, ww_block_solve
-from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
+from .multiclass_base import EPOCH_FASTMATH, EPS, MulticlassSolver, replace_row, sample_arrays
 
 
 class WWExactState(NamedTuple):
@@ -81,10 +86,10 @@ class WWExact(MulticlassSolver):
         grad = M * (s[yi] - s) - 1.0  # d f / d alpha_ij (the y_i entry is 0)
         alpha_i = state.alpha[i, :]
         c = -xp.take(grad, others) + a * (xp.take(alpha_i, others) - alpha_i[yi])
-        if a > 0:
+        if a * k * C > EPS * float(xp.max(xp.abs(c))):
             u = c / a
             beta = ww_block_solve(u[None, :], C)[0, :]
-        else:  # zero row: a linear block, solved at the bounds
+        else:  # zero row, or a curvature below the rounding of c: a linear block, solved at the bounds
             u = c
             beta = xp.where(c > 0, C, xp.where(c < 0, 0.0, xp.take(alpha_i, others)))
         new = xp.concat([beta[:yi], xp.reshape(-xp.sum(beta), (1,)), beta[yi:]])  # alpha_{i y_i} = -1'beta
@@ -123,7 +128,10 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
             if j != y:
                 c[p] = -(M * (s[y] - s[j]) - 1.0) + a * (alpha[i, j] - alpha[i, y])
                 p += 1
-        if a > 0:
+        cmax = 0.0
+        for p in range(k - 1):
+            cmax = max(cmax, abs(c[p]))
+        if a * k * C > EPS * cmax:
             for p in range(k - 1):
                 u[p] = c[p] / a
             ww_block_row(u, C, beta, points, work)
