@@ -18,13 +18,14 @@ LIBSVM.  The Laplacian uses the Euclidean norm, as seed 004 writes it
 from __future__ import annotations
 
 import math
+import numbers
 import sys
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from .backend import array_namespace, to_numpy
+from .backend import array_namespace, is_numpy, to_numpy
 
 KERNELS = ("linear", "polynomial", "gaussian", "laplacian")
 _ALIASES = {"poly": "polynomial", "rbf": "gaussian"}
@@ -32,24 +33,51 @@ _ALIASES = {"poly": "polynomial", "rbf": "gaussian"}
 
 @dataclass(frozen=True)
 class Kernel:
-    """A kernel with numeric parameters.
+    """A kernel with numeric parameters, checked when it is made.
 
     Parameters
     ----------
     name : {"linear", "polynomial", "gaussian", "laplacian"}
-        ``"poly"`` and ``"rbf"`` are accepted as aliases.
+        ``"poly"`` and ``"rbf"`` are accepted as aliases and stored by their canonical name.
     gamma : float
-        Scale of the inner product (polynomial) or of the distance (gaussian, laplacian).
+        Positive, finite scale of the inner product (polynomial) or of the distance
+        (gaussian, laplacian); ``"scale"`` and ``"auto"`` are resolved on data by
+        :func:`make_kernel`, not here.
     degree : int
-        Degree of the polynomial kernel.
+        Degree of the polynomial kernel, an integer >= 1.
     coef0 : float
-        Constant term of the polynomial kernel.
+        Finite constant term of the polynomial kernel.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument: an unknown name, a gamma that is not a positive finite number,
+        a degree that is not an integer >= 1, a coef0 that is not a finite number.
     """
 
     name: str = "linear"
     gamma: float = 1.0
     degree: int = 3
     coef0: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "name", canonical_kernel_name(self.name))
+        if isinstance(self.gamma, str):
+            raise TypeError(f"gamma must be a positive number, got {self.gamma!r}: 'scale' and 'auto' depend on the "
+                            "data, so make_kernel(name, gamma, X=X) resolves them")
+        gamma = _real(self.gamma, "gamma", "a positive number")
+        if not (math.isfinite(gamma) and gamma > 0):
+            raise ValueError(f"gamma must be positive and finite, got {gamma}")
+        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Real):
+            raise TypeError(f"degree must be an integer >= 1, got {type(self.degree).__name__}")
+        if not (math.isfinite(self.degree) and self.degree == int(self.degree) and self.degree >= 1):
+            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
+        coef0 = _real(self.coef0, "coef0", "a finite number")
+        if not math.isfinite(coef0):
+            raise ValueError(f"coef0 must be finite, got {coef0}")
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "degree", int(self.degree))
+        object.__setattr__(self, "coef0", coef0)
 
     def __call__(self, X, Z=None):
         return gram(X, Z, self)
@@ -67,6 +95,13 @@ class Kernel:
         return not (self.name == "polynomial" and self.coef0 < 0)
 
 
+def _real(value, name: str, what: str) -> float:
+    """``value`` as a float, or a TypeError naming ``name`` (bools and strings are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
 def canonical_kernel_name(name) -> str:
     """Map aliases to the canonical kernel name, or raise naming ``kernel``."""
     if not isinstance(name, str):
@@ -81,7 +116,8 @@ def make_kernel(kernel="linear", gamma="scale", degree=3, coef0=1.0, X=None) -> 
     """Build a :class:`Kernel`, resolving ``gamma="scale" | "auto"`` on the data ``X``.
 
     ``"scale"`` is :math:`1 / (d \\operatorname{Var}(X))` and ``"auto"`` is
-    :math:`1/d`, as in scikit-learn.  Bad parameters raise naming the argument.
+    :math:`1/d`, as in scikit-learn.  The linear kernel has no gamma: a string is
+    then checked but not resolved.  Bad parameters raise naming the argument.
     """
     if isinstance(kernel, Kernel):
         return kernel
@@ -89,68 +125,112 @@ def make_kernel(kernel="linear", gamma="scale", degree=3, coef0=1.0, X=None) -> 
     if isinstance(gamma, str):
         if gamma not in ("scale", "auto"):
             raise ValueError(f"gamma must be a positive number, 'scale' or 'auto', got {gamma!r}")
-        if X is None:
-            raise ValueError("gamma='scale' or 'auto' needs the data X")
-        xp = array_namespace(X)
-        d = X.shape[1]
-        if gamma == "auto":
-            gamma = 1.0 / d
-        else:
-            var = float(xp.var(X))
-            gamma = 1.0 / (d * var) if var > 0 else 1.0
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) and not hasattr(gamma, "__float__"):
-        raise TypeError(f"gamma must be a number, got {type(gamma).__name__}")
-    gamma = float(gamma)
-    if not (math.isfinite(gamma) and gamma > 0):
-        raise ValueError(f"gamma must be positive and finite, got {gamma}")
-    if isinstance(degree, bool) or int(degree) != degree or degree < 1:
-        raise ValueError(f"degree must be a positive integer, got {degree!r}")
-    coef0 = float(coef0)
-    if not math.isfinite(coef0):
-        raise ValueError(f"coef0 must be finite, got {coef0}")
-    return Kernel(name=name, gamma=gamma, degree=int(degree), coef0=coef0)
+        gamma = 1.0 if name == "linear" else _gamma_from_data(gamma, X)
+    return Kernel(name=name, gamma=gamma, degree=degree, coef0=coef0)
 
 
-def squared_distances(X, Z):
-    """Matrix of :math:`\\|x_i - z_j\\|^2`, computed as ``|x|^2 + |z|^2 - 2 x'z`` and clipped at 0."""
+def _gamma_from_data(rule: str, X) -> float:
+    """``"auto"``: 1 / d;  ``"scale"``: 1 / (d Var(X)), 1 for constant data; a ValueError naming
+    gamma when that is no positive finite float64 (features of size ~1e155 or ~1e-155)."""
+    if X is None:
+        raise ValueError("gamma='scale' or 'auto' needs the data X")
+    xp = array_namespace(X)
+    d = X.shape[1]
+    if rule == "auto":
+        return 1.0 / d
+    s = float(xp.max(xp.abs(X)))
+    if s == 0:
+        return 1.0
+    var = float(xp.var(X / s)) * s * s  # Var(X) = s^2 Var(X / s); Var(X / s) <= 1 cannot overflow
+    if var == 0:
+        return 1.0  # constant data: no division by 0
+    gamma = 1.0 / (d * var)
+    if not (math.isfinite(var) and math.isfinite(gamma) and gamma > 0):
+        raise ValueError(
+            f"gamma='scale' is 1 / (d Var(X)) = 1 / ({d} * {var:.3g}), which float64 cannot hold: rescale X "
+            "(e.g. with StandardScaler) or pass gamma as a number"
+        )
+    return gamma
+
+
+#: A squared distance below this fraction of ``|x|^2 + |z|^2`` lost most of its digits to the
+#: cancellation in ``|x|^2 + |z|^2 - 2 x'z`` (rounding there is ~1e-16 of that sum); such
+#: entries are recomputed from explicit differences, so every squared distance carries a
+#: relative error below ~1e-12 (and a point's distance to itself is exactly 0).
+CANCELLATION = 1e-4
+
+
+def squared_distances(X, Z=None):
+    """Matrix of :math:`\\|x_i - z_j\\|^2`; ``Z=None`` means ``Z = X``.
+
+    Computed as ``|x|^2 + |z|^2 - 2 x'z`` (one matrix product), except where that
+    expansion cancels (near-duplicate points, at any scale): those entries are
+    recomputed from explicit differences.  With ``Z = X`` the diagonal is exactly 0.
+    """
+    same = Z is None or Z is X
+    Z = X if Z is None else Z
     xp = array_namespace(X, Z)
     xx = xp.sum(X * X, axis=1)
-    zz = xp.sum(Z * Z, axis=1)
-    d2 = xx[:, None] + zz[None, :] - 2.0 * (X @ Z.T)
-    return xp.clip(d2, 0.0, None) if hasattr(xp, "clip") else xp.where(d2 < 0, 0.0, d2)
+    zz = xx if same else xp.sum(Z * Z, axis=1)
+    scale = xx[:, None] + zz[None, :]
+    d2 = xp.maximum(scale - 2.0 * (X @ Z.T), 0.0)
+    suspect = d2 < CANCELLATION * scale  # d2 = |x - z|^2 has lost digits to cancellation
+    if same:
+        diagonal = xp.eye(X.shape[0], dtype=xp.bool)
+        d2 = xp.where(diagonal, 0.0, d2)  # |x - x|^2 = 0 exactly
+        suspect = suspect & ~diagonal
+    if not bool(xp.any(suspect)):
+        return d2
+    return _explicit_where(d2, suspect, X, Z, xp)
 
 
-def distances(X, Z):
-    """Matrix of :math:`\\|x_i - z_j\\|` from explicit differences, in row blocks.
+#: Explicit differences are formed this many numbers at a time (32 MiB of float64).
+_EXPLICIT_CHUNK = 2**22
 
-    The square root magnifies the rounding of the expanded form near 0
-    (a point and itself would be ~1e-8 apart), so distances are not taken from it.
-    """
-    xp = array_namespace(X, Z)
-    block = max(1, 2**22 // max(1, Z.shape[0] * Z.shape[1]))
-    rows = [xp.sqrt(xp.sum((X[s : s + block, None, :] - Z[None, :, :]) ** 2, axis=2))
-            for s in range(0, X.shape[0], block)]
-    return xp.concat(rows, axis=0) if hasattr(xp, "concat") else xp.concatenate(rows, axis=0)
+
+def _explicit_where(d2, suspect, X, Z, xp):
+    """``d2`` with its ``suspect`` entries replaced by :math:`\\sum_k (x_{ik} - z_{jk})^2`."""
+    d = X.shape[1]
+    if is_numpy(xp):  # only the suspect pairs, gathered and scattered
+        d2 = d2.copy()
+        rows, cols = np.nonzero(suspect)
+        step = max(1, _EXPLICIT_CHUNK // d)
+        for s in range(0, rows.size, step):
+            r, c = rows[s : s + step], cols[s : s + step]
+            diff = X[r] - Z[c]
+            d2[r, c] = np.einsum("ij,ij->i", diff, diff)
+        return d2
+    # any array-API library (no scatter in the standard): whole row blocks where needed
+    block = max(1, _EXPLICIT_CHUNK // max(1, Z.shape[0] * d))
+    parts = []
+    for s in range(0, X.shape[0], block):
+        e = min(s + block, X.shape[0])  # the standard leaves out-of-bounds slices unspecified
+        part = d2[s:e, :]
+        if bool(xp.any(suspect[s:e, :])):
+            explicit = xp.sum((X[s:e, None, :] - Z[None, :, :]) ** 2, axis=2)
+            part = xp.where(suspect[s:e, :], explicit, part)
+        parts.append(part)
+    return xp.concat(parts, axis=0) if hasattr(xp, "concat") else xp.concatenate(parts, axis=0)
 
 
 def gram(X, Z=None, kernel: Kernel | str = "linear"):
     """Gram matrix :math:`K_{ij} = k(x_i, z_j)` of shape ``(len(X), len(Z))``.
 
     ``Z=None`` means ``Z = X``.  ``kernel`` is a :class:`Kernel` or the name of a
-    kernel with its default parameters.
+    kernel with its default parameters (gamma = 1).
     """
     if not isinstance(kernel, Kernel):
         kernel = make_kernel(kernel, gamma=1.0)
-    if Z is None:
-        Z = X
-    xp = array_namespace(X, Z)
+    xp = array_namespace(X) if Z is None else array_namespace(X, Z)
     if kernel.name == "linear":
-        return X @ Z.T
+        return X @ (X if Z is None else Z).T
     if kernel.name == "polynomial":
-        return (kernel.gamma * (X @ Z.T) + kernel.coef0) ** kernel.degree
+        return (kernel.gamma * (X @ (X if Z is None else Z).T) + kernel.coef0) ** kernel.degree
     if kernel.name == "gaussian":
         return xp.exp(-kernel.gamma * squared_distances(X, Z))
-    return xp.exp(-kernel.gamma * distances(X, Z))  # laplacian
+    if kernel.name == "laplacian":
+        return xp.exp(-kernel.gamma * xp.sqrt(squared_distances(X, Z)))
+    raise ValueError(f"kernel must be one of {KERNELS}, got {kernel.name!r}")
 
 
 def kernel_diagonal(X, kernel: Kernel):
@@ -161,7 +241,41 @@ def kernel_diagonal(X, kernel: Kernel):
         return sq
     if kernel.name == "polynomial":
         return (kernel.gamma * sq + kernel.coef0) ** kernel.degree
-    return xp.ones_like(sq)
+    if kernel.name in ("gaussian", "laplacian"):
+        return xp.ones_like(sq)  # exp(-gamma * 0)
+    raise ValueError(f"kernel must be one of {KERNELS}, got {kernel.name!r}")
+
+
+#: The finiteness check computes the kernel rows of this many points: the first, and those of largest norm.
+FINITE_CHECK_ROWS = 4
+
+
+def check_kernel_finite(X, kernel: Kernel):
+    """Raise a ValueError naming the kernel's parameters when its Gram matrix on ``X`` overflows.
+
+    A polynomial kernel with a large gamma, coef0 or degree, or features of size ~1e155,
+    give infinite (or NaN) entries, on which a solver would run for ever and end in NaN.
+    Features so large that :math:`\\|x - z\\|^2` may overflow (to a gaussian kernel value of
+    0) are refused too.  The check costs O(n d) per row: the diagonal, and the rows of the first point and of
+    the points of largest norm (where :math:`|k(x, z)| \\le (\\gamma \\|x\\| \\|z\\| + |c_0|)^p`
+    is largest for the polynomial kernel; the other kernels are bounded by 1 or by the diagonal).
+    """
+    xp = array_namespace(X)
+    with np.errstate(over="ignore", invalid="ignore"):  # the overflow is what is looked for
+        diag = kernel_diagonal(X, kernel)
+        sq = xp.sum(X * X, axis=1)
+        top = np.argsort(-to_numpy(sq), kind="stable")[: FINITE_CHECK_ROWS - 1]
+        rows = [X[:1, :]] + [X[int(t) : int(t) + 1, :] for t in top]
+        # 4 max |x|^2 bounds every |x - z|^2: finite, no distance overflows (to a kernel value of 0)
+        finite = math.isfinite(4.0 * float(xp.max(sq))) and bool(xp.all(xp.isfinite(diag)))
+        finite = finite and all(bool(xp.all(xp.isfinite(gram(r, X, kernel)))) for r in rows)
+    if not finite:
+        params = {"linear": "", "polynomial": f", gamma={kernel.gamma:g}, degree={kernel.degree}, "
+                  f"coef0={kernel.coef0:g}"}.get(kernel.name, f", gamma={kernel.gamma:g}")
+        raise ValueError(
+            f"kernel='{kernel.name}'{params} overflows on X: its Gram matrix has infinite or NaN entries (largest "
+            f"|x|^2 = {float(xp.max(sq)):.3g}); choose smaller kernel parameters or rescale X"
+        )
 
 
 #: The PSD check of a kernel on data looks at this many points at most, chosen at random.

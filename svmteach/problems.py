@@ -10,13 +10,14 @@ the copies are made read-only.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .backend import array_namespace, is_numpy, to_device, to_numpy
-from .kernels import check_kernel_psd, gram, kernel_diagonal, make_kernel
+from .kernels import check_kernel_finite, check_kernel_psd, gram, kernel_diagonal, make_kernel
 
 
 def _reject_sparse(A, name):
@@ -100,12 +101,15 @@ def check_labels(y, n_samples: int, name: str = "y"):
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} is complex: complex labels are not supported")
     if arr.dtype.kind == "O":
-        try:
-            floats = [v for v in arr if isinstance(v, float)]
-        except TypeError:
-            floats = []
-        if any(not math.isfinite(v) for v in floats):
+        # non-integer reals of any type (float, np.float32, np.float16, ...): NaN != NaN would make
+        # each NaN a class of its own, and a fractional value is a regression target
+        reals = [float(v) for v in arr if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral)]
+        if any(not math.isfinite(v) for v in reals):
             raise ValueError(f"{name} contains NaN or infinity")
+        if any(v != round(v) for v in reals):
+            raise ValueError(
+                f"{name} holds non-integer floats (Unknown label type: continuous); a classifier needs class labels"
+            )
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} contains NaN or infinity")
@@ -219,6 +223,7 @@ class BinaryProblem(DataShape):
         xp = array_namespace(X)
         y = xp.asarray(np.where(codes == 1, 1.0, -1.0), dtype=X.dtype)
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
+        check_kernel_finite(X, kernel)
         check_kernel_psd(X, kernel)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", _readonly(y))

@@ -115,3 +115,51 @@ def test_a_kernel_that_is_not_psd_warns_at_the_users_line():
     with pytest.warns(RuntimeWarning, match="not positive semidefinite") as caught:
         BinarySVC(kernel="poly", gamma=1.0, coef0=-2.0).fit(X, y)
     assert caught[0].filename == __file__
+
+
+@pytest.mark.parametrize("bad", [np.float32("nan"), np.float16("nan"), float("nan"), np.float64("inf"),
+                                 np.float32("-inf")])
+def test_nan_of_any_float_type_in_an_object_y_is_refused(bad):
+    # NaN != NaN: np.unique made each NaN a class of its own
+    y = np.array([0, 1, 1, bad], dtype=object)
+    with pytest.raises(ValueError, match="^y contains NaN or infinity"):
+        BinaryProblem(np.eye(4), y)
+
+
+def test_object_y_with_fractional_floats_is_a_regression_target():
+    with pytest.raises(ValueError, match="^y holds non-integer floats"):
+        BinaryProblem(np.eye(3), np.array([0, 1, np.float32(0.5)], dtype=object))
+    p = BinaryProblem(np.eye(3), np.array([0, 1, np.float32(1.0)], dtype=object))  # integral floats are labels
+    assert list(p.classes) == [0, 1]
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(kernel="poly", gamma=1e300),
+    dict(kernel="poly", gamma=1.0, coef0=1e200),
+    dict(kernel="poly", gamma=1.0, degree=400),
+])
+def test_kernel_parameters_that_overflow_the_gram_matrix_are_refused(kwargs):
+    # these ran for minutes and ended in NaN; the message names the kernel's parameters
+    X, y = random_binary(n=20)
+    with pytest.raises(ValueError, match="^kernel='polynomial', gamma=.*, degree=.*, coef0=.* overflows on X"):
+        BinaryProblem(X, y, **kwargs)
+    with pytest.raises(ValueError, match="^kernel='polynomial'.* overflows on X"):
+        BinarySVC(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_features_whose_squares_overflow_are_refused(kernel):
+    X, y = random_binary(n=20)
+    X = X * 1e155  # |x|^2 ~ 1e310
+    with pytest.raises(ValueError, match="^(kernel='linear' overflows on X|gamma='scale')"):
+        BinaryProblem(X, y, kernel=kernel)
+    with pytest.raises(ValueError, match="^kernel='gaussian', gamma=1 overflows on X"):
+        BinaryProblem(X, y, kernel="rbf", gamma=1.0)  # |x - z|^2 would overflow to K = 0
+    BinaryProblem(X * 1e-3, y, kernel=kernel)  # 1e152 is fine: squares of 1e304 are finite
+
+
+def test_a_nan_gamma_never_reaches_a_solver():
+    from svmteach.kernels import Kernel
+
+    with pytest.raises(ValueError, match="^gamma must be positive and finite"):
+        BinaryProblem(np.eye(3), [0, 1, 1], kernel=Kernel("rbf", float("nan")))
