@@ -252,4 +252,111 @@ def test_curves_show_primal_dual_and_gap(explorer):
 
 def test_converge_says_when_it_stops_short(multi):
     multi.converge(max_steps=5)
-    assert multi.state.gap > multi.tol and "stopped at 5 steps" in multi.status.value
+    assert multi.state.gap > multi.tol and multi.state.n_iter == 5
+    assert "stopped at the step limit of 5, 5 steps this time" in multi.status.value
+
+
+# ---- what a notebook shows, and input an explorer refuses -------------------------------------
+
+def test_explorers_display_a_hint_as_plain_text(explorer, multi):
+    from svmteach.widgets import RLSPathExplorer, SimplexProjectionExplorer
+    from svmteach.widgets.figure import HINT
+
+    X, y = data.moons(30, seed=0)
+    for ex in (explorer, multi, RLSPathExplorer(X, y, lams=[0.1, 1.0]), SimplexProjectionExplorer()):
+        for shown in (ex, ex.widget):  # a cell may end with the explorer or with its widget
+            bundle = shown._repr_mimebundle_()
+            assert bundle["text/plain"] == HINT
+            assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
+
+
+def test_committed_notebooks_show_the_hint_for_every_explorer():
+    """Read on GitHub or nbviewer, an explorer cell shows the hint, never ``VBox(children=...)``."""
+    import json
+    from pathlib import Path
+
+    from svmteach.widgets.figure import HINT
+
+    seen = 0
+    for path in sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            for out in cell.get("outputs", []):
+                plain = "".join(out.get("data", {}).get("text/plain", ""))
+                if "application/vnd.jupyter.widget-view+json" in out.get("data", {}) and "Explorer" in "".join(cell["source"]):
+                    seen += 1
+                    assert plain == HINT, (path.name, plain[:60])
+                assert "VBox(" not in plain, path.name
+    assert seen >= 6
+
+
+def test_binary_explorer_refuses_points_that_are_not_2d():
+    X, y = data.overlapping_blobs(20, seed=0)
+    for bad in (X[:, :1], np.hstack([X, X[:, :1]])):
+        with pytest.raises(ValueError, match="^X must hold 2-D points"):
+            BinaryExplorer(bad, y)
+
+
+@pytest.mark.parametrize("alias, name", [("rbf", "gaussian"), ("poly", "polynomial"), ("gaussian", "gaussian")])
+def test_binary_explorer_accepts_kernel_aliases(alias, name):
+    X, y = data.overlapping_blobs(20, seed=0)
+    ex = BinaryExplorer(X, y, kernel=alias)
+    assert ex.dropdowns["kernel"].value == name and ex.problem.kernel.name == name
+    ex.buttons["step"].click()
+    assert ex.state.n_iter == 1
+
+
+def test_binary_explorer_bad_choices_name_the_argument():
+    X, y = data.overlapping_blobs(20, seed=0)
+    with pytest.raises(ValueError, match="kernel"):
+        BinaryExplorer(X, y, kernel="sigmoid")
+    with pytest.raises(ValueError, match="^solver must be one of"):
+        BinaryExplorer(X, y, solver="pegasos")
+    with pytest.raises(ValueError, match="^time_budget must be a positive number"):
+        BinaryExplorer(X, y, time_budget=0)
+
+
+@pytest.mark.parametrize("point", [(np.nan, 0.0), (0.0, np.inf), (-np.inf, np.nan)])
+def test_adding_a_non_finite_point_is_refused_and_changes_nothing(explorer, multi, point):
+    X, y = explorer.X.copy(), explorer.y.copy()
+    with pytest.raises(ValueError, match="^x1, x2 must be finite numbers"):
+        explorer.add_point(*point)
+    np.testing.assert_array_equal(explorer.X, X)
+    np.testing.assert_array_equal(explorer.y, y)
+    explorer.buttons["10 steps"].click()  # the explorer still works
+    explorer.sliders["C"].value = 0.1
+    assert np.all(np.isfinite(explorer.state.alpha)) and explorer.state.gap <= explorer.tol
+    n = len(multi.X)
+    with pytest.raises(ValueError, match="^x1, x2 must be finite numbers"):
+        multi.add_point(*point, multi.labels[0])
+    assert len(multi.X) == n and np.all(np.isfinite(multi.X))
+
+
+def test_a_C_move_of_the_subgradient_explorer_stops_at_its_time_budget():
+    """At C = 1000 the subgradient method needs millions of steps: the move stops at the explorer's
+    budget (here half a second), says so, and 'to convergence' goes on from there."""
+    X, y = data.overlapping_blobs(40, seed=1)
+    ex = BinaryExplorer(X, y, solver="primal_subgradient", time_budget=0.5)
+    ex.sliders["C"].value = 1000.0
+    assert ex.problem.C == pytest.approx(1000.0) and ex.state.gap > ex.tol
+    first = ex.state.n_iter
+    assert first > 0 and "stopped at the time budget of 0.5 s" in ex.status.value
+    assert f"step {first}:" in ex.status.value and len(ex.history) == first + 1
+    ex.buttons["to convergence"].click()
+    assert ex.state.n_iter > first and "stopped at the time budget of 0.5 s" in ex.status.value
+    assert f"{ex.state.n_iter - first} steps this time" in ex.status.value
+
+
+def test_a_non_live_explorer_leaves_no_figure_to_pyplot():
+    """Inline notebooks print every figure pyplot knows at the next plt.show(): an explorer shown in an
+    Output widget must not be one of them (notebook 7 showed a stray copy of the simplex explorer)."""
+    import matplotlib.pyplot as plt
+
+    from svmteach.widgets import MulticlassExplorer, RLSPathExplorer, SimplexProjectionExplorer
+
+    before = set(plt.get_fignums())
+    X, y = data.multiclass_blobs(30, k=3, seed=0)
+    SimplexProjectionExplorer()
+    BinaryExplorer(*data.overlapping_blobs(20, seed=0))
+    MulticlassExplorer(X, y)
+    RLSPathExplorer(X, y, lams=[0.1, 1.0])
+    assert set(plt.get_fignums()) == before

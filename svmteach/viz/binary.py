@@ -17,8 +17,8 @@ from .regions import cell_grid, data_box
 #: The outline of a point in each KKT category: (edge colour, edge width, marker size).
 KKT_OUTLINE = {
     obj.AT_ZERO: ("none", 0.0, 30.0),
-    obj.FREE: ("black", 1.5, 70.0),
-    obj.AT_C: ("#cb181d", 1.5, 70.0),
+    obj.FREE: ("black", 1.8, 70.0),
+    obj.AT_C: ("#d01c8b", 1.8, 70.0),  # magenta: seen on both class colours (a red ring vanished on orange)
 }
 KKT_LABELS = {
     obj.AT_ZERO: "\u03b1 = 0",
@@ -34,8 +34,9 @@ def kkt_outlines(categories):
     return edge[cats], width[cats].astype(float), size[cats].astype(float)
 
 
-def binary_legend(ax, loc="lower right", fontsize=9, **kwargs):
-    """A legend of the two classes (fill colours) and the three KKT categories (outlines)."""
+def binary_legend(ax, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=10, **kwargs):
+    """A legend of the two classes (fill colours) and the three KKT categories (outlines), by default
+    outside the axes on the right, where it covers no point."""
     from matplotlib.lines import Line2D
 
     neg, pos = class_colors(2)
@@ -45,7 +46,7 @@ def binary_legend(ax, loc="lower right", fontsize=9, **kwargs):
         handles.append(Line2D([], [], ls="none", marker="o", markersize=np.sqrt(size), markerfacecolor="#bdbdbd",
                               markeredgecolor=edge if edge != "none" else "#bdbdbd", markeredgewidth=width,
                               label=KKT_LABELS[cat]))
-    return ax.legend(handles=handles, loc=loc, fontsize=fontsize, **kwargs)
+    return ax.legend(handles=handles, loc=loc, bbox_to_anchor=bbox_to_anchor, fontsize=fontsize, **kwargs)
 
 
 def decision_values(problem, alpha, b, points):

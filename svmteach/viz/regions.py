@@ -38,13 +38,20 @@ def scatter_classes(ax, X, codes, k, **kwargs):
     return ax.scatter(X[:, 0], X[:, 1], c=np.asarray(class_colors(k))[np.asarray(codes)], **style)
 
 
-def class_legend(ax, classes, loc="best", fontsize=10, title="class", **kwargs):
+def _label(value):
+    """A class label as text: whole numbers without their ".0" (labels -1.0 and 1.0 read -1 and 1)."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def class_legend(ax, classes, loc="best", fontsize=11, title="class", **kwargs):
     """A legend with one filled marker per class, in the palette (the points' colours)."""
     from matplotlib.lines import Line2D
 
     colors = class_colors(len(classes))
     handles = [Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor=c, markeredgecolor="white",
-                      label=str(label)) for c, label in zip(colors, classes)]
+                      label=_label(label)) for c, label in zip(colors, classes)]
     return ax.legend(handles=handles, loc=loc, fontsize=fontsize, title=title, title_fontsize=fontsize, **kwargs)
 
 

@@ -142,7 +142,7 @@ class BinaryExplorer(SolverExplorer):
         self.ax_alpha.set_xlim(-1, len(y))
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
         # plain text (no mathtext parse per draw); the bars' colours are the points' outlines
-        self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)\nblack: 0 < \u03b1\u1d62 < C, red: \u03b1\u1d62 = C",
+        self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)\nblack: 0 < \u03b1\u1d62 < C, magenta: \u03b1\u1d62 = C",
                                 fontsize=9)
         self._init_curves()
         # few tick labels: laying out text is most of a redraw.  The data panel needs no
