@@ -356,3 +356,25 @@ def test_draw_binary_notebook_1():
     draw_binary(ax, model.problem_, model.alpha_, model.intercept_[0], legend=True)
     w, b = model.coef_[0], model.intercept_[0]
     check_static_figure(fig, ax, X, (y > 0).astype(int), 2, lambda Z: (Z @ w + b > 0).astype(int))
+
+
+def test_palette_gives_class_m_colour_m_and_refuses_what_it_cannot_draw():
+    from svmteach.viz import class_indices, draw_class_regions, region_colors
+
+    assert class_colors(3) == class_colors(8)[:3]
+    with pytest.raises(ValueError, match="^k must be between 1 and 8"):
+        class_colors(9)
+    with pytest.raises(TypeError, match="^k must be an integer"):
+        class_colors(2.0)
+    np.testing.assert_array_equal(class_indices(np.array([1.0, -1.0, 1.0]), np.array([-1.0, 1.0])), [1, 0, 1])
+    with pytest.raises(ValueError, match="^labels must all be among the classes"):
+        class_indices(np.array([0, 5]), np.array([0, 1]))
+    # an image holding only index 2 of 4 is painted in class 2's region colour (vmin/vmax fixed)
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.set_axis_off()
+    draw_class_regions(ax, np.full((5, 5), 2), (0, 1, 0, 1), 4)
+    img = render(fig)
+    centre = img[img.shape[0] // 2, img.shape[1] // 2]
+    np.testing.assert_allclose(centre, region_colors(4)[2], atol=1.5 / 255)
+    assert decode_regions(centre, 4)[0] == 2
+    plt.close(fig)

@@ -22,7 +22,7 @@ BUTTONS = ("step", "10 steps", "to convergence", "reset")
 #: Seconds of solver work that one press of "to convergence" (or one move of C) may take: a slow
 #: method (the subgradient method at C = 1000 needs millions of steps) stops there and says so,
 #: and the notebook answers again.  Pressing "to convergence" goes on from where it stopped.
-TIME_BUDGET = 5.0
+TIME_BUDGET = 3.0
 
 
 def check_time_budget(value):
