@@ -45,7 +45,8 @@ import numpy as np
 from numba import njit
 
 from .. import objectives as obj
-from .base import check_choice, gap_reached, seed_from
+from .base import check_choice, check_random_state, check_state, check_state_alpha, gap_reached, seed_from
+from .smo import exact_gradient
 
 
 class DualCDState(NamedTuple):
@@ -175,6 +176,18 @@ def stopping_measures(problem, alpha, grad):
     return P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=False)
 
 
+def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
+    """A measured state at ``alpha`` at the start of ``epoch``: every coordinate active, no step to picture."""
+    P, D, gap, kkt = stopping_measures(problem, alpha, grad)
+    active = np.ones(problem.n_samples, dtype=bool)
+    inf = math.inf
+    return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, epoch=epoch, pos=0,
+                       perm=epoch_permutation(seed, epoch, active), seed=seed, i=-1, a=0.0, b=0.0,
+                       alpha_unclipped=math.nan, alpha_clipped=math.nan, delta=0.0, shrunk=False, active=active,
+                       shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf, full_spread=inf,
+                       primal=P, dual=D, gap=gap, kkt=kkt)
+
+
 class DualCoordinateAscent:
     """Exact coordinate ascent on the no-bias dual, one coordinate per step.
 
@@ -190,11 +203,22 @@ class DualCoordinateAscent:
 
     bias = False
     name = "dual_cd"
+    State = DualCDState
 
     def __init__(self, init: str = "zero", random_state=None, shrinking: bool = True):
+        if not isinstance(init, str):
+            raise TypeError(f"init must be 'zero' or 'uniform', got {type(init).__name__} {init!r}")
         self.init_rule = check_choice("init", init, ("zero", "uniform"))
+        check_random_state(random_state)
         self.random_state = random_state
+        if not isinstance(shrinking, (bool, np.bool_)):
+            raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
         self.shrinking = bool(shrinking)
+
+    @property
+    def still_is_fixed_point(self) -> bool:
+        """Without shrinking an epoch visits every coordinate: if none moves, none ever will."""
+        return not self.shrinking
 
     def steps_per_epoch(self, problem) -> int:
         return problem.n_samples
@@ -208,12 +232,20 @@ class DualCoordinateAscent:
         else:
             alpha = xp.asarray(np.random.default_rng([seed, 2**32 - 1]).uniform(0.0, C, n), dtype=problem.X.dtype)
             grad = 1.0 - problem.Q @ alpha
-        P, D, gap, kkt = stopping_measures(problem, alpha, grad)
-        active = np.ones(n, dtype=bool)
-        inf = math.inf
-        return DualCDState(0, alpha, grad, 0, 0, epoch_permutation(seed, 0, active), seed,
-                           -1, 0.0, 0.0, math.nan, math.nan, 0.0, False, active, inf, -inf, -inf, inf, inf,
-                           P, D, gap, kkt)
+        return _start(problem, 0, 0, alpha, grad, seed)
+
+    def warm_start(self, problem, state: DualCDState) -> DualCDState:
+        """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
+
+        alpha is clipped into this problem's box [0, C] (the only constraint without a bias),
+        the gradient recomputed from it exactly in float64, the picture of the last step and
+        the shrinking cleared; a new epoch starts, with every coordinate active.
+        """
+        check_state(self, state)
+        xp = problem.xp
+        alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
+        alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, problem.C)
+        return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha), state.seed)
 
     def converged(self, state, tol) -> bool:
         return gap_reached(state.gap, tol)

@@ -10,8 +10,14 @@ step touches rows i and j only, and many points are never selected.  The
 rows live in a buffer kept with the problem (:func:`kernel_rows`), so later
 calls reuse them.  Fresh rows are stored in float32, as in LIBSVM's kernel
 cache, unless the run asks for a relative gap below 1e-6 (float32 rows cap the
-accuracy near 1e-7); if the problem's full Gram matrix already exists it is used
-(in float64, so that both paths then compute the same numbers).
+accuracy near 1e-7) or the kernel's values leave float32's range (:func:`fits_float32`);
+if the problem's full Gram matrix already exists it is used (in float64, so that
+both paths then compute the same numbers).
+
+The loop's cached gradient drifts (float32 rows, many updates), so it never has
+the last word: every call ends by recomputing the gradient from alpha in float64,
+and what the returned state reports (b, primal, dual, gap) is computed from that.
+A loop that stopped early on its cached gap, short of ``tol`` in truth, goes on.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import objectives as obj
 from ..backend import is_numpy
-from .smo import RULES, TAU, SMOState, pair_update, smo_measures
+from ..kernels import CANCELLATION
+from .smo import RULES, TAU, SMOState, exact_gradient, pair_update, smo_measures
 
 CHECK_EVERY = 10
 KERNEL_CODES = {"linear": 0, "polynomial": 1, "gaussian": 2, "laplacian": 3}
@@ -56,6 +62,23 @@ FLOAT32_ROWS_DOWN_TO = 1e-6
 FLOAT32_STALL = 1e-8
 
 
+def fits_float32(problem) -> bool:
+    """Whether kernel values keep float32's relative precision: at most ~1e30 (float32 overflows
+    at 3.4e38; a polynomial kernel of degree 30 reaches 1e39) and not all below ~1e-30 (features
+    of size 1e-20 give a linear kernel of 1e-40, a float32 subnormal or 0).  Checked on
+    :math:`B = \\max_i |x_i|^2` (linear) or :math:`(\\gamma B + |c_0|)^p` (polynomial), which bound
+    every :math:`|K_{ij}|`; gaussian and laplacian values lie in [0, 1]."""
+    k = problem.kernel
+    if k.name in ("gaussian", "laplacian"):
+        return True
+    with np.errstate(over="ignore"):
+        bound = np.float64(np.max(problem.diag if k.is_linear else k.gamma * np.max(
+            np.einsum("ij,ij->i", problem.X, problem.X)) + abs(k.coef0)))
+        if k.name == "polynomial":
+            bound = bound ** k.degree
+    return bool(1e-30 <= bound <= 1e30)
+
+
 def kernel_rows(problem, precise: bool = False) -> KernelRows:
     """The problem's row buffer (float32, or float64 when ``precise``), created on first use."""
     key = "_kernel_rows_f64" if precise else "_kernel_rows_f32"
@@ -67,36 +90,42 @@ def kernel_rows(problem, precise: bool = False) -> KernelRows:
 
 
 @njit(cache=True)
+def _squared_distance(X, sq, dots, i, t):
+    """:math:`\\|x_i - x_t\\|^2` as :func:`svmteach.kernels.squared_distances` computes it: 0 for t = i,
+    ``|x_i|^2 + |x_t|^2 - 2 x_i'x_t`` unless that cancels, then from explicit differences."""
+    if t == i:
+        return 0.0
+    scale = sq[i] + sq[t]
+    d2 = max(scale - 2.0 * dots[t], 0.0)
+    if d2 < CANCELLATION * scale:  # near-duplicates: the expansion lost its digits
+        d2 = 0.0
+        for k in range(X.shape[1]):
+            diff = X[i, k] - X[t, k]
+            d2 += diff * diff
+    return d2
+
+
+@njit(cache=True)
 def _ensure_row(X, sq, params, K, have, i):
     """Fill row i of K unless it is there: one matrix-vector product, then the kernel's function.
 
-    The formulas are those of :mod:`svmteach.kernels`; the Laplacian takes the
-    distance from explicit differences, because the square root magnifies the
-    rounding of ``|x|^2 + |z|^2 - 2 x'z`` near zero.
+    The formulas are those of :mod:`svmteach.kernels`, distances included.
     """
     if have[i]:
         return
     kind = int(params[0])
     gamma, degree, coef0 = params[1], params[2], params[3]
-    n, d = X.shape
-    if kind == 3:
-        for t in range(n):
-            d2 = 0.0
-            for k in range(d):
-                diff = X[i, k] - X[t, k]
-                d2 += diff * diff
-            K[i, t] = math.exp(-gamma * math.sqrt(d2))
-        have[i] = True
-        return
+    n = X.shape[0]
     dots = X @ X[i]
     for t in range(n):
         if kind == 0:
             K[i, t] = dots[t]
         elif kind == 1:
             K[i, t] = (gamma * dots[t] + coef0) ** degree
+        elif kind == 2:
+            K[i, t] = math.exp(-gamma * _squared_distance(X, sq, dots, i, t))
         else:
-            d2 = sq[i] + sq[t] - 2.0 * dots[t]
-            K[i, t] = math.exp(-gamma * (d2 if d2 > 0.0 else 0.0))
+            K[i, t] = math.exp(-gamma * math.sqrt(_squared_distance(X, sq, dots, i, t)))
     have[i] = True
 
 
@@ -143,7 +172,9 @@ def _relative_gap(y, C, alpha, grad):
             hinge += 1.0 - m
     P = 0.5 * norm2 + C * hinge
     D = s_alpha - 0.5 * norm2
-    return (P - D) / max(abs(P), 1e-300)
+    if P == 0.0:  # P > 0 for two classes; 0 only by underflow, and then no relative gap is known
+        return math.inf
+    return (P - D) / abs(P)
 
 
 @njit(cache=True)
@@ -258,36 +289,73 @@ def _smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, un
     return n_steps
 
 
+def exact_gradient_with_rows(problem, rows: KernelRows, alpha):
+    """:func:`~svmteach.solvers.smo.exact_gradient`, from the buffer's rows when they are float64.
+
+    Float64 rows are exact kernel values: :math:`f = \\sum_s \\alpha_s y_s K_{s:}` over the support
+    vectors is then a product with rows already there (a warm start's missing rows are filled
+    first).  Float32 rows are not, and the kernel rows of the support vectors are recomputed.
+    """
+    if rows.buffer.dtype != np.float64:
+        return exact_gradient(problem, alpha)
+    support = np.flatnonzero(alpha)
+    params = np.array(rows.params)
+    for s in support[~rows.have[support]]:
+        _ensure_row(problem.X, rows.sqnorm, params, rows.buffer, rows.have, int(s))
+    return 1.0 - problem.y * ((alpha[support] * problem.y[support]) @ rows.buffer[support])
+
+
+#: A compiled run that stops early on its cached gradient, whose exact gap is above tol, goes on
+#: from the exact gradient at most this many times in one call (then returns, not converged).
+RESTARTS = 3
+
+
 def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
-    """Up to ``n_steps`` SMO steps from ``state`` (early stop at relative gap <= tol)."""
-    if not is_numpy(problem.xp):
+    """Up to ``n_steps`` SMO steps from ``state`` (early stop at relative gap <= tol).
+
+    The loop's cached gradient drifts from :math:`\\mathbf 1 - Q\\alpha` (float32 kernel rows,
+    many updates), so before returning it is recomputed from alpha in float64
+    (:func:`~svmteach.solvers.smo.exact_gradient`) and the measures from it: the returned
+    primal, dual and gap are those of the returned alpha and b.  When the loop stopped early
+    (its gap said tol, or it saw no violating pair) and the exact gap is above tol, the run
+    goes on from the exact gradient, in float64 rows.
+    """
+    if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
         for _ in range(n_steps):
             if tol is not None and state.gap <= tol:
                 break
             state = solver.step(problem, state)
-        return state
+        grad = exact_gradient(problem, state.alpha)
+        b, b_rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
+        return state._replace(grad=grad, b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
     rule = RULES.index(solver.selection)
     if rule == 0:  # the step path's draws: default_rng([seed, t]) for step t
         uniforms = np.array([np.random.default_rng([state.seed, state.n_iter + k]).random(2) for k in range(n_steps)])
     else:
         uniforms = np.zeros((n_steps, 2))
+    uniforms = uniforms.reshape(n_steps, 2)
     alpha = np.array(state.alpha, dtype=np.float64)
     grad = np.array(state.grad, dtype=np.float64)
     info = np.full(12, np.nan)
-    precise = tol is not None and (tol < FLOAT32_ROWS_DOWN_TO or vars(problem).get("_float32_rows_stalled", False))
-    rows = kernel_rows(problem, precise)
-    params = np.array(rows.params)
-    done = _smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag, problem.y,
-                     float(problem.C), alpha, grad, int(n_steps), rule,
-                     uniforms.reshape(n_steps, 2), -1.0 if tol is None else float(tol), CHECK_EVERY, info)
-    b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-    if not precise and tol is not None and gap > tol and D - state.dual <= FLOAT32_STALL * (P - D):
-        object.__setattr__(problem, "_float32_rows_stalled", True)
-        grad = 1.0 - problem.y * obj.scores(problem, alpha)  # drop the float32 rows' rounding
+    precise = not fits_float32(problem) or tol is not None and (
+        tol < FLOAT32_ROWS_DOWN_TO or vars(problem).get("_float32_rows_stalled", False))
+    done = 0
+    for _ in range(RESTARTS + 1):
+        rows = kernel_rows(problem, precise)
+        done += _smo_loop(problem.X, rows.sqnorm, np.array(rows.params), rows.buffer, rows.have, problem.diag,
+                          problem.y, float(problem.C), alpha, grad, int(n_steps - done), rule, uniforms[done:],
+                          -1.0 if tol is None else float(tol), CHECK_EVERY, info)
+        grad = exact_gradient_with_rows(problem, rows, alpha)  # drop the loop's rounding
         b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+        if tol is None or gap <= tol or done >= n_steps:
+            break
+        # stopped early on the cached gradient, short of tol in truth: float32 rows cannot certify tol
+        precise = True
+        object.__setattr__(problem, "_float32_rows_stalled", True)
+    if not precise and tol is not None and gap > tol and D - state.dual <= FLOAT32_STALL * (P - D):
+        object.__setattr__(problem, "_float32_rows_stalled", True)  # no dual progress: go on in float64
     if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
         return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
                               b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
     return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
                     *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)
-

@@ -55,11 +55,15 @@ from numba import njit
 
 from .. import objectives as obj
 from ..backend import to_numpy
-from .base import check_choice, gap_reached, seed_from
+from ..kernels import gram
+from .base import check_choice, check_random_state, check_state, check_state_alpha, gap_reached, seed_from
 
 RULES = ("random", "max_violating_pair", "second_order")
 TAU = 1e-12
-SNAP = 1e-12  # relative distance to a bound below which alpha is set on it
+#: A few units in the last place: a new alpha within ``ULPS`` times the size of the values its
+#: step combined from a bound is that bound up to rounding, and is set on it.  (Relative to the
+#: step, not to C: with C = 1e12 the hard margin's alphas are ~1e-12 C and must not be lost.)
+ULPS = 4 * 2.220446049250313e-16
 
 
 class SMOState(NamedTuple):
@@ -134,21 +138,74 @@ def pair_update(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, C):
             new = L
         else:
             new = aj
-    if H - L <= SNAP * C:
-        new = aj  # the segment is a point: nothing can move
+    if H - L <= ULPS * max(abs(L), abs(H)):
+        new = aj  # the segment is a point (up to rounding): nothing can move
     ai_new = ai + yi * yj * (aj - new)
-    # rounding leaves values one ulp inside a bound (0.9999999999999999 for C = 1),
-    # and such a point stays a "violator" that cannot move: snap to the bounds
-    return eta, L, H, unclipped, _snap(new, C), _snap(ai_new, C)
+    # rounding leaves values a few ulps inside a bound (0.9999999999999999 for C = 1),
+    # and such a point stays a "violator" that cannot move: snap to the bounds.  The
+    # rounding of L, H and ai_new is a few ulps of the pair's old values (and of C near C).
+    scale = max(ai, aj)
+    return eta, L, H, unclipped, _snap(new, C, scale), _snap(ai_new, C, scale)
 
 
 @njit(cache=True)
-def _snap(a, C):
-    if a <= SNAP * C:
+def _snap(a, C, scale):
+    """``a`` set on the bound 0 or C it is within rounding of (a few ulps of ``scale``, or of C)."""
+    if a <= ULPS * scale:
         return 0.0
-    if a >= C - SNAP * C:
+    if a >= C - ULPS * C:
         return C
     return a
+
+
+#: The exact gradient evaluates kernel rows of at most this many support vectors at a time.
+EXACT_BLOCK = 256
+
+
+def exact_gradient(problem, alpha):
+    """The dual gradient :math:`g = \\mathbf 1 - Q\\alpha` recomputed from ``alpha`` alone, in float64.
+
+    :math:`g_t = 1 - y_t f_t` with :math:`f_t = \\sum_s \\alpha_s y_s k(x_s, x_t)`, the sum over the
+    support vectors (:math:`\\alpha_s \\ne 0`).  It drops whatever rounding a cached gradient has
+    gathered (float32 kernel rows, many small updates).  With the linear kernel or a Gram matrix
+    already computed this is :func:`svmteach.objectives.scores`; otherwise the kernel rows of the
+    support vectors are computed in blocks, never the whole (n, n) matrix.
+    """
+    xp = problem.xp
+    if problem.kernel.is_linear or "gram" in vars(problem):
+        return 1.0 - problem.y * obj.scores(problem, alpha)
+    coef = alpha * problem.y
+    support = np.flatnonzero(to_numpy(alpha) != 0)
+    f = xp.zeros(problem.n_samples, dtype=xp.float64)
+    for s in range(0, support.size, EXACT_BLOCK):
+        rows = xp.asarray(support[s : s + EXACT_BLOCK])
+        f = f + xp.take(coef, rows) @ gram(xp.take(problem.X, rows, axis=0), problem.X, problem.kernel)
+    return 1.0 - problem.y * f
+
+
+def feasible_alpha(problem, alpha):
+    """``alpha`` (non-negative, with :math:`y^\\top\\alpha = 0`) scaled into this problem's box.
+
+    :math:`\\alpha \\leftarrow \\alpha \\min(1, C / \\max_t \\alpha_t)` keeps both
+    :math:`\\alpha \\ge 0` and :math:`y^\\top \\alpha = 0` and ends in :math:`[0, C]`: a solution for a
+    larger C becomes a feasible start for a smaller one.  A negative entry, or
+    :math:`y^\\top\\alpha \\ne 0` beyond rounding, cannot come from a run on this data: ValueError.
+    """
+    xp, C = problem.xp, problem.C
+    alpha = xp.asarray(alpha, dtype=problem.X.dtype)
+    if bool(xp.any(alpha < 0)):
+        raise ValueError("state.alpha has negative entries: it is not a state of SMO on this problem")
+    total = float(xp.sum(alpha))
+    imbalance = abs(float(xp.sum(alpha * problem.y)))
+    if imbalance > 1e-8 * total:
+        raise ValueError(
+            f"state.alpha has y'alpha = {imbalance:.3g} != 0 (sum alpha = {total:.3g}): it is not a state of SMO "
+            "on these labels"
+        )
+    top = float(xp.max(alpha))
+    if top > C:
+        alpha = xp.minimum(alpha * (C / top), C)  # the largest lands on C (minimum: up to an ulp)
+    return alpha
 
 
 def smo_measures(problem, alpha, grad):
@@ -158,6 +215,15 @@ def smo_measures(problem, alpha, grad):
     P = obj.primal(problem, alpha, b, f)
     D = obj.dual(problem, alpha, f)
     return b, rule, P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=True)
+
+
+def _start(problem, n_iter, alpha, grad, seed) -> SMOState:
+    """A measured state at ``alpha`` with no last step to picture (i = j = -1, the rest NaN)."""
+    b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+    nan = math.nan
+    return SMOState(n_iter=n_iter, alpha=alpha, grad=grad, seed=seed, i=-1, j=-1, E_i=nan, E_j=nan, eta=nan,
+                    L=nan, H=nan, alpha_i_old=nan, alpha_j_old=nan, alpha_j_unclipped=nan, alpha_j_new=nan,
+                    alpha_i_new=nan, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
 
 class SMO:
@@ -174,9 +240,13 @@ class SMO:
 
     bias = True
     name = "smo"
+    State = SMOState
 
     def __init__(self, selection: str = "second_order", random_state=None):
+        if not isinstance(selection, str):
+            raise TypeError(f"selection must be one of {RULES}, got {type(selection).__name__} {selection!r}")
         self.selection = check_choice("selection", selection, RULES)
+        check_random_state(random_state)
         self.random_state = random_state
 
     def steps_per_epoch(self, problem) -> int:
@@ -186,10 +256,18 @@ class SMO:
         xp, n = problem.xp, problem.n_samples
         alpha = xp.zeros(n, dtype=problem.X.dtype)
         grad = xp.ones(n, dtype=problem.X.dtype)
-        b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-        nan = math.nan
-        return SMOState(0, alpha, grad, seed_from(self.random_state), -1, -1, nan, nan, nan, nan, nan,
-                        nan, nan, nan, nan, nan, b, rule, P, D, gap, kkt)
+        return _start(problem, 0, alpha, grad, seed_from(self.random_state))
+
+    def warm_start(self, problem, state: SMOState) -> SMOState:
+        """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
+
+        alpha is scaled into the box (:func:`feasible_alpha`), the gradient recomputed from it
+        exactly (:func:`exact_gradient`), the picture of the last step cleared; the step count
+        and the seed carry on.
+        """
+        check_state(self, state)
+        alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
+        return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha), state.seed)
 
     def converged(self, state, tol) -> bool:
         return gap_reached(state.gap, tol)
