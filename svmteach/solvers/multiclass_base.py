@@ -86,7 +86,13 @@ class MulticlassSolver:
         return gap_reached(state.gap, tol)
 
     def measure(self, problem, state):
-        """The state with primal, dual, relative gap and KKT violation (a pass over the data)."""
+        """The state with W recomputed from alpha, W = W(alpha), and the primal, dual, relative gap and
+        KKT violation there (two passes over the data).
+
+        The steps update W incrementally, so it drifts from W(alpha) by rounding; measuring on the
+        exact pair certifies the gap for the alpha and W a fit returns, and restarts the drift.
+        """
+        state = state._replace(W=obj.multiclass_weights(problem, state.alpha))
         S = obj.multiclass_scores(problem, state.W)
         P = obj.multiclass_primal(problem, state.W, S)
         D = obj.multiclass_dual(problem, state.alpha, state.W)
