@@ -346,6 +346,18 @@ def test_a_C_move_of_the_subgradient_explorer_stops_at_its_time_budget():
     assert f"{ex.state.n_iter - first} steps this time" in ex.status.value
 
 
+def test_every_press_makes_progress_however_small_the_budget():
+    """A budget used up before the first epoch (a loaded machine, a paused process) must not make a
+    press a no-op: the first epoch always runs, then the budget stops the press."""
+    X, y = data.overlapping_blobs(40, seed=1)
+    ex = BinaryExplorer(X, y, solver="primal_subgradient", time_budget=1e-12)
+    for _ in range(3):
+        before = ex.state.n_iter
+        ex.buttons["to convergence"].click()
+        assert ex.state.n_iter > before
+        assert "stopped at the time budget" in ex.status.value
+
+
 def test_a_non_live_explorer_leaves_no_figure_to_pyplot():
     """Inline notebooks print every figure pyplot knows at the next plt.show(): an explorer shown in an
     Output widget must not be one of them (notebook 7 showed a stray copy of the simplex explorer)."""

@@ -93,7 +93,8 @@ class SolverExplorer(Displayed):
 
         One call does a bounded amount of work: it also stops after ``max_steps`` steps (None: no
         step limit) or once it has run ``max_seconds`` seconds (default: the explorer's
-        ``time_budget``), checked after each epoch, and then the status line says how far it got
+        ``time_budget``), checked after each epoch (the first epoch always runs, so every
+        call makes progress however busy the machine), and then the status line says how far it got
         and why it stopped.  Calling it again goes on from there.
         """
         budget = self.time_budget if max_seconds is None else check_time_budget(max_seconds)
@@ -105,7 +106,7 @@ class SolverExplorer(Displayed):
                     why = "the gap is NaN"
                 elif max_steps is not None and taken >= max_steps:
                     why = f"the step limit of {max_steps}"
-                elif time.perf_counter() - t0 >= budget:
+                elif taken > 0 and time.perf_counter() - t0 >= budget:  # every press makes progress
                     why = f"the time budget of {budget:g} s"
                 if why:
                     break
