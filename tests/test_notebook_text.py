@@ -1,0 +1,201 @@
+"""The course's text: every notebook cites real documents, never the development files,
+keeps derivation checks short, and writes its mathematics as mathematics.
+
+These tests read the committed notebooks (sources and saved outputs); they run nothing.
+The display rules of each derivation step are tested in ``test_derivations.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+#: the development files' names, in any case: "seed 001", "seed001", "seeds/".
+DEVELOPMENT_NAMES = re.compile(r"seed ?00|seeds/", re.IGNORECASE)
+
+#: the longest rich output (LaTeX, HTML, Markdown) a cell that calls ``derivations`` may display
+MAX_DERIVATION_OUTPUT = 800
+RICH_TYPES = ("text/latex", "text/html", "text/markdown")
+
+#: mathematics written as plain text, looked for in Markdown outside $...$, $$...$$ and code
+PLAIN_MATH = {
+    "a Greek name with a subscript (alpha_i)": re.compile(
+        r"\b(alpha|beta|gamma|delta|eta|theta|lambda|mu|xi|sigma|phi|psi|zeta)_\w", re.IGNORECASE),
+    "a one-letter name with a subscript (x_i, y_j)": re.compile(r"\b[A-Za-z]_[A-Za-z0-9{]"),
+    "a transpose (x_i')": re.compile(r"\b[A-Za-z]_[A-Za-z0-9]+'"),
+    "a norm written ||w||": re.compile(r"\|\|"),
+    "a sum written sum_i": re.compile(r"\bsum_", re.IGNORECASE),
+    "an inequality written <= or >=": re.compile(r"<=|>=|!="),
+}
+
+DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+FENCED_CODE = re.compile(r"```.*?```", re.DOTALL)
+INLINE_MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
+INLINE_CODE = re.compile(r"`[^`]*`")
+URL = re.compile(r"https?://\S+")
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def ids(paths):
+    return [p.name for p in paths]
+
+
+def prose(markdown: str) -> list[str]:
+    """The lines of a Markdown cell with its mathematics, code and links removed."""
+    text = FENCED_CODE.sub(" ", DISPLAY_MATH.sub(" ", markdown))
+    lines = []
+    for line in text.splitlines():
+        line = URL.sub(" ", INLINE_CODE.sub(" ", INLINE_MATH.sub(" ", line)))
+        lines.append(line)
+    return lines
+
+
+def output_texts(cell):
+    """Every text a code cell's saved outputs show: (mime type, text)."""
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            yield "stream", out["text"]
+        if "traceback" in out:
+            yield "error", "\n".join(out["traceback"])
+        for mime, value in out.get("data", {}).items():
+            if mime.startswith("text/") or mime.endswith("json"):
+                yield mime, value if isinstance(value, str) else str(value)
+
+
+# ---- checks (functions, so that they can be tried on any notebook) --------------------------------
+
+
+def references_problems(nb) -> list[str]:
+    """A 'References' section: a Markdown cell that starts with the heading and lists an entry."""
+    cells = [c for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("## References")]
+    if not cells:
+        return ["no Markdown cell starts with '## References'"]
+    entries = [line for c in cells for line in c.source.splitlines()[1:]
+               if re.match(r"\s*(?:[-*+]|\d+\.)\s+\S", line)]
+    return [] if entries else ["the References section lists no entry"]
+
+
+def development_name_problems(nb) -> list[str]:
+    """Cells (source or output) that name the development files."""
+    found = []
+    for k, cell in enumerate(nb.cells):
+        texts = [("source", cell.source)] + list(output_texts(cell))
+        for where, text in texts:
+            m = DEVELOPMENT_NAMES.search(text)
+            if m:
+                found.append(f"cell {k} ({where}): ...{text[max(0, m.start() - 40):m.end() + 20]!r}...")
+    return found
+
+
+def long_derivation_output_problems(nb) -> list[str]:
+    """Rich outputs longer than MAX_DERIVATION_OUTPUT in cells that call ``derivations``."""
+    found = []
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "derivations" not in cell.source:
+            continue
+        for out in cell.get("outputs", []):
+            for mime in RICH_TYPES:
+                value = out.get("data", {}).get(mime)
+                if value is not None and len(value) > MAX_DERIVATION_OUTPUT:
+                    found.append(f"cell {k}: a {mime} output of {len(value)} characters")
+    return found
+
+
+def plain_math_problems(nb) -> list[str]:
+    """Markdown lines with mathematics written as plain text."""
+    found = []
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for line in prose(cell.source):
+            for what, pattern in PLAIN_MATH.items():
+                m = pattern.search(line)
+                if m:
+                    found.append(f"cell {k}: {what}: {line.strip()[:100]!r}")
+    return found
+
+
+# ---- tests -----------------------------------------------------------------------------------------
+
+
+def test_the_course_is_there():
+    assert len(NOTEBOOKS) >= 8, [p.name for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_ends_with_references(path):
+    problems = references_problems(read(path))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_never_names_the_development_files(path):
+    problems = development_name_problems(read(path))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_derivation_checks_display_short(path):
+    problems = long_derivation_output_problems(read(path))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_no_plain_text_mathematics(path):
+    problems = plain_math_problems(read(path))
+    assert not problems, "\n".join(problems)
+
+
+def test_the_conventions_table_is_in_notebook_02():
+    """One cell titled so that other notebooks can point to it, with its table."""
+    (path,) = [p for p in NOTEBOOKS if p.name.startswith("02_")]
+    cells = [c for c in read(path).cells if c.cell_type == "markdown"
+             and c.source.lstrip().startswith("## Conventions used throughout the course")]
+    assert len(cells) == 1
+    rows = [line for line in cells[0].source.splitlines() if line.startswith("|")]
+    for model in ("Weston-Watkins", "Crammer-Singer", "binary"):
+        assert any(model in row for row in rows), model
+
+
+# ---- the checks themselves find what they are for ------------------------------------------------
+
+
+def _notebook(markdown=(), code=()):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(s) for s in markdown]
+    for source, outputs in code:
+        cell = nbformat.v4.new_code_cell(source)
+        cell.outputs = [nbformat.from_dict(o) for o in outputs]
+        nb.cells.append(cell)
+    return nb
+
+
+def test_checks_catch_what_they_are_for():
+    assert references_problems(_notebook(["# Title", "Text with ## References inside"]))
+    assert references_problems(_notebook(["## References\n\nnothing listed"]))
+    assert not references_problems(_notebook(["## References\n\n- Platt (1998)"]))
+
+    assert development_name_problems(_notebook(["*Sources: Seed 001*"]))
+    assert development_name_problems(_notebook(code=[("print(1)", [{"output_type": "stream", "name": "stdout",
+                                                                    "text": "seed002, eq. 3"}])]))
+    assert development_name_problems(_notebook(["see shared/seeds/README"]))
+    assert not development_name_problems(_notebook(code=[("data.moons(seed=0)", [])]))
+
+    long = {"output_type": "display_data", "metadata": {}, "data": {"text/markdown": "$$" + "x" * 900 + "$$"}}
+    assert long_derivation_output_problems(_notebook(code=[('derivations.show("binary")', [long])]))
+    assert not long_derivation_output_problems(_notebook(code=[("plot()", [long])]))
+
+    for bad in ["where alpha_i = 0", "the margin 2 / ||w||", "with x_i' w", "for y_j f(x_j) < 1",
+                "sum_i y_i", "when 0 <= a"]:
+        assert plain_math_problems(_notebook([bad])), bad
+    for good in [r"where $\alpha_i = 0$", r"$$\|w\|^2 \le C$$", "call `model.alpha_` or `x_i`",
+                 "see 05_kernels_rls.ipynb, Platt's rule", "$$\nx_i' y\n$$"]:
+        assert not plain_math_problems(_notebook([good])), good
