@@ -90,43 +90,55 @@ def kernel_rows(problem, precise: bool = False) -> KernelRows:
 
 
 @njit(cache=True)
-def _squared_distance(X, sq, dots, i, t):
-    """:math:`\\|x_i - x_t\\|^2` as :func:`svmteach.kernels.squared_distances` computes it: 0 for t = i,
-    ``|x_i|^2 + |x_t|^2 - 2 x_i'x_t`` unless that cancels, then from explicit differences."""
-    if t == i:
-        return 0.0
-    scale = sq[i] + sq[t]
-    d2 = max(scale - 2.0 * dots[t], 0.0)
-    if d2 < CANCELLATION * scale:  # near-duplicates: the expansion lost its digits
-        d2 = 0.0
-        for k in range(X.shape[1]):
-            diff = X[i, k] - X[t, k]
-            d2 += diff * diff
+def _squared_distances_to(X, sq, dots, i):
+    """:math:`\\|x_i - x_t\\|^2` for every t, as :func:`svmteach.kernels.squared_distances` computes
+    them: ``|x_i|^2 + |x_t|^2 - 2 x_i'x_t``, from explicit differences where that cancels, 0 for t = i.
+    (Two passes: the first has no branch, so that it vectorises.)"""
+    n = X.shape[0]
+    d2 = np.empty(n)
+    for t in range(n):
+        d2[t] = max(sq[i] + sq[t] - 2.0 * dots[t], 0.0)
+    for t in range(n):
+        if d2[t] < CANCELLATION * (sq[i] + sq[t]):  # near-duplicates: the expansion lost its digits
+            s = 0.0
+            for k in range(X.shape[1]):
+                diff = X[i, k] - X[t, k]
+                s += diff * diff
+            d2[t] = s
+    d2[i] = 0.0
     return d2
 
 
 @njit(cache=True)
-def _ensure_row(X, sq, params, K, have, i):
-    """Fill row i of K unless it is there: one matrix-vector product, then the kernel's function.
-
-    The formulas are those of :mod:`svmteach.kernels`, distances included.
-    """
-    if have[i]:
-        return
+def _kernel_row(X, sq, params, i, out):
+    """Write :math:`k(x_i, x_t)` for every t into ``out``: one matrix-vector product, then the
+    kernel's function; the formulas are those of :mod:`svmteach.kernels`, distances included."""
     kind = int(params[0])
     gamma, degree, coef0 = params[1], params[2], params[3]
-    n = X.shape[0]
     dots = X @ X[i]
-    for t in range(n):
-        if kind == 0:
-            K[i, t] = dots[t]
-        elif kind == 1:
-            K[i, t] = (gamma * dots[t] + coef0) ** degree
-        elif kind == 2:
-            K[i, t] = math.exp(-gamma * _squared_distance(X, sq, dots, i, t))
+    n = X.shape[0]
+    if kind == 0:
+        for t in range(n):
+            out[t] = dots[t]
+    elif kind == 1:
+        for t in range(n):
+            out[t] = (gamma * dots[t] + coef0) ** degree
+    else:
+        d2 = _squared_distances_to(X, sq, dots, i)
+        if kind == 2:
+            for t in range(n):
+                out[t] = math.exp(-gamma * d2[t])
         else:
-            K[i, t] = math.exp(-gamma * math.sqrt(_squared_distance(X, sq, dots, i, t)))
-    have[i] = True
+            for t in range(n):
+                out[t] = math.exp(-gamma * math.sqrt(d2[t]))
+
+
+@njit(cache=True)
+def _ensure_row(X, sq, params, K, have, i):
+    """Fill row i of K (float32 or float64) unless it is there."""
+    if not have[i]:
+        _kernel_row(X, sq, params, i, K[i])
+        have[i] = True
 
 
 @njit(cache=True)
@@ -294,7 +306,7 @@ def exact_gradient_with_rows(problem, rows: KernelRows, alpha):
 
     Float64 rows are exact kernel values: :math:`f = \\sum_s \\alpha_s y_s K_{s:}` over the support
     vectors is then a product with rows already there (a warm start's missing rows are filled
-    first).  Float32 rows are not, and the kernel rows of the support vectors are recomputed.
+    first).  Float32 rows are not: the support vectors' kernel rows are then computed again.
     """
     if rows.buffer.dtype != np.float64:
         return exact_gradient(problem, alpha)
@@ -302,7 +314,18 @@ def exact_gradient_with_rows(problem, rows: KernelRows, alpha):
     params = np.array(rows.params)
     for s in support[~rows.have[support]]:
         _ensure_row(problem.X, rows.sqnorm, params, rows.buffer, rows.have, int(s))
-    return 1.0 - problem.y * ((alpha[support] * problem.y[support]) @ rows.buffer[support])
+    return 1.0 - problem.y * _rows_times(rows.buffer, support, alpha * problem.y)
+
+
+@njit(cache=True)
+def _rows_times(K, support, coef):
+    """:math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`, reading the rows in place (no copy of them)."""
+    f = np.zeros(K.shape[1])
+    for s in support:
+        c = coef[s]
+        for t in range(K.shape[1]):
+            f[t] += c * K[s, t]
+    return f
 
 
 #: A compiled run that stops early on its cached gradient, whose exact gap is above tol, goes on
