@@ -6,27 +6,38 @@ import argparse
 import json
 import sys
 
-from . import FAILED, MODELS, all_steps
+from . import FAILED, STATUSES, all_steps, model_key
+
+PLURAL = {"verified": "verified", "erratum": "errata", "caveat": "caveats", "definition": "definitions",
+          "failed": "failed"}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m svmteach.derivations",
                                      description="Derive every SVM formula of the course with SymPy and check it.")
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    parser.add_argument("--model", action="append", choices=list(MODELS), help="only these models (repeatable)")
+    parser.add_argument("--model", action="append", type=_model,
+                        help="only this model (repeatable): binary, smo, dual_cd, primal_subgradient, ww, cs, rls")
     args = parser.parse_args(argv)
     steps = all_steps(args.model)
     if args.json:
-        print(json.dumps([s.as_dict() for s in steps], indent=1))
+        print(json.dumps([s.as_dict() for s in steps], indent=1, ensure_ascii=False))
     else:
         width = max(len(s.name) for s in steps)
         mwidth = max(len(s.model) for s in steps)
-        print(f"{'model':{mwidth}}  {'step':{width}}  {'status':8}  source")
+        print(f"{'model':{mwidth}}  {'step':{width}}  {'status':10}  source")
         for s in steps:
-            print(f"{s.model:{mwidth}}  {s.name:{width}}  {s.status:8}  {s.source}")
-        counts = {k: sum(s.status == k for s in steps) for k in ("verified", "erratum", "failed")}
-        print(f"\n{counts['verified']} verified, {counts['erratum']} errata, {counts['failed']} failed")
+            print(f"{s.model:{mwidth}}  {s.name:{width}}  {s.status:10}  {s.source}")
+        counts = ", ".join(f"{sum(s.status == k for s in steps)} {PLURAL[k]}" for k in STATUSES)
+        print(f"\n{counts}")
     return 1 if any(s.status == FAILED for s in steps) else 0
+
+
+def _model(name):
+    try:
+        return model_key(name)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """The Weston-Watkins dual with a margin scale M: Lagrangian, W, the dual, gradients, the block
-of one sample, the greedy step and the gradient update.
+of one sample, the greedy step and the gradient update, and the blog post's errata.
 
-Sizes n = 3, d = 2, k = 3 with labels y = (0, 1, 2); data, C, M and the multipliers are
-free symbols.  W is d x k here, as in seed 000 (svmteach stores its transpose).
-Source: seed 000 (the sections are named in each step).
+Instance: n = 3 points in the plane, k = 3 classes with labels y = (1, 2, 3); data, C, M and
+the multipliers are free symbols.  W is d x k here, as in the blog post (svmteach stores its
+transpose).  The index-set errata need n != k and use n = 2, k = 3.
+Source: "The Weston-Watkins SVM dual problem" (blog post, 2020); the sections are named in each step.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .core import claim, erratum, holds, numeric, real_symbols
+from .core import definition, erratum, identity, numeric, real_symbols
 
 MODEL = "Weston-Watkins"
+BLOG = "Weston-Watkins dual blog post"
+ON = "on a 3-point, 3-class instance"
+INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
+            r"$y = (1, 2, 3)$, symbolic $M$, $C$, $W \in \mathbb{R}^{2 \times 3}$ and multipliers $\alpha_{ij}$, "
+            r"$\beta_{ij}$, $\xi_{ij}$ ($j \ne y_i$)")
 n, d, k = 3, 2, 3
 labels = (0, 1, 2)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
@@ -22,70 +28,110 @@ Wsym = sp.Matrix(d, k, lambda r, c: sp.Symbol(f"W_{r + 1}{c + 1}", real=True))
 free = {(i, j): sp.Symbol(f"alpha_{i + 1}{j + 1}", real=True) for i in range(n) for j in range(k) if j != labels[i]}
 
 
-def x(i):
-    return X[i, :].T
+def x(i, Xm=X):
+    return Xm[i, :].T
 
 
-def e(j):
-    return sp.Matrix([1 if r == j else 0 for r in range(k)])
+def e(j, kk=k):
+    return sp.Matrix([1 if r == j else 0 for r in range(kk)])
 
 
-def alpha_matrix(values=None):
-    """(n, k) alpha with alpha_{i y_i} = -sum of the others (seed 000's convention)."""
+def alpha_matrix(values=None, lab=labels, kk=k):
+    """(n, k) alpha with alpha_{i y_i} = -sum of the others (the blog post's convention)."""
     values = free if values is None else values
-    A = sp.zeros(n, k)
+    A = sp.zeros(len(lab), kk)
     for (i, j), v in values.items():
         A[i, j] = v
-        A[i, labels[i]] -= v
+        A[i, lab[i]] -= v
     return A
 
 
-def weights(A=None):
+def weights(A=None, Xm=X):
     """:math:`W = -M \\sum_i x_i \\alpha_i^\\top` (d, k)."""
     A = alpha_matrix() if A is None else A
-    return -M * sum((x(i) * A[i, :] for i in range(n)), sp.zeros(d, k))
+    return -M * sum((x(i, Xm) * A[i, :] for i in range(A.rows)), sp.zeros(Xm.cols, A.cols))
 
 
-def dual(A=None):
+def dual(A=None, Xm=X, lab=labels):
     """:math:`f(\\alpha) = \\frac{M^2}{2} \\sum_{i,s} x_s^\\top x_i \\alpha_i^\\top \\alpha_s - \\sum_{j \\ne y_i} \\alpha_{ij}`."""
     A = alpha_matrix() if A is None else A
-    quad = sum((x(s).T * x(i))[0] * (A[i, :] * A[s, :].T)[0] for i in range(n) for s in range(n))
-    lin = sum(A[i, j] for i in range(n) for j in range(k) if j != labels[i])
+    rows = range(A.rows)
+    quad = sum((x(s, Xm).T * x(i, Xm))[0] * (A[i, :] * A[s, :].T)[0] for i in rows for s in rows)
+    lin = sum(A[i, j] for i in rows for j in range(A.cols) if j != lab[i])
     return M ** 2 / 2 * quad - lin
 
 
-def steps():
-    out = []
+def lagrangian():
     xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
     beta = {key: sp.Symbol(f"beta_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
     Delta = {key: e(labels[key[0]]) - e(key[1]) for key in free}
     L = sp.Rational(1, 2) * sum(v ** 2 for v in Wsym) + sum(
         C * xi[key] - beta[key] * xi[key]
         + free[key] * (1 - M * (Wsym.T * x(key[0]) * Delta[key].T).trace() - xi[key]) for key in free)
-    out.append(holds(MODEL, "Lagrangian", sp.Eq(sp.Symbol("L"), L), True, "seed 000, 'Dual problem'",
-                     "alpha_ij >= 0 for the margin constraints, beta_ij >= 0 for xi_ij >= 0"))
+    return L, xi, beta, Delta
+
+
+def steps():
+    out = []
+    L, xi, beta, Delta = lagrangian()
+    out.append(definition(
+        MODEL, "Lagrangian",
+        r"L(W, \xi, \alpha, \beta) = \frac12\|W\|_F^2 + \sum_{i=1}^n \sum_{j \ne y_i} \Big[C\xi_{ij} - \beta_{ij}"
+        r"\xi_{ij} + \alpha_{ij}\big(1 - M\,\mathrm{tr}(W^\top x_i \Delta_{y_i j}^\top) - \xi_{ij}\big)\Big]",
+        f"{BLOG}, 'Dual problem'",
+        r"One multiplier $\alpha_{ij} \ge 0$ for each margin constraint $\xi_{ij} \ge 1 - M\Delta_{y_i j}^\top W^\top "
+        r"x_i$ and one $\beta_{ij} \ge 0$ for each $\xi_{ij} \ge 0$, with $\Delta_{y_i j} = e_{y_i} - e_j$."))
     sol = sp.solve([sp.diff(L, v) for v in Wsym], list(Wsym), dict=True)[0]
     W_star = Wsym.subs(sol)
-    out.append(claim(MODEL, "stationarity in W", W_star,
-                     M * sum((free[key] * x(key[0]) * Delta[key].T for key in free), sp.zeros(d, k)),
-                     "seed 000, 'Dual problem'", "W = M sum alpha_ij x_i Delta_{y_i, j}'"))
-    out.append(claim(MODEL, "W = -M sum_i x_i alpha_i'", W_star, weights(), "seed 000, 'Dual problem'",
-                     "with alpha_{i y_i} = -sum_{j != y_i} alpha_ij"))
+    out.append(identity(
+        MODEL, "stationarity in W",
+        r"\nabla_W L = 0 \;\Rightarrow\; W = M \sum_{i=1}^n \sum_{j \ne y_i} \alpha_{ij}\, x_i \Delta_{y_i j}^\top",
+        W_star, M * sum((free[key] * x(key[0]) * Delta[key].T for key in free), sp.zeros(d, k)),
+        f"{BLOG}, 'Dual problem'",
+        note=r"$L$ is a convex quadratic in $W$ with gradient $W - M\sum_{i,j} \alpha_{ij} x_i \Delta_{y_i j}^\top$.",
+        on=ON, instance=INSTANCE, quantity="W", how=r"SymPy solved $\nabla_W L = 0$ for $W$"))
+    out.append(identity(
+        MODEL, "W = -M sum_i x_i alpha_i'",
+        r"W = -M \sum_{i=1}^n x_i \alpha_i^\top \quad \text{with} \quad \alpha_{i y_i} = -\sum_{j \ne y_i} \alpha_{ij}",
+        W_star, weights(), f"{BLOG}, 'Dual problem'",
+        note=r"Writing $\Delta_{y_i j} = e_{y_i} - e_j$ and collecting the $e_{y_i}$ terms into the extra entry "
+             r"$\alpha_{i y_i}$ turns the double sum into one sum over the rows $\alpha_i \in \mathbb{R}^k$.",
+        on=ON, instance=INSTANCE, quantity=r"W", how=r"the $W$ that SymPy solved for, against the compact form"))
+    out.append(index_set_erratum_alpha())
     key0 = next(iter(free))
-    out.append(claim(MODEL, "stationarity in xi_ij", sp.diff(L, xi[key0]), C - beta[key0] - free[key0],
-                     "seed 000, 'Dual problem'", "so 0 <= alpha_ij <= C"))
+    out.append(identity(
+        MODEL, "stationarity in xi_ij",
+        r"\frac{\partial L}{\partial \xi_{ij}} = C - \beta_{ij} - \alpha_{ij} = 0 \;\Rightarrow\; 0 \le \alpha_{ij} "
+        r"\le C",
+        sp.diff(L, xi[key0]), C - beta[key0] - free[key0], f"{BLOG}, 'Dual problem'",
+        note=r"$\beta_{ij} = C - \alpha_{ij} \ge 0$ gives the upper bound of the box.",
+        on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{12}}",
+        how=r"SymPy differentiated $L$ in $\xi_{12}$"))
     L_dual = L.subs(sol).subs({beta[key]: C - free[key] for key in free})
-    out.append(claim(MODEL, "dual objective", sp.expand(L_dual), sp.expand(-dual()),
-                     "seed 000, 'Expression for the dual problem'",
-                     "L(alpha) = -f(alpha) with f = M^2/2 sum x_s'x_i alpha_i'alpha_s - sum alpha_ij"))
+    out.append(identity(
+        MODEL, "dual objective",
+        r"L\Big|_{W(\alpha),\ \beta = C - \alpha} = -f(\alpha), \quad f(\alpha) = \frac{M^2}{2}\sum_{i,s} "
+        r"x_s^\top x_i\, \alpha_i^\top \alpha_s - \sum_{i} \sum_{j \ne y_i} \alpha_{ij}",
+        sp.expand(L_dual), sp.expand(-dual()), f"{BLOG}, 'Expression for the dual problem'",
+        note=r"The $\xi$ terms cancel by $C - \beta_{ij} - \alpha_{ij} = 0$, and the trace term equals "
+             r"$\frac1M\|W\|_F^2$; the dual maximises $-f$, i.e. minimises $f$ over $0 \le \alpha_{ij} \le C$.",
+        on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha),\ \beta = C - \alpha}",
+        how="SymPy substituted both stationarity conditions into $L$"))
     W = weights()
-    i, j = 0, 1  # sample 1 (class 0), coordinate j = 1
+    i, j = 0, 1  # sample 1 (class 1), coordinate j = 2
     y = labels[i]
     grad = sp.diff(dual(), free[(i, j)])
-    out.append(claim(MODEL, "gradient of the dual", grad, M * ((W[:, y] - W[:, j]).T * x(i))[0] - 1,
-                     "seed 000, 'Derivatives'", "df/dalpha_ij = M (w_{y_i} - w_j)' x_i - 1"))
+    out.append(identity(
+        MODEL, "gradient of the dual",
+        r"\frac{\partial f}{\partial \alpha_{ij}} = M\,(w_{y_i} - w_j)^\top x_i - 1",
+        grad, M * ((W[:, y] - W[:, j]).T * x(i))[0] - 1, f"{BLOG}, 'Derivatives'",
+        note=r"$w_j = W e_j$ is column $j$ of $W = -M\sum_s x_s \alpha_s^\top$; moving $\alpha_{ij}$ also moves "
+             r"$\alpha_{i y_i} = -\sum_{l \ne y_i} \alpha_{il}$.",
+        on=ON, instance=INSTANCE, quantity=r"\frac{\partial f}{\partial \alpha_{12}}",
+        how=r"SymPy differentiated $f$ in $\alpha_{12}$ (with $\alpha_{11} = -\alpha_{12} - \alpha_{13}$)"))
     # the block of sample i: f as a function of hat-alpha_i, everything else fixed
-    hat = {key: (sp.Symbol(f"h_{key[1] + 1}", real=True) if key[0] == i else v) for key, v in free.items()}
+    hat = {key: (sp.Symbol(f"alphahat_{key[0] + 1}{key[1] + 1}", real=True) if key[0] == i else v)
+           for key, v in free.items()}
     A_hat = alpha_matrix(hat)
     h = A_hat[i, :].T
     a_i = alpha_matrix()[i, :].T
@@ -95,35 +141,138 @@ def steps():
     printed = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M ** 2 * W.T * x(i) + M ** 2 * q * a_i + not_y))[0]
     hs = [hat[key] for key in free if key[0] == i]
     f_hat = dual(A_hat)
-    out.append(claim(MODEL, "block subproblem of one sample",
-                     sp.Matrix([sp.diff(f_hat - correct, v) for v in hs]), sp.zeros(len(hs), 1),
-                     "seed 000, 'Coordinate descent in Shark' (corrected)",
-                     "f(hat alpha) = M^2/2 |x_i|^2 |hat alpha_i|^2 - hat alpha_i'(M W'x_i + M^2 |x_i|^2 alpha_i + "
-                     "1_{not y_i}) + const"))
-    out.append(erratum(MODEL, "block subproblem, the W term", sp.Matrix([sp.diff(printed, v) for v in hs]),
-                       sp.Matrix([sp.diff(correct, v) for v in hs]), "seed 000, 'Coordinate descent in Shark'",
-                       "printed with M^2 x_i'W hat alpha_i (and M^2 W'x_i in the succinct form); since "
-                       "sum_s x_s alpha_s' = -W / M the term is M x_i'W hat alpha_i. The two agree only for M = 1; "
-                       "the earlier line 'x_i'(sum_{s != i} x_s alpha_s') hat alpha_i = -x_i'W hat alpha_i - ...' "
-                       "misses the same 1/M"))
-    out.append(claim(MODEL, "Hessian of the block: a multiple of I + 11'", sp.hessian(f_hat, hs),
-                     M ** 2 * q * (sp.eye(k - 1) + sp.ones(k - 1, k - 1)), "Wang and Scott (2021), the reduced form",
-                     "alpha_{i y_i} = -1'beta makes |alpha_i|^2 = |beta|^2 + (1'beta)^2"))
+    block_formula = (r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \hat\alpha_i^\top\big(M\,W^\top x_i"
+                     r" + M^2\|x_i\|^2\alpha_i + \mathbb{1}_{\neg y_i}\big) + \mathrm{const}")
+    out.append(identity(
+        MODEL, "block subproblem of one sample", block_formula,
+        sp.Matrix([sp.diff(f_hat, v) for v in hs]), sp.Matrix([sp.diff(correct, v) for v in hs]),
+        f"{BLOG}, 'Coordinate descent in Shark' (corrected)",
+        note=r"$\hat\alpha$ differs from $\alpha$ only in row $i$; $\mathbb{1}_{\neg y_i} \in \mathbb{R}^k$ is all "
+             r"ones except a $0$ at $y_i$. The two sides agree up to a constant: their gradients in the free entries "
+             r"$\hat\alpha_{ij}$ ($j \ne y_i$) are equal.",
+        on=ON, instance=INSTANCE, quantity=r"\nabla_{\hat\alpha_1} f",
+        how=r"SymPy differentiated both sides in $\hat\alpha_{12}, \hat\alpha_{13}$"))
+    out.append(erratum(
+        MODEL, "block subproblem, the W term", block_formula,
+        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \hat\alpha_i^\top\big(M^2 W^\top x_i + "
+        r"M^2\|x_i\|^2\alpha_i + \mathbb{1}_{\neg y_i}\big) + C_i",
+        sp.Matrix([sp.diff(printed, v) for v in hs]), sp.Matrix([sp.diff(correct, v) for v in hs]),
+        f"{BLOG}, 'Coordinate descent in Shark'",
+        note=r"Printed with $M^2 x_i^\top W \hat\alpha_i$ (and $M^2 W^\top x_i$ in the succinct form). Since "
+             r"$\sum_s x_s \alpha_s^\top = -W / M$, the term is $M\, x_i^\top W \hat\alpha_i$; the two agree only for "
+             r"$M = 1$. The line before, $x_i^\top(\sum_{s \ne i} x_s \alpha_s^\top)\hat\alpha_i = -x_i^\top W "
+             r"\hat\alpha_i - \dots$, misses the same factor $1/M$.",
+        on=ON, instance=INSTANCE))
+    out.append(index_set_erratum_block())
+    out.append(identity(
+        MODEL, "Hessian of the block: a multiple of I + 11'",
+        r"\nabla^2_{\beta} f = M^2\|x_i\|^2\,\big(I + \mathbf{1}\mathbf{1}^\top\big), \quad \beta = (\hat\alpha_{ij})"
+        r"_{j \ne y_i}",
+        sp.hessian(f_hat, hs), M ** 2 * q * (sp.eye(k - 1) + sp.ones(k - 1, k - 1)),
+        "Wang and Scott (2021), the reduced subproblem",
+        note=r"In the $k - 1$ free entries $\beta$ of row $i$, $\hat\alpha_{i y_i} = -\mathbf{1}^\top\beta$ makes "
+             r"$\|\hat\alpha_i\|^2 = \|\beta\|^2 + (\mathbf{1}^\top\beta)^2$, whose Hessian is $2(I + "
+             r"\mathbf{1}\mathbf{1}^\top)$.",
+        on=ON, instance=INSTANCE, quantity=r"\nabla^2_{\beta} f", how="SymPy computed the Hessian of $f$ in the block"))
     # greedy step: alpha_ij += m, alpha_{i y_i} -= m
     phi = dual(alpha_matrix({**free, (i, j): free[(i, j)] + m}))
     m_star = sp.solve(sp.diff(phi, m), m)[0]
-    out.append(claim(MODEL, "greedy step size", m_star, -grad / (2 * M ** 2 * q), "seed 000, 'Greedy step size'",
-                     "m = -df/dalpha_ij / (2 (M |x_i|)^2); Shark's M = 1/2 gives -df/dalpha_ij * 2 / |x_i|^2"))
-    z = sp.Symbol("z", real=True)  # alpha_ij while it moves
-    f_z = dual(alpha_matrix({**free, (i, j): z}))
+    out.append(identity(
+        MODEL, "greedy step size",
+        r"m^\star = -\frac{1}{2(M\|x_i\|)^2}\,\frac{\partial f}{\partial \alpha_{ij}}",
+        m_star, -grad / (2 * M ** 2 * q), f"{BLOG}, 'Greedy step size'",
+        note=r"Shark moves $\alpha_{ij}$ by $m$ and $\alpha_{i y_i}$ by $-m$; $f$ is a parabola in $m$ with leading "
+             r"coefficient $(M\|x_i\|)^2$, minimised at $m^\star$. With Shark's $M = 1/2$ this is "
+             r"$-\frac{2}{\|x_i\|^2}\frac{\partial f}{\partial \alpha_{ij}}$.",
+        on=ON, instance=INSTANCE, quantity=r"\arg\min_m f(\alpha + m(e_{ij} - e_{i y_i}))",
+        how=r"SymPy solved $\frac{d}{dm} f = 0$ for $m$"))
+    moved = {**free, (i, j): free[(i, j)] + m}
     for t, drop in ((j, 2), (2, 1)):
-        neg_after = -sp.diff(f_z, z if t == j else free[(i, t)]).subs(z, free[(i, j)] + m)
+        # d/d alpha_it of f at the moved point = the derivative of f(moved) in alpha_it (a shift)
+        neg_after = -sp.diff(dual(alpha_matrix(moved)), free[(i, t)])
         neg_before = -sp.diff(dual(), free[(i, t)])
-        out.append(claim(MODEL, f"gradient update, {'t = j' if t == j else 't != j'}", neg_after,
-                         neg_before - drop * M ** 2 * m * q, "seed 000, 'Computing the step vector'",
-                         f"-df/dalpha_it drops by {drop} M^2 m |x_i|^2"))
+        label = "t = j" if t == j else "t != j"
+        factor = "2" if drop == 2 else ""
+        which = "t = j" if t == j else r"t \ne j, y_i"
+        out.append(identity(
+            MODEL, f"gradient update, {label}",
+            rf"-\frac{{\partial f}}{{\partial \alpha_{{it}}}}(\hat\alpha) = -\frac{{\partial f}}{{\partial \alpha_"
+            rf"{{it}}}}(\alpha) - {factor}M^2 m\|x_i\|^2 \quad ({which})",
+            neg_after, neg_before - drop * M ** 2 * m * q, f"{BLOG}, 'Computing the step vector'",
+            note=r"After the move, $\hat w_j = w_j - Mm\,x_i$ and $\hat w_{y_i} = w_{y_i} + Mm\,x_i$, so the margin "
+                 r"$M(\hat w_{y_i} - \hat w_t)^\top x_i$ grows by $2M^2 m\|x_i\|^2$ for $t = j$ and by "
+                 r"$M^2 m\|x_i\|^2$ for the other classes.",
+            on=ON, instance=INSTANCE,
+            quantity=rf"-\frac{{\partial f}}{{\partial \alpha_{{1{t + 1}}}}}(\hat\alpha)",
+            how=r"SymPy differentiated $f$ at the moved point"))
     out.extend(numeric_checks())
     return out
+
+
+def _small_instance():
+    """n = 2 points in the plane, k = 3 classes, labels (1, 2): the sets [n] and [k] differ."""
+    Xs = sp.Matrix(2, 2, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
+    lab = (0, 1)
+    vals = {(i, j): sp.Symbol(f"alpha_{i + 1}{j + 1}", real=True) for i in range(2) for j in range(3) if j != lab[i]}
+    return Xs, lab, vals
+
+
+SMALL = (r"$n = 2$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes, labels $y = (1, 2)$ "
+         r"and symbolic $\alpha_{ij}$, $M$: with $n = k$ the two index sets coincide, so the check needs $n \ne k$")
+
+
+def index_set_erratum_alpha():
+    """The blog post defines alpha_{i y_i} by a sum over j in [n]; the classes are [k]."""
+    Xs, lab, vals = _small_instance()
+    derived = alpha_matrix(vals, lab, 3)
+    printed = derived.copy()
+    for i in range(2):  # the printed sum runs over j in [n] = {1, 2} only
+        printed[i, lab[i]] = -sum(vals[(i, j)] for j in range(2) if j != lab[i])
+    stationary = M * sum((v * x(i, Xs) * (e(lab[i], 3) - e(j, 3)).T for (i, j), v in vals.items()), sp.zeros(2, 3))
+    matches = all(sp.expand(v) == 0 for v in weights(derived, Xs) - stationary)
+    return erratum(
+        MODEL, "alpha_{i y_i}: the sum over [n]",
+        r"\alpha_{i y_i} = -\sum_{j \in [k]:\, j \ne y_i} \alpha_{ij}",
+        r"\alpha_{i y_i} = -\sum_{j \in [n]:\, j \ne y_i} \alpha_i", weights(printed, Xs), stationary,
+        f"{BLOG}, 'Dual problem', where the label entry of each row is defined",
+        note=r"$j$ indexes classes, so the sum runs over $[k]$, not over the $n$ samples (and the summand is "
+             r"$\alpha_{ij}$, not $\alpha_i$). The dual's constraint line, '$\alpha_{i y_i} = \sum_{j \ne y_i} "
+             r"-\alpha_j$', drops the sample index the same way. With the printed sum, $W = -M\sum_i x_i "
+             r"\alpha_i^\top$ no longer equals the stationary $W$.",
+        on="on a 2-point, 3-class instance", instance=SMALL,
+        also=[(r"$-M\sum_i x_i \alpha_i^\top$ with the sum over $[k]$ equals the stationary $W$", matches)])
+
+
+def index_set_erratum_block():
+    """The blog post's block objective sums the linear term over j in [n]; the classes are [k]."""
+    Xs, lab, vals = _small_instance()
+    i = 0
+    hat = {key: (sp.Symbol(f"alphahat_{key[0] + 1}{key[1] + 1}", real=True) if key[0] == i else v)
+           for key, v in vals.items()}
+    hs = [hat[key] for key in vals if key[0] == i]
+    A, A_hat = alpha_matrix(vals, lab, 3), alpha_matrix(hat, lab, 3)
+    W = weights(A, Xs)
+    q = (x(i, Xs).T * x(i, Xs))[0]
+    h = A_hat[i, :].T
+    quad = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M * W.T * x(i, Xs) + M ** 2 * q * A[i, :].T))[0]
+    derived = quad - sum(A_hat[i, j] for j in range(3) if j != lab[i])  # j in [k]
+    printed = quad - sum(A_hat[i, j] for j in range(2) if j != lab[i])  # j in [n]
+    true_grad = sp.Matrix([sp.diff(dual(A_hat, Xs, lab), v) for v in hs])
+    matches = all(sp.expand(v) == 0 for v in true_grad - sp.Matrix([sp.diff(derived, v) for v in hs]))
+    return erratum(
+        MODEL, "block objective: the sum over [n]",
+        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \dots - \sum_{j \in [k]:\, j \ne y_i} "
+        r"\hat\alpha_{ij} + \mathrm{const}",
+        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \dots - \sum_{j \in [n]:\, j \ne y_i} "
+        r"\hat\alpha_{ij} + C_i",
+        sp.Matrix([sp.diff(printed, v) for v in hs]), sp.Matrix([sp.diff(derived, v) for v in hs]),
+        f"{BLOG}, 'Coordinate descent in Shark', the first two forms of the block objective",
+        note=r"The linear term of the dual is $\sum_{j \ne y_i} \alpha_{ij}$ over the classes $j \in [k]$. The "
+             r"printed sum over $[n]$ drops classes when $n < k$ (and names classes that do not exist when "
+             r"$n > k$), which changes the block's gradient. The succinct form with $\mathbb{1}_{\neg y_i} \in "
+             r"\mathbb{R}^k$ has the right index set.",
+        on="on a 2-point, 3-class instance", instance=SMALL,
+        also=[(r"the block objective with the sum over $[k]$ has the same gradient as $f$ itself", matches)])
 
 
 def numeric_checks():
@@ -133,43 +282,65 @@ def numeric_checks():
     from ..solvers import WWExact
     from ..solvers.ww_shark import shark_inner
 
-    rng = np.random.default_rng(4)
-    Xn = rng.normal(size=(n, d))
-    Mn, Cn = 0.7, 2.0
-    p = MulticlassProblem(Xn, np.array(labels), C=Cn, loss="ww", M=Mn)
-    vals = {key: rng.uniform(0, Cn) for key in free}
-    An = np.array(alpha_matrix(vals), dtype=float)
-    Wn = obj.multiclass_weights(p, An)  # (k, d)
-    S = obj.multiclass_scores(p, Wn)
-    sub = {**{X[r, c]: Xn[r, c] for r in range(n) for c in range(d)}, **{free[key]: v for key, v in vals.items()},
-           M: Mn}
-    derived_grad = np.array([[float(sp.diff(dual(), free[(i, j)]).subs(sub)) if j != labels[i] else 0.0
-                              for j in range(k)] for i in range(n)])
-    out = [numeric(MODEL, "objectives.multiclass_gradient", obj.multiclass_gradient(p, S), derived_grad,
-                   "svmteach.objectives.multiclass_gradient", "used by the KKT violation and the solvers")]
-    # Shark's first move on sample 0
     i = 0
-    g = -derived_grad[i].copy()
-    a_i = An[i].copy()
-    record = np.zeros((1, k + 3))
-    shark_inner(g, a_i, labels[i], float(Xn[i] @ Xn[i]), Mn, Cn, 1, 0.0, record)
-    j = int(record[0, 0])
-    q = float(Xn[i] @ Xn[i])
-    m_derived = float((-sp.diff(dual(), free[(i, j)]) / (2 * M ** 2 * sp.Symbol("q"))).subs(sub).subs(
-        sp.Symbol("q"), q))
-    out.append(numeric(MODEL, "ww_shark.shark_inner: greedy step", record[0, 1], m_derived,
-                       "svmteach.solvers.ww_shark.shark_inner"))
-    mc = record[0, 2]
-    expect = -derived_grad[i] - Mn ** 2 * mc * q
-    expect[j] -= Mn ** 2 * mc * q
-    expect[labels[i]] = 0.0
-    out.append(numeric(MODEL, "ww_shark.shark_inner: gradient update", record[0, 3:], expect,
-                       "svmteach.solvers.ww_shark.shark_inner"))
-    # the exact solver's block vector u = c / a for sample 0
-    solver = WWExact(random_state=0)
-    state = solver.init(p)._replace(alpha=An, W=Wn)
-    new = solver.update(p, state, 0)
-    a = Mn ** 2 * q
-    u = [(-derived_grad[0, jj] + a * (An[0, jj] - An[0, 0])) / a for jj in range(k) if jj != labels[0]]
-    out.append(numeric(MODEL, "WWExact: block vector u", new.u, u, "svmteach.solvers.ww_exact"))
-    return out
+    grad_exprs = [[sp.diff(dual(), free[(r, c)]) if c != labels[r] else sp.Integer(0) for c in range(k)]
+                  for r in range(n)]
+    args = [list(X), [free[key] for key in free], M]
+    gradient = sp.lambdify(args, sp.Matrix(grad_exprs), "numpy")
+    # the exact block's vector: f restricted to the free entries beta of row i is
+    # a (1/2 |beta|^2 + 1/2 (1'beta)^2 - u'beta) + const with a = M^2 |x_i|^2, so u = -(df/dbeta at beta = 0) / a
+    beta = {key: sp.Symbol(f"beta_{key[1] + 1}", real=True) for key in free if key[0] == i}
+    f_beta = dual(alpha_matrix({**free, **beta}))
+    a_block = M ** 2 * (x(i).T * x(i))[0]
+    u_expr = sp.Matrix([-sp.diff(f_beta, v).subs({b: 0 for b in beta.values()}) / a_block for v in beta.values()])
+    u_fn = sp.lambdify(args, u_expr, "numpy")
+    rng = np.random.default_rng(4)
+    grads, greedy, updates, us = [], [], [], []
+    for _ in range(5):
+        Xn = rng.normal(size=(n, d))
+        Mn, Cn = rng.choice([0.5, 0.7, 1.0]), rng.uniform(0.5, 3.0)
+        p = MulticlassProblem(Xn, np.array(labels), C=Cn, loss="ww", M=Mn)
+        vals = {key: rng.uniform(0, Cn) for key in free}
+        An = np.array(alpha_matrix(vals), dtype=float)
+        Wn = obj.multiclass_weights(p, An)  # (k, d)
+        derived_grad = np.asarray(gradient(Xn.ravel(), list(vals.values()), Mn), dtype=float)
+        grads.append((obj.multiclass_gradient(p, obj.multiclass_scores(p, Wn)), derived_grad))
+        # Shark's first move on sample 0: the greedy step and the gradient update
+        g = -derived_grad[i].copy()
+        record = np.zeros((1, k + 3))
+        q = float(Xn[i] @ Xn[i])
+        shark_inner(g, An[i].copy(), labels[i], q, Mn, Cn, 1, 0.0, record)
+        jj = int(record[0, 0])
+        greedy.append((record[0, 1], -derived_grad[i, jj] / (2 * Mn ** 2 * q)))
+        expect = -derived_grad[i] - Mn ** 2 * record[0, 2] * q
+        expect[jj] -= Mn ** 2 * record[0, 2] * q
+        expect[labels[i]] = -derived_grad[i, labels[i]]  # the y_i entry (0) is not a free coordinate: unchanged
+        updates.append((record[0, 3:], expect))
+        solver = WWExact(random_state=0)
+        new = solver.update(p, solver.init(p)._replace(alpha=An, W=Wn), i)
+        us.append((new.u, np.asarray(u_fn(Xn.ravel(), list(vals.values()), Mn), dtype=float).ravel()))
+    return [
+        numeric(MODEL, "objectives.multiclass_gradient",
+                r"\frac{\partial f}{\partial \alpha_{ij}} = M\,(w_{y_i} - w_j)^\top x_i - 1",
+                "svmteach.objectives.multiclass_gradient", grads,
+                note="The gradient behind the KKT violation and every Weston-Watkins solver.",
+                what=r"the library's $(n, k)$ gradient"),
+        numeric(MODEL, "ww_shark.shark_inner: greedy step",
+                r"m^\star = -\frac{1}{2(M\|x_i\|)^2}\,\frac{\partial f}{\partial \alpha_{ij}}",
+                "svmteach.solvers.ww_shark.shark_inner", greedy,
+                note="Shark's first (unclipped) move on sample 1, for the coordinate it picks.",
+                what=r"the unclipped step $m$"),
+        numeric(MODEL, "ww_shark.shark_inner: gradient update",
+                r"-\frac{\partial f}{\partial \alpha_{it}}(\hat\alpha) = -\frac{\partial f}{\partial \alpha_{it}}"
+                r"(\alpha) - (1 + [t = j])\, M^2 m\|x_i\|^2",
+                "svmteach.solvers.ww_shark.shark_inner", updates,
+                note="The negative gradient Shark carries after its first move, entry by entry.",
+                what=r"the negative gradient after the move"),
+        numeric(MODEL, "WWExact: block vector u",
+                r"f = M^2\|x_i\|^2\Big(\frac12\|\beta\|^2 + \frac12(\mathbf{1}^\top\beta)^2 - u^\top\beta\Big) + "
+                r"\mathrm{const}",
+                "svmteach.solvers.ww_exact", us,
+                note=r"$\beta$ are the free entries $\alpha_{ij}$ ($j \ne y_i$) of the sample's row; $u$ is read off "
+                     r"the derived $f$ as minus its gradient at $\beta = 0$ divided by $M^2\|x_i\|^2$.",
+                what=r"the exact solver's block vector $u$"),
+    ]
