@@ -17,6 +17,10 @@ from .solvers.base import check_choice, check_random_state
 from .solvers.smo import RULES
 
 
+#: Why a run that did not converge stopped before max_iter (see :func:`svmteach.solvers.solve`).
+STALLED = "because its steps no longer changed alpha (at the limit of rounding) or the gap was NaN"
+
+
 def check_fitted(est, attribute: str):
     from sklearn.exceptions import NotFittedError
 
@@ -143,11 +147,10 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
             max_iter = check_max_iter(max_iter)
         result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
         if not result.converged:
-            warnings.warn(
-                f"{type(self).__name__} ({self.solver}) stopped at max_iter={max_iter} with relative "
-                f"duality gap {result.gap:.3g} > tol={tol:g}",
-                ConvergenceWarning,
-            )
+            why = (f"stopped at max_iter={max_iter}" if result.n_iter >= max_iter else
+                   f"stopped after {result.n_iter} steps, before max_iter={max_iter}, {STALLED}")
+            warnings.warn(f"{type(self).__name__} ({self.solver}) {why} with relative duality gap "
+                          f"{result.gap:.3g} > tol={tol:g}", ConvergenceWarning)
         alpha, b = solver.coefficients(problem, result.state)
         alpha = np.array(to_numpy(alpha), dtype=np.float64)
         yv = to_numpy(problem.y)
@@ -266,11 +269,10 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,
                        record_history=self.record_history)
         if not result.converged:
-            warnings.warn(
-                f"{type(self).__name__} ({self.loss}, {solver.name}) stopped after max_iter={self.max_iter} "
-                f"epochs with relative duality gap {result.gap:.3g} > tol={tol:g}",
-                ConvergenceWarning,
-            )
+            why = (f"stopped after max_iter={self.max_iter} epochs" if result.n_iter >= max_epochs * n else
+                   f"stopped after {-(-result.n_iter // n)} epochs, before max_iter={self.max_iter}, {STALLED}")
+            warnings.warn(f"{type(self).__name__} ({self.loss}, {solver.name}) {why} with relative duality gap "
+                          f"{result.gap:.3g} > tol={tol:g}", ConvergenceWarning)
         alpha, W = solver.coefficients(problem, result.state)
         self.problem_ = problem
         self.result_ = result

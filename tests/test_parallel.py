@@ -336,3 +336,28 @@ def test_step_paths_through_the_cupy_code_path(compat_namespace):
     Xb, yb = random_binary(n=40, d=3, seed=5)
     fit = BinarySVC(kernel="rbf", gamma=0.5, tol=1e-6).fit(Xb, yb)
     assert fit.result_.converged and isinstance(fit.alpha_, np.ndarray)
+
+
+def test_a_run_that_stops_moving_stops_and_says_so():
+    """A step with t = 0 and no plane is a fixed point: the run used to spin there until max_iter.
+    (Crammer-Singer at C = 10 reaches one near a gap of 3e-10; a tol below it used to hang.)"""
+    X, y = random_multiclass(n=24, d=3, k=4, seed=1)
+    p = MulticlassProblem(X, y, C=10.0, loss="cs")
+    r = solve(ParallelBlock(), p, tol=1e-300, max_iter=10**6)
+    assert not r.converged and r.n_iter < 10**5 and 0 <= r.gap < 1e-8  # stopped, at the floor, and says so
+    again = ParallelBlock().step(p, r.state)
+    np.testing.assert_array_equal(again.alpha, r.state.alpha)  # it really was a fixed point
+    with pytest.warns(ConvergenceWarning, match="before max_iter=1000000, because its steps no longer changed"):
+        MulticlassSVC(loss="cs", C=10.0, solver="parallel", tol=1e-300, max_iter=10**6).fit(X, y)
+
+
+def test_a_nan_gap_stops_the_run():
+    X, y = random_multiclass(n=12, d=2, k=3, seed=2)
+    p = MulticlassProblem(X, y, loss="ww")
+
+    class Broken(ParallelBlock):
+        def measure(self, problem, state):
+            return super().measure(problem, state)._replace(gap=np.nan)
+
+    r = solve(Broken(), p, tol=1e-6, max_iter=10**6)
+    assert not r.converged and r.n_iter == Broken().refresh  # one chunk, then the NaN stops it

@@ -17,9 +17,10 @@ A solver holds hyperparameters only.  It offers
   :func:`iterate` and :func:`solve` call it on every ``state=`` they are given,
   after :func:`check_state` made sure it is this solver's ``State``;
 - ``State``: the class of the solver's states (a ``NamedTuple``);
-- ``still_is_fixed_point``: True when an epoch of ``advance`` that changes no dual
-  variable proves that no later epoch will (every block is visited and none moves):
-  :func:`solve` then stops there, not converged, instead of spinning to ``max_iter``.
+- ``still_is_fixed_point``: True when an epoch of ``advance`` that changes no dual variable
+  proves that no later epoch will (every coordinate is visited and none moves): :func:`solve`
+  then stops there, not converged, instead of spinning to ``max_iter``.  (A stagnant dual is no
+  such sign: it reaches its optimum to rounding long before the primal does.)
 
 ``converged`` is :func:`gap_reached` on the state's relative gap: a gap below
 ``-NEGATIVE_GAP`` is no rounding error but a dual above the primal, an infeasible
@@ -213,8 +214,8 @@ def solve(
         Most steps to take (SMO pairs, coordinates, or subgradient iterations); a positive integer.
     tol : float
         Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol`` (finite, >= 0).
-        The run also stops, not converged, when the gap is NaN, or when an epoch moved no dual
-        variable of a solver whose ``still_is_fixed_point`` says that no later epoch will.
+        The run also stops, not converged, when the gap is NaN, or after an epoch that moved no
+        dual variable (solvers with ``still_is_fixed_point``).
     fast : bool
         Use the solver's ``advance`` (compiled where available), one epoch at a time;
         the history then has one entry per epoch.  ``False`` steps one at a time
@@ -239,8 +240,8 @@ def solve(
         _record(history, state, elapsed)
     epoch = solver.steps_per_epoch(problem)
     chunk = epoch if fast else 1
-    watch = getattr(solver, "still_is_fixed_point", False)  # documented in the contract above
-    still_since, since = _copy(problem, state.alpha) if watch else None, 0
+    still = getattr(solver, "still_is_fixed_point", False)  # documented in the contract above
+    last_alpha, since = problem.xp.asarray(state.alpha, copy=True) if still else None, 0
     while not solver.converged(state, tol) and state.n_iter < max_iter:
         n_steps = min(chunk, max_iter - int(state.n_iter))
         t0 = time.perf_counter()
@@ -258,12 +259,11 @@ def solve(
             break
         if math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
             break
-        if watch:
-            since += n_steps
-            if since >= epoch:  # a whole epoch since the last look: did alpha move at all?
-                if bool(problem.xp.all(state.alpha == still_since)):
-                    break  # a fixed point short of tol (the result says not converged)
-                still_since, since = _copy(problem, state.alpha), 0
+        since += n_steps
+        if still and since >= epoch:  # a whole epoch since the last look: did alpha move at all?
+            if bool(problem.xp.all(state.alpha == last_alpha)):
+                break  # nothing moved: a fixed point short of tol (not converged)
+            last_alpha, since = problem.xp.asarray(state.alpha, copy=True), 0
     return SolveResult(
         state=state,
         n_iter=int(state.n_iter),
@@ -275,10 +275,6 @@ def solve(
         history=history,
         states=states,
     )
-
-
-def _copy(problem, a):
-    return problem.xp.asarray(a, copy=True)
 
 
 def check_choice(name: str, value, choices):
