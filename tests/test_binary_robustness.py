@@ -53,7 +53,7 @@ def recomputed(X, y, kwargs, alpha, b):
 @pytest.mark.parametrize("make, fast", [(SOLVERS[0], True), (SOLVERS[0], False), (SOLVERS[2], True)],
                          ids=["smo-fast", "smo-steps", "dual_cd-fast"])
 def test_reported_objectives_are_those_of_the_returned_alpha(make, fast):
-    # the compiled SMO's float32 kernel rows let its cached gradient drift: it reported a dual
+    # the compiled SMO's former float32 kernel rows let its cached gradient drift: it reported a dual
     # of 1.075 against a true 0.325, a negative gap, or converged at 2x tol
     tol = 1e-3
     for seed in range(40 if fast else 12):
@@ -142,7 +142,7 @@ def test_smo_leaves_zero_when_alpha_is_tiny_against_C(C, scale, fast):
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_polynomial_of_degree_30(fast):
-    # K ~ 1e39: alphas of 1e-7 (were snapped to 0), and float32 kernel rows would overflow
+    # K ~ 1e39: alphas of 1e-7 (were snapped to 0); float32 kernel rows would overflow
     X, y = HARD
     kw = dict(kernel="poly", degree=30, gamma=1.0, coef0=1.0)
     p = BinaryProblem(X, y, C=1.0, **kw)
@@ -189,7 +189,7 @@ def test_large_gamma_kernel_rows_have_a_unit_diagonal(name):
     best, _ = binary_dual_optimum(K, y.astype(float), 1.0, bias=True)
     lazy = BinaryProblem(X, y, C=1.0, kernel=name, gamma=gamma)
     r = solve(SMO(), lazy, tol=1e-8)  # the compiled loop fills its own rows
-    rows = vars(lazy)["_kernel_rows_f64"]
+    rows = vars(lazy)["_kernel_rows"]
     np.testing.assert_allclose(rows.buffer[rows.have], K[rows.have], rtol=1e-9, atol=1e-300)
     assert np.all(np.diag(rows.buffer)[rows.have] == 1.0)
     assert r.converged and rel(r.dual, best) < 1e-6

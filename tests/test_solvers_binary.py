@@ -244,17 +244,17 @@ def test_non_psd_kernel_never_divides_by_eta():
 
 @pytest.mark.parametrize("fast", [False, True])
 def test_huge_C_on_separable_data_reaches_the_hard_margin(fast):
-    # C = 1e6 on a rank-2 K: the compiled path's float32 kernel rows (an indefinite perturbation
-    # of K, which a large C amplifies in the primal's hinge term) stalled at a gap of 0.65 for
-    # 1e6 steps
+    # C = 1e6 on a rank-2 K: the compiled path's former float32 kernel rows (an indefinite
+    # perturbation of K, which a large C amplifies in the primal's hinge term) stalled at a gap
+    # of 0.65 for 1e6 steps
     X, y = data.separable_blobs(80, margin=0.8, seed=3)
     oracle = BinaryProblem(X, y, C=1e6)
     best, _ = binary_dual_optimum(np.array(oracle.gram), oracle.y, 1e6, bias=True)
-    p = BinaryProblem(X, y, C=1e6)  # no Gram matrix yet: the compiled path fills float32 rows
+    p = BinaryProblem(X, y, C=1e6)  # no Gram matrix yet: the compiled path fills kernel rows
     r = solve(SMO(), p, tol=1e-3, max_iter=2000, fast=fast)
     assert r.converged and rel(r.dual, best) < 1e-6
     assert rel(r.dual, 1 / (2 * 0.8**2)) < 1e-6  # the blobs' promised margin is the hard margin
-    # the float32 rows' rounding is dropped before anything is reported: the dual is alpha's
+    # the cached gradient's rounding is dropped before anything is reported: the dual is alpha's
     assert r.dual == pytest.approx(obj.dual(p, r.state.alpha), rel=1e-12)
 
 
@@ -291,16 +291,14 @@ def test_smo_fast_path_with_kernel_rows_on_demand(kern):
     X, y = random_binary(n=50, d=3, seed=12)
     lazy = BinaryProblem(X, y, C=1.0, **kern)
     full = BinaryProblem(X, y, C=1.0, **kern)
-    r_lazy = solve(SMO(), lazy, tol=1e-5)  # float32 rows, as LIBSVM's cache
+    r_lazy = solve(SMO(), lazy, tol=1e-5)
     assert "gram" not in vars(lazy)  # it never built the whole matrix
-    rows = vars(lazy)["_kernel_rows_f32"]
-    # rows are stored in float32, as in LIBSVM's kernel cache
-    assert rows.buffer.dtype == np.float32
-    np.testing.assert_allclose(rows.buffer[rows.have], full.gram[rows.have], rtol=2e-7, atol=2e-7)
+    rows = vars(lazy)["_kernel_rows"]
+    assert rows.buffer.dtype == np.float64 and 0 < rows.have.sum() < len(y)  # only the rows steps needed
+    np.testing.assert_allclose(rows.buffer[rows.have], full.gram[rows.have], rtol=1e-12, atol=1e-12)
     best, _ = binary_dual_optimum(np.array(full.gram), y, 1.0, bias=True)
     assert rel(r_lazy.dual, best) < 2e-5
-    precise = solve(SMO(), lazy, tol=1e-10)  # asks for more than float32 allows: float64 rows
-    assert vars(lazy)["_kernel_rows_f64"].buffer.dtype == np.float64
+    precise = solve(SMO(), lazy, tol=1e-10)
     assert precise.converged and rel(precise.dual, best) < 1e-6
     r_full = solve(SMO(), full, tol=1e-10, fast=False)
     np.testing.assert_allclose(precise.state.alpha, r_full.state.alpha, atol=1e-5)

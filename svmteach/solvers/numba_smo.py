@@ -8,16 +8,18 @@ the KKT bias) and stops once it is at most ``tol``.
 Kernel rows are computed when a step first needs them, as LIBSVM does: a
 step touches rows i and j only, and many points are never selected.  The
 rows live in a buffer kept with the problem (:func:`kernel_rows`), so later
-calls reuse them.  Fresh rows are stored in float32, as in LIBSVM's kernel
-cache, unless the run asks for a relative gap below 1e-6 (float32 rows cap the
-accuracy near 1e-7) or the kernel's values leave float32's range (:func:`fits_float32`);
-if the problem's full Gram matrix already exists it is used (in float64, so that
-both paths then compute the same numbers).
+calls reuse them.  They are exact kernel values in float64 (if the problem's full
+Gram matrix already exists it is used, so that both paths compute the same numbers).
+Float32 rows, LIBSVM's choice, were measured and dropped: they perturb K by about 1e-7
+relative, which let the cached gradient report gaps the iterate did not have, and
+certifying the answer then meant computing the support vectors' rows again, which
+cost more than float64 rows saved (``benchmarks/binary.py``).
 
-The loop's cached gradient drifts (float32 rows, many updates), so it never has
-the last word: every call ends by recomputing the gradient from alpha in float64,
-and what the returned state reports (b, primal, dual, gap) is computed from that.
-A loop that stopped early on its cached gap, short of ``tol`` in truth, goes on.
+The loop's cached gradient still gathers the rounding of many updates, so it never has
+the last word: every call ends by recomputing the gradient from alpha
+(:func:`exact_gradient_with_rows`, a product with rows already in the buffer), and what
+the returned state reports (b, primal, dual, gap) is computed from that.  A loop that
+stopped early on its cached gap, short of ``tol`` in truth, goes on.
 """
 
 from __future__ import annotations
@@ -38,54 +40,24 @@ KERNEL_CODES = {"linear": 0, "polynomial": 1, "gaussian": 2, "laplacian": 3}
 class KernelRows:
     """An (n, n) buffer of kernel rows, filled on demand; ``have[i]`` says row i is there."""
 
-    def __init__(self, problem, dtype):
+    def __init__(self, problem):
         if "gram" in vars(problem):  # the full matrix exists already
             self.buffer = np.array(problem.gram)  # a writable copy: numba types read-only arrays apart
             self.have = np.ones(problem.n_samples, dtype=np.bool_)
         else:
-            self.buffer = np.empty((problem.n_samples, problem.n_samples), dtype=dtype)
+            self.buffer = np.empty((problem.n_samples, problem.n_samples), dtype=np.float64)
             self.have = np.zeros(problem.n_samples, dtype=np.bool_)
         k = problem.kernel
         self.params = (KERNEL_CODES[k.name], float(k.gamma), float(k.degree), float(k.coef0))
         self.sqnorm = np.einsum("ij,ij->i", problem.X, problem.X)
 
 
-#: Below this requested relative gap, rows are kept in float64: float32 rows (LIBSVM's
-#: choice, half the memory to touch, and page faults dominate the cost of fresh rows)
-#: perturb the problem by about 1e-7 relative, which caps the gap a run can reach.
-FLOAT32_ROWS_DOWN_TO = 1e-6
-
-
-#: An epoch on float32 rows whose dual gain is below this fraction of the duality gap has
-#: stalled: the rows' rounding (an indefinite perturbation of a low-rank K, amplified by a large C
-#: in the primal's hinge term) keeps the run from the requested gap.  The run then goes on in float64.
-FLOAT32_STALL = 1e-8
-
-
-def fits_float32(problem) -> bool:
-    """Whether kernel values keep float32's relative precision: at most ~1e30 (float32 overflows
-    at 3.4e38; a polynomial kernel of degree 30 reaches 1e39) and not all below ~1e-30 (features
-    of size 1e-20 give a linear kernel of 1e-40, a float32 subnormal or 0).  Checked on
-    :math:`B = \\max_i |x_i|^2` (linear) or :math:`(\\gamma B + |c_0|)^p` (polynomial), which bound
-    every :math:`|K_{ij}|`; gaussian and laplacian values lie in [0, 1]."""
-    k = problem.kernel
-    if k.name in ("gaussian", "laplacian"):
-        return True
-    with np.errstate(over="ignore"):
-        bound = np.float64(np.max(problem.diag if k.is_linear else k.gamma * np.max(
-            np.einsum("ij,ij->i", problem.X, problem.X)) + abs(k.coef0)))
-        if k.name == "polynomial":
-            bound = bound ** k.degree
-    return bool(1e-30 <= bound <= 1e30)
-
-
-def kernel_rows(problem, precise: bool = False) -> KernelRows:
-    """The problem's row buffer (float32, or float64 when ``precise``), created on first use."""
-    key = "_kernel_rows_f64" if precise else "_kernel_rows_f32"
-    rows = vars(problem).get(key)
+def kernel_rows(problem) -> KernelRows:
+    """The problem's float64 row buffer, created on first use."""
+    rows = vars(problem).get("_kernel_rows")
     if rows is None:
-        rows = KernelRows(problem, np.float64 if precise else np.float32)
-        object.__setattr__(problem, key, rows)
+        rows = KernelRows(problem)
+        object.__setattr__(problem, "_kernel_rows", rows)
     return rows
 
 
@@ -135,7 +107,7 @@ def _kernel_row(X, sq, params, i, out):
 
 @njit(cache=True)
 def _ensure_row(X, sq, params, K, have, i):
-    """Fill row i of K (float32 or float64) unless it is there."""
+    """Fill row i of K unless it is there."""
     if not have[i]:
         _kernel_row(X, sq, params, i, K[i])
         have[i] = True
@@ -302,14 +274,12 @@ def _smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, un
 
 
 def exact_gradient_with_rows(problem, rows: KernelRows, alpha):
-    """:func:`~svmteach.solvers.smo.exact_gradient`, from the buffer's rows when they are float64.
+    """:func:`~svmteach.solvers.smo.exact_gradient` from the buffer's (exact, float64) rows.
 
-    Float64 rows are exact kernel values: :math:`f = \\sum_s \\alpha_s y_s K_{s:}` over the support
-    vectors is then a product with rows already there (a warm start's missing rows are filled
-    first).  Float32 rows are not: the support vectors' kernel rows are then computed again.
+    :math:`f = \\sum_s \\alpha_s y_s K_{s:}` over the support vectors is a product with rows
+    already there: a support vector was part of a step, so its row was computed then (a warm
+    start's missing rows are filled first).
     """
-    if rows.buffer.dtype != np.float64:
-        return exact_gradient(problem, alpha)
     support = np.flatnonzero(alpha)
     params = np.array(rows.params)
     for s in support[~rows.have[support]]:
@@ -336,12 +306,11 @@ RESTARTS = 3
 def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
     """Up to ``n_steps`` SMO steps from ``state`` (early stop at relative gap <= tol).
 
-    The loop's cached gradient drifts from :math:`\\mathbf 1 - Q\\alpha` (float32 kernel rows,
-    many updates), so before returning it is recomputed from alpha in float64
-    (:func:`~svmteach.solvers.smo.exact_gradient`) and the measures from it: the returned
-    primal, dual and gap are those of the returned alpha and b.  When the loop stopped early
-    (its gap said tol, or it saw no violating pair) and the exact gap is above tol, the run
-    goes on from the exact gradient, in float64 rows.
+    The loop's cached gradient drifts from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many
+    updates), so before returning it is recomputed from alpha (:func:`exact_gradient_with_rows`)
+    and the measures from it: the returned primal, dual and gap are those of the returned alpha
+    and b.  When the loop stopped early (its gap said tol, or it saw no violating pair) and the
+    exact gap is above tol, the run goes on from the exact gradient, at most ``RESTARTS`` times.
     """
     if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
         for _ in range(n_steps):
@@ -360,23 +329,17 @@ def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMO
     alpha = np.array(state.alpha, dtype=np.float64)
     grad = np.array(state.grad, dtype=np.float64)
     info = np.full(12, np.nan)
-    precise = not fits_float32(problem) or tol is not None and (
-        tol < FLOAT32_ROWS_DOWN_TO or vars(problem).get("_float32_rows_stalled", False))
+    rows = kernel_rows(problem)
+    params = np.array(rows.params)
     done = 0
     for _ in range(RESTARTS + 1):
-        rows = kernel_rows(problem, precise)
-        done += _smo_loop(problem.X, rows.sqnorm, np.array(rows.params), rows.buffer, rows.have, problem.diag,
+        done += _smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag,
                           problem.y, float(problem.C), alpha, grad, int(n_steps - done), rule, uniforms[done:],
                           -1.0 if tol is None else float(tol), CHECK_EVERY, info)
         grad = exact_gradient_with_rows(problem, rows, alpha)  # drop the loop's rounding
         b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
         if tol is None or gap <= tol or done >= n_steps:
-            break
-        # stopped early on the cached gradient, short of tol in truth: float32 rows cannot certify tol
-        precise = True
-        object.__setattr__(problem, "_float32_rows_stalled", True)
-    if not precise and tol is not None and gap > tol and D - state.dual <= FLOAT32_STALL * (P - D):
-        object.__setattr__(problem, "_float32_rows_stalled", True)  # no dual progress: go on in float64
+            break  # else: stopped early on the cached gradient, short of tol in truth: go on
     if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
         return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
                               b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)

@@ -167,7 +167,7 @@ def exact_gradient(problem, alpha):
 
     :math:`g_t = 1 - y_t f_t` with :math:`f_t = \\sum_s \\alpha_s y_s k(x_s, x_t)`, the sum over the
     support vectors (:math:`\\alpha_s \\ne 0`).  It drops whatever rounding a cached gradient has
-    gathered (float32 kernel rows, many small updates).  With the linear kernel or a Gram matrix
+    gathered (the rounding of many small updates).  With the linear kernel or a Gram matrix
     already computed this is :func:`svmteach.objectives.scores`; otherwise the kernel rows of the
     support vectors are computed in blocks, never the whole (n, n) matrix.
     """
