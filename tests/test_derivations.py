@@ -244,7 +244,7 @@ def test_sources_name_the_documents_never_development_files(steps, capsys):
     assert derivations_main(["--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert "seed" not in table.lower() and "seed" not in json.dumps(rows).lower()
-    assert "errata" in table and "caveats" in table and "0 failed" in table
+    assert re.search(r"\n\d+ verified, 14 errata, 1 caveat, 3 definitions, 0 failed\n$", table)
     assert {"model", "step", "status", "source", "summary", "formula", "note", "check"} <= set(rows[0])
 
 

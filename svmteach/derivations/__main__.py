@@ -9,7 +9,7 @@ import sys
 from . import FAILED, STATUSES, all_steps, model_key
 
 PLURAL = {"verified": "verified", "erratum": "errata", "caveat": "caveats", "definition": "definitions",
-          "failed": "failed"}
+          "failed": "failed"}  # "1 caveat", "2 caveats"
 
 
 def main(argv=None) -> int:
@@ -28,7 +28,8 @@ def main(argv=None) -> int:
         print(f"{'model':{mwidth}}  {'step':{width}}  {'status':10}  source")
         for s in steps:
             print(f"{s.model:{mwidth}}  {s.name:{width}}  {s.status:10}  {s.source}")
-        counts = ", ".join(f"{sum(s.status == k for s in steps)} {PLURAL[k]}" for k in STATUSES)
+        counts = {k: sum(s.status == k for s in steps) for k in STATUSES}
+        counts = ", ".join(f"{c} {k if c == 1 and k != 'verified' else PLURAL[k]}" for k, c in counts.items())
         print(f"\n{counts}")
     return 1 if any(s.status == FAILED for s in steps) else 0
 
