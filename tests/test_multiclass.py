@@ -142,6 +142,13 @@ def test_states_show_the_step():
     c = CSBlondel(random_state=0).step(cs, CSBlondel(random_state=0).init(cs))
     assert not c.skipped and c.beta.sum() == pytest.approx(c.z)
     np.testing.assert_allclose(c.beta, np.maximum(c.beta_hat - c.theta, 0), atol=1e-12)
+    # the picture is in Blondel's scale (the course's): beta_hat = r (C_i - alpha_i) + g / r, z = C r,
+    # and the new block is alpha_i = C_i - beta / r, with r = ||x_i||
+    r = np.linalg.norm(cs.X[c.i])
+    Ci = np.where(np.arange(4) == cs.codes[c.i], 1.0, 0.0)
+    np.testing.assert_allclose(c.beta_hat, r * Ci + c.grad / r, atol=1e-12)  # alpha_i was 0
+    assert c.z == pytest.approx(r)
+    np.testing.assert_allclose(c.alpha[c.i], Ci - c.beta / r, atol=1e-12)
 
 
 def test_history_per_epoch_with_paused_clock():

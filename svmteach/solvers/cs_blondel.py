@@ -65,9 +65,13 @@ class CSBlondelState(NamedTuple):
     ----------
     n_iter, epoch, pos, seed, i, alpha (n, k), W (k, d), perm, primal, dual, gap, kkt : as for WWExact.
     y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
-    beta_hat : (k,) the point projected, ``q (C_i - alpha_i) + g_i``;  z : float, the simplex's mass ``C q``;
-    beta : (k,) its projection;  theta : float, the threshold (beta = max(beta_hat - theta, 0));
-    delta : (k,) the change of alpha_i, ``C_i - C beta / z - alpha_i``.
+    beta_hat, z, beta, theta : the picture in Blondel's scale (the course's):
+    beta_hat (k,) the point projected, ``||x_i|| (C_i - alpha_i) + g_i / ||x_i||``;  z : float, the
+    simplex's mass ``C ||x_i||``;  beta (k,) its projection;  theta : float, the threshold
+    (beta = max(beta_hat - theta, 0)).  The step computes the same projection multiplied by
+    ``||x_i||`` (see the module docstring); the projection is homogeneous, so dividing by ``||x_i||``
+    gives these.  None / NaN for a zero row (a linear block: nothing is projected).
+    delta : (k,) the change of alpha_i, ``C_i - beta / ||x_i|| - alpha_i``.
     """
 
     n_iter: int
@@ -146,8 +150,12 @@ class CSBlondel(MulticlassSolver):
         new = xp.where(is_y, xp.minimum(-xp.sum(xp.where(is_y, 0.0, new)), C), new)
         delta = new - alpha_i
         W = state.W + delta[:, None] * x[None, :]
+        # the picture in Blondel's scale: proj(beta_hat / r, z / r) = proj(beta_hat, z) / r, r = ||x_i||
+        r = math.sqrt(q)
+        picture = (dict(beta_hat=beta_hat / r, z=z / r, beta=beta / r, theta=theta / r) if r > 0 else
+                   dict(beta_hat=None, z=0.0, beta=None, theta=math.nan))
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=W, y=yi, grad=g, violation=v,
-                              skipped=False, beta_hat=beta_hat, z=z, beta=beta, theta=theta, delta=delta)
+                              skipped=False, delta=delta, **picture)
 
     def _epoch(self, problem, alpha, W, order):
         _cs_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), self.skip_tol, alpha, W, order)
