@@ -16,6 +16,8 @@ with :math:`w = \\sum_i \\alpha_i y_i \\phi(x_i)`, so that
 
 from __future__ import annotations
 
+import math
+
 from .backend import array_namespace
 
 #: KKT categories of a point (seed 003, 'Optimality conditions'):
@@ -49,8 +51,16 @@ def dual(problem, alpha, f=None):
 
 
 def relative_gap(primal_value: float, dual_value: float) -> float:
-    """Relative duality gap :math:`(P - D) / |P|` (P > 0 for any two-class problem)."""
-    return (primal_value - dual_value) / max(abs(primal_value), 1e-300)
+    """Relative duality gap :math:`(P - D) / |P|` (P > 0 for any two-class problem).
+
+    Divided by :math:`|P|` itself however small (a floor such as 1e-300 would read the gap of
+    :math:`\\alpha = 0` at C = 1e-305 as 2e-4 instead of 1); P = 0 gives 0 when D = 0 too (the
+    optimum), else an infinite gap of the sign of P - D.
+    """
+    diff = float(primal_value) - float(dual_value)
+    if primal_value != 0:
+        return diff / abs(float(primal_value))
+    return 0.0 if diff == 0 else math.copysign(math.inf, diff)
 
 
 def margins(problem, f, b=0.0):
