@@ -145,6 +145,31 @@ def _readonly(a):
 FULL_GRAM_UP_TO = 4096
 
 
+class KernelRowCache:
+    """Rows of a binary problem's kernel matrix, computed when SMO's compiled loop first needs them.
+
+    A row depends on X and the kernel only, never on C, y or a run, so every problem with the
+    same X and kernel may share one cache: :meth:`BinaryProblem.with_C` does, by construction.
+    Nothing run-dependent lives here (a run's flags belong in the solver's state).
+
+    Attributes
+    ----------
+    buffer : (n, n) float64, row i valid where ``have[i]`` (a writable copy of the full Gram
+        matrix, all rows valid, when that matrix existed when the cache was made);
+    have : (n,) bool;  sqnorm : (n,) float64, :math:`\\|x_i\\|^2` for the distance kernels.
+    """
+
+    def __init__(self, X, gram=None):
+        n = X.shape[0]
+        if gram is not None:
+            self.buffer = np.array(gram)  # writable: numba types read-only arrays apart
+            self.have = np.ones(n, dtype=np.bool_)
+        else:
+            self.buffer = np.empty((n, n), dtype=np.float64)
+            self.have = np.zeros(n, dtype=np.bool_)
+        self.sqnorm = np.einsum("ij,ij->i", X, X)
+
+
 class DataShape:
     """What every problem says of its data ``X``: the array namespace and the sizes."""
 
@@ -196,7 +221,9 @@ class BinaryProblem(DataShape):
     ----------
     X : (n, d) float64;  y : (n,) float64 in {-1, +1};  classes : (2,) original labels;
     kernel : Kernel;  gram : (n, n) kernel matrix (computed on first use);
-    Q : (n, n) ``y_i y_j K_ij`` (on first use);  diag : (n,) ``K_ii``.
+    Q : (n, n) ``y_i y_j K_ij`` (on first use);  diag : (n,) ``K_ii``;
+    _kernel_rows : :class:`KernelRowCache` of SMO's compiled loop (made on first use, NumPy only).
+    Every cached attribute depends on X, y and the kernel only, never on C: :meth:`with_C` shares them.
     """
 
     X: object
@@ -260,12 +287,21 @@ class BinaryProblem(DataShape):
             return self.gram[i, :]
         return gram(self.X[i : i + 1, :], self.X, self.kernel)[0, :]
 
+    @cached_property
+    def _kernel_rows(self) -> KernelRowCache:
+        """The rows SMO's compiled loop has computed (:class:`KernelRowCache`), kept for later calls."""
+        return KernelRowCache(self.X, self.__dict__.get("gram"))
+
     def kernel_with(self, Z):
         """Kernel matrix between the training points and new points ``Z``: shape (n, len(Z))."""
         return gram(self.X, Z, self.kernel)
 
     def with_C(self, C) -> "BinaryProblem":
-        """The same data and kernel with another C (the Gram matrix is shared, not recomputed)."""
+        """The same data and kernel with another C.
+
+        The cached attributes (``gram``, ``Q``, ``diag``, ``_kernel_rows``) are shared, not
+        recomputed: each depends on X, y and the kernel only, never on C.
+        """
         new = object.__new__(BinaryProblem)
         for k, v in self.__dict__.items():
             object.__setattr__(new, k, v)
