@@ -42,10 +42,11 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from .. import objectives as obj
+from ..backend import is_numpy
 from .base import check_choice, check_random_state, check_state, check_state_alpha, gap_reached, seed_from
+from .numba_dual_cd import maximize_parabola, projected_gradient, steps_gram, steps_linear
 from .smo import exact_gradient
 
 
@@ -128,44 +129,6 @@ def next_epoch(state, shrinking: bool):
         lo = state.pg_min if state.pg_min < 0 else -inf
     epoch = state.epoch + 1
     return epoch, epoch_permutation(state.seed, epoch, active), active, hi, lo, full_spread
-
-
-@njit(cache=True)
-def projected_gradient(G, alpha_i, C, hi, lo):
-    """LIBLINEAR's test for one coordinate: ``(shrink, PG)`` with G the minimisation gradient."""
-    if alpha_i == 0.0:
-        if G > hi:
-            return True, 0.0
-        return False, min(G, 0.0)
-    if alpha_i == C:
-        if G < lo:
-            return True, 0.0
-        return False, max(G, 0.0)
-    return False, G
-
-
-@njit(cache=True)
-def maximize_parabola(a, b, C, current):
-    """Maximise ``a x^2 + b x`` over ``[0, C]``; return ``(unclipped, clipped)``.
-
-    ``a < 0``: the vertex ``-b / (2a)``, clipped.  ``a >= 0`` (no interior
-    maximum): the better end; the "unclipped" value is then +-inf in the
-    direction of ascent at ``current`` (or ``current`` when flat).
-    Compiled, and shared by the step path and the fast path.
-    """
-    if a < 0:
-        x = -b / (2.0 * a)
-        return x, min(max(x, 0.0), C)
-    slope = 2.0 * a * current + b
-    unclipped = math.copysign(math.inf, slope) if slope != 0 else current
-    value_at_C = a * C * C + b * C
-    if value_at_C > 0.0:
-        return unclipped, C
-    if value_at_C < 0.0:
-        return unclipped, 0.0
-    if current == 0.0 or current == C:
-        return unclipped, current
-    return unclipped, 0.0
 
 
 def stopping_measures(problem, alpha, grad):
@@ -289,10 +252,52 @@ class DualCoordinateAscent:
         return state._replace(primal=P, dual=D, gap=gap, kkt=kkt)
 
     def advance(self, problem, state: DualCDState, n_steps: int, tol=None) -> DualCDState:
-        """``n_steps`` steps by the compiled loop (NumPy) or by ``step`` (other backends)."""
-        from .numba_dual_cd import advance_dual_cd
-
-        return advance_dual_cd(self, problem, state, int(n_steps))
+        """``n_steps`` steps by the compiled loops (NumPy) or by ``step`` (other backends)."""
+        n_steps = int(n_steps)
+        if not is_numpy(problem.xp):
+            for _ in range(n_steps):
+                state = self.step(problem, state)
+            return state
+        C = float(problem.C)
+        alpha = np.array(state.alpha, dtype=np.float64)
+        active = state.active.copy()
+        linear = problem.kernel.is_linear
+        if linear:  # w = sum_i alpha_i y_i x_i replaces the cached gradient: O(d) a step
+            X, y = problem.X, problem.y
+            w = X.T @ (alpha * y)
+            sqnorm = np.einsum("ij,ij->i", X, X)
+        else:
+            grad = np.array(state.grad, dtype=np.float64)
+            Q = problem.Q
+        # the loops' small arrays: info = (i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk),
+        # track = (shrink_hi, shrink_lo, pg_max, pg_min)
+        info = np.array([state.i, state.a, state.b, state.alpha_unclipped, state.alpha_clipped, state.delta,
+                         float(state.shrunk)])
+        track = np.array([state.shrink_hi, state.shrink_lo, state.pg_max, state.pg_min])
+        remaining = n_steps
+        while remaining > 0:
+            if state.pos == len(state.perm):
+                state = state._replace(active=active, pg_max=track[2], pg_min=track[3])
+                epoch, perm, active, hi, lo, full = next_epoch(state, self.shrinking)
+                active = active.copy()
+                track[:] = (hi, lo, -math.inf, math.inf)
+                state = state._replace(epoch=epoch, perm=perm, pos=0, full_spread=full)
+            take = min(remaining, len(state.perm) - state.pos)
+            order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
+            if linear:
+                steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info)
+            else:
+                steps_gram(Q, C, alpha, grad, order, active, track, info)
+            state = state._replace(pos=state.pos + take)
+            remaining -= take
+        if linear:
+            grad = 1.0 - y * (X @ w)
+        return self.measure(problem, state._replace(alpha=alpha, grad=grad))._replace(
+            n_iter=state.n_iter + n_steps, alpha=alpha, grad=grad, i=int(info[0]), a=float(info[1]),
+            b=float(info[2]), alpha_unclipped=float(info[3]), alpha_clipped=float(info[4]), delta=float(info[5]),
+            shrunk=bool(info[6]), active=active, shrink_hi=float(track[0]), shrink_lo=float(track[1]),
+            pg_max=float(track[2]), pg_min=float(track[3]),
+        )
 
     def coefficients(self, problem, state):
         """``(alpha, b)``: the dual variables and the bias (0: this dual has none)."""

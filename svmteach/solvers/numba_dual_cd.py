@@ -1,8 +1,11 @@
-"""Compiled fast path of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`.
+"""Compiled kernels of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`: the coordinate step and its loops.
 
-The same visiting order, the same shrinking test and the same one-dimensional
-maximisation as the step path (the helpers are compiled once and called by
-both), many steps per call:
+A leaf: this module imports nothing from the step path.  Numba's on-disk cache
+(``cache=True``) checks only the file that holds a compiled function, so every compiled
+function here calls compiled functions of this file only (``tests/test_architecture.py``
+asserts it).  The step path (:mod:`svmteach.solvers.dual_cd`) calls
+:func:`projected_gradient` and :func:`maximize_parabola` from here, so both paths take the
+same shrinking decision and the same one-dimensional maximisation, and drives the loops:
 
 - any kernel: the cached gradient ``g`` is updated with a column of ``Q`` (O(n) a step);
 - linear kernel: ``w = sum_i alpha_i y_i x_i`` is kept instead, so a step costs
@@ -18,16 +21,58 @@ import math
 import numpy as np
 from numba import njit
 
-from ..backend import is_numpy
-from .dual_cd import DualCDState, maximize_parabola, next_epoch, projected_gradient
+
+# Shrinking (LIBLINEAR): with G = -g_i the minimisation gradient, a coordinate at 0 with
+# G > hi (or at C with G < lo) is set aside; else PG, the projected gradient, is G clipped
+# to the side the box allows.
+@njit(cache=True)
+def projected_gradient(G, alpha_i, C, hi, lo):
+    """LIBLINEAR's test for one coordinate: ``(shrink, PG)`` with G the minimisation gradient."""
+    if alpha_i == 0.0:
+        if G > hi:
+            return True, 0.0
+        return False, min(G, 0.0)
+    if alpha_i == C:
+        if G < lo:
+            return True, 0.0
+        return False, max(G, 0.0)
+    return False, G
+
+
+# The coordinate step: D along coordinate i is a x^2 + b x + const, a = -Q_ii / 2,
+# b = g_i + Q_ii alpha_i; its maximiser on [0, C] is the clipped vertex -b / (2a) when a < 0.
+@njit(cache=True)
+def maximize_parabola(a, b, C, current):
+    """Maximise ``a x^2 + b x`` over ``[0, C]``; return ``(unclipped, clipped)``.
+
+    ``a < 0``: the vertex ``-b / (2a)``, clipped.  ``a >= 0`` (no interior
+    maximum): the better end; the "unclipped" value is then +-inf in the
+    direction of ascent at ``current`` (or ``current`` when flat).
+    Compiled; called by the step path and by :func:`visit`.
+    """
+    if a < 0:
+        x = -b / (2.0 * a)
+        return x, min(max(x, 0.0), C)
+    slope = 2.0 * a * current + b
+    unclipped = math.copysign(math.inf, slope) if slope != 0 else current
+    value_at_C = a * C * C + b * C
+    if value_at_C > 0.0:
+        return unclipped, C
+    if value_at_C < 0.0:
+        return unclipped, 0.0
+    if current == 0.0 or current == C:
+        return unclipped, current
+    return unclipped, 0.0
+
 
 # layout of the small arrays passed to the loops
 #   track: shrink_hi, shrink_lo, pg_max, pg_min
 #   info:  i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk
 
 
+# One coordinate: the shrinking test on G = -g_i, then the parabola's maximiser on [0, C].
 @njit(cache=True)
-def _visit(i, g, Qii, C, alpha, active, track, info):
+def visit(i, g, Qii, C, alpha, active, track, info):
     """One coordinate: the shrinking test, then the exact maximisation. Returns the change."""
     a = -0.5 * Qii
     b = g + Qii * alpha[i]
@@ -54,73 +99,30 @@ def _visit(i, g, Qii, C, alpha, active, track, info):
     return delta
 
 
+# Any kernel: after alpha_i += delta the cached gradient g = 1 - Q alpha moves by -delta Q[:, i].
 @njit(cache=True)
-def _steps_gram(Q, C, alpha, grad, order, active, track, info):
+def steps_gram(Q, C, alpha, grad, order, active, track, info):
     """Coordinate steps over ``order`` with the cached gradient."""
     n = alpha.shape[0]
     for i in order:
-        delta = _visit(i, grad[i], Q[i, i], C, alpha, active, track, info)
+        delta = visit(i, grad[i], Q[i, i], C, alpha, active, track, info)
         if delta != 0.0:
             for t in range(n):
                 grad[t] = grad[t] - delta * Q[t, i]
 
 
+# Linear kernel (Hsieh et al. 2008): g_i = 1 - y_i w'x_i from w = sum_t alpha_t y_t x_t, Q_ii = |x_i|^2,
+# and after alpha_i += delta, w += delta y_i x_i: O(d) a step, no gradient kept.
 @njit(cache=True)
-def _steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info):
+def steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info):
     """Coordinate steps over ``order`` keeping ``w`` (O(d) a step)."""
     d = X.shape[1]
     for i in order:
         wx = 0.0
         for k in range(d):
             wx += w[k] * X[i, k]
-        delta = _visit(i, 1.0 - y[i] * wx, sqnorm[i], C, alpha, active, track, info)
+        delta = visit(i, 1.0 - y[i] * wx, sqnorm[i], C, alpha, active, track, info)
         if delta != 0.0:
             s = delta * y[i]
             for k in range(d):
                 w[k] += s * X[i, k]
-
-
-def advance_dual_cd(solver, problem, state: DualCDState, n_steps: int) -> DualCDState:
-    """Take ``n_steps`` coordinate steps from ``state``; returns a new state."""
-    if not is_numpy(problem.xp):
-        for _ in range(n_steps):
-            state = solver.step(problem, state)
-        return state
-    C = float(problem.C)
-    alpha = np.array(state.alpha, dtype=np.float64)
-    active = state.active.copy()
-    linear = problem.kernel.is_linear
-    if linear:
-        X, y = problem.X, problem.y
-        w = X.T @ (alpha * y)
-        sqnorm = np.einsum("ij,ij->i", X, X)
-    else:
-        grad = np.array(state.grad, dtype=np.float64)
-        Q = problem.Q
-    info = np.array([state.i, state.a, state.b, state.alpha_unclipped, state.alpha_clipped, state.delta,
-                     float(state.shrunk)])
-    track = np.array([state.shrink_hi, state.shrink_lo, state.pg_max, state.pg_min])
-    remaining = int(n_steps)
-    while remaining > 0:
-        if state.pos == len(state.perm):
-            state = state._replace(active=active, pg_max=track[2], pg_min=track[3])
-            epoch, perm, active, hi, lo, full = next_epoch(state, solver.shrinking)
-            active = active.copy()
-            track[:] = (hi, lo, -math.inf, math.inf)
-            state = state._replace(epoch=epoch, perm=perm, pos=0, full_spread=full)
-        take = min(remaining, len(state.perm) - state.pos)
-        order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
-        if linear:
-            _steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info)
-        else:
-            _steps_gram(Q, C, alpha, grad, order, active, track, info)
-        state = state._replace(pos=state.pos + take)
-        remaining -= take
-    if linear:
-        grad = 1.0 - y * (X @ w)
-    return solver.measure(problem, state._replace(alpha=alpha, grad=grad))._replace(
-        n_iter=state.n_iter + int(n_steps), alpha=alpha, grad=grad, i=int(info[0]), a=float(info[1]),
-        b=float(info[2]), alpha_unclipped=float(info[3]), alpha_clipped=float(info[4]), delta=float(info[5]),
-        shrunk=bool(info[6]), active=active, shrink_hi=float(track[0]), shrink_lo=float(track[1]),
-        pg_max=float(track[2]), pg_min=float(track[3]),
-    )

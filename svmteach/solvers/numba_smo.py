@@ -1,25 +1,25 @@
-"""Compiled fast path of :class:`~svmteach.solvers.smo.SMO`.
+"""Compiled kernels of :class:`~svmteach.solvers.smo.SMO`: the pair update and the fast path's loop.
 
-The same working-set rules and the same pair update (:func:`~svmteach.solvers.smo.pair_update`,
-compiled once and called by both paths) as the step path, run in one loop.
-Every ``CHECK_EVERY`` steps the loop evaluates the relative duality gap (with
-the KKT bias) and stops once it is at most ``tol``.
+A leaf: this module imports nothing from the step path.  Numba's on-disk cache
+(``cache=True``) checks only the file that holds a compiled function, so every compiled
+function here calls compiled functions of this file only (``tests/test_architecture.py``
+asserts it); editing any of them invalidates the cache of all of them.  The step path
+(:mod:`svmteach.solvers.smo`) calls :func:`pair_update` from here, so both paths solve the
+two-variable subproblem with the same code, and drives :func:`smo_loop`.
 
-Kernel rows are computed when a step first needs them, as LIBSVM does: a
-step touches rows i and j only, and many points are never selected.  The
-rows live in a buffer kept with the problem (:func:`kernel_rows`), so later
-calls reuse them.  They are exact kernel values in float64 (if the problem's full
+The loop runs the step path's working-set rules and pair update many steps per call.
+Every ``CHECK_EVERY`` steps it evaluates the relative duality gap (with the KKT bias) and
+stops once it is at most ``tol``.
+
+Kernel rows are computed when a step first needs them, as LIBSVM does: a step touches
+rows i and j only, and many points are never selected.  The rows live in the problem's
+:class:`~svmteach.problems.KernelRowCache` (they depend on X and the kernel only, not on C),
+so later calls reuse them.  They are exact kernel values in float64 (if the problem's full
 Gram matrix already exists it is used, so that both paths compute the same numbers).
 Float32 rows, LIBSVM's choice, were measured and dropped: they perturb K by about 1e-7
 relative, which let the cached gradient report gaps the iterate did not have, and
 certifying the answer then meant computing the support vectors' rows again, which
 cost more than float64 rows saved (``benchmarks/binary.py``).
-
-The loop's cached gradient still gathers the rounding of many updates, so it never has
-the last word: every call ends by recomputing the gradient from alpha
-(:func:`exact_gradient_with_rows`, a product with rows already in the buffer), and what
-the returned state reports (b, primal, dual, gap) is computed from that.  A loop that
-stopped early on its cached gap, short of ``tol`` in truth, goes on.
 """
 
 from __future__ import annotations
@@ -29,40 +29,82 @@ import math
 import numpy as np
 from numba import njit
 
-from ..backend import is_numpy
 from ..kernels import CANCELLATION
-from .smo import RULES, TAU, SMOState, exact_gradient, pair_update, smo_measures
 
+#: The second-order rule's curvature when ``K_ii + K_tt - 2 K_it`` is not positive (LIBSVM's tau).
+TAU = 1e-12
+#: A few units in the last place: a new alpha within ``ULPS`` times the size of the values its
+#: step combined from a bound is that bound up to rounding, and is set on it.  (Relative to the
+#: step, not to C: with C = 1e12 the hard margin's alphas are ~1e-12 C and must not be lost.)
+ULPS = 4 * 2.220446049250313e-16
+#: The loop evaluates its relative duality gap every ``CHECK_EVERY`` steps.
 CHECK_EVERY = 10
 KERNEL_CODES = {"linear": 0, "polynomial": 1, "gaussian": 2, "laplacian": 3}
 
 
-class KernelRows:
-    """An (n, n) buffer of kernel rows, filled on demand; ``have[i]`` says row i is there."""
+def kernel_params(kernel):
+    """The kernel as the compiled loop reads it: ``[code, gamma, degree, coef0, cancellation]``."""
+    return np.array([KERNEL_CODES[kernel.name], float(kernel.gamma), float(kernel.degree), float(kernel.coef0),
+                     CANCELLATION])
 
-    def __init__(self, problem):
-        if "gram" in vars(problem):  # the full matrix exists already
-            self.buffer = np.array(problem.gram)  # a writable copy: numba types read-only arrays apart
-            self.have = np.ones(problem.n_samples, dtype=np.bool_)
+
+# The two-variable subproblem (module docstring of svmteach.solvers.smo): along
+# y_i a_i + y_j a_j = const the dual changes by psi(t) = t y_j (E_i - E_j) - eta t^2 / 2,
+# eta = K_ii + K_jj - 2 K_ij, maximised at a_j + y_j (E_i - E_j) / eta, clipped to [L, H].
+@njit(cache=True)
+def pair_update(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, C):
+    """Solve the two-variable subproblem exactly; called by the step path and by :func:`smo_loop`.
+
+    ``vi, vj`` are :math:`y_t g_t = y_t - f_t`, so :math:`E_i - E_j = v_j - v_i`.
+    Returns ``(eta, L, H, aj_unclipped, aj_new, ai_new)``.
+    """
+    if yi != yj:
+        L = max(0.0, aj - ai)
+        H = min(C, C + aj - ai)
+    else:
+        L = max(0.0, ai + aj - C)
+        H = min(C, ai + aj)
+    eta = Kii + Kjj - 2.0 * Kij
+    slope = yj * (vj - vi)  # y_j (E_i - E_j): derivative of the dual along the line
+    if eta > 0.0:
+        unclipped = aj + slope / eta
+        new = min(max(unclipped, L), H)
+    else:
+        # psi(t) = slope t - eta t^2 / 2 is linear or convex: take the better end
+        unclipped = math.copysign(math.inf, slope) if slope != 0.0 else aj
+        tL, tH = L - aj, H - aj
+        psiL = slope * tL - 0.5 * eta * tL * tL
+        psiH = slope * tH - 0.5 * eta * tH * tH
+        if psiH > 0.0 and psiH >= psiL:
+            new = H
+        elif psiL > 0.0:
+            new = L
         else:
-            self.buffer = np.empty((problem.n_samples, problem.n_samples), dtype=np.float64)
-            self.have = np.zeros(problem.n_samples, dtype=np.bool_)
-        k = problem.kernel
-        self.params = (KERNEL_CODES[k.name], float(k.gamma), float(k.degree), float(k.coef0))
-        self.sqnorm = np.einsum("ij,ij->i", problem.X, problem.X)
-
-
-def kernel_rows(problem) -> KernelRows:
-    """The problem's float64 row buffer, created on first use."""
-    rows = vars(problem).get("_kernel_rows")
-    if rows is None:
-        rows = KernelRows(problem)
-        object.__setattr__(problem, "_kernel_rows", rows)
-    return rows
+            new = aj
+    if H - L <= ULPS * max(abs(L), abs(H)):
+        new = aj  # the segment is a point (up to rounding): nothing can move
+    ai_new = ai + yi * yj * (aj - new)
+    # rounding leaves values a few ulps inside a bound (0.9999999999999999 for C = 1),
+    # and such a point stays a "violator" that cannot move: snap to the bounds.  The
+    # rounding of L, H and ai_new is a few ulps of the pair's old values (and of C near C).
+    scale = max(ai, aj)
+    return eta, L, H, unclipped, _snap(new, C, scale), _snap(ai_new, C, scale)
 
 
 @njit(cache=True)
-def _squared_distances_to(X, sq, dots, i):
+def _snap(a, C, scale):
+    """``a`` set on the bound 0 or C it is within rounding of (a few ulps of ``scale``, or of C)."""
+    if a <= ULPS * scale:
+        return 0.0
+    if a >= C - ULPS * C:
+        return C
+    return a
+
+
+
+# |x_i - x_t|^2 = |x_i|^2 + |x_t|^2 - 2 x_i'x_t, recomputed from differences where it cancels.
+@njit(cache=True)
+def _squared_distances_to(X, sq, dots, i, cancellation):
     """:math:`\\|x_i - x_t\\|^2` for every t, as :func:`svmteach.kernels.squared_distances` computes
     them: ``|x_i|^2 + |x_t|^2 - 2 x_i'x_t``, from explicit differences where that cancels, 0 for t = i.
     (Two passes: the first has no branch, so that it vectorises.)"""
@@ -71,7 +113,7 @@ def _squared_distances_to(X, sq, dots, i):
     for t in range(n):
         d2[t] = max(sq[i] + sq[t] - 2.0 * dots[t], 0.0)
     for t in range(n):
-        if d2[t] < CANCELLATION * (sq[i] + sq[t]):  # near-duplicates: the expansion lost its digits
+        if d2[t] < cancellation * (sq[i] + sq[t]):  # near-duplicates: the expansion lost its digits
             s = 0.0
             for k in range(X.shape[1]):
                 diff = X[i, k] - X[t, k]
@@ -81,10 +123,12 @@ def _squared_distances_to(X, sq, dots, i):
     return d2
 
 
+# Row i of K: k(x_i, x_t) = x_i'x_t, (gamma x_i'x_t + coef0)^degree, exp(-gamma d^2) or exp(-gamma d).
 @njit(cache=True)
 def _kernel_row(X, sq, params, i, out):
     """Write :math:`k(x_i, x_t)` for every t into ``out``: one matrix-vector product, then the
-    kernel's function; the formulas are those of :mod:`svmteach.kernels`, distances included."""
+    kernel's function; the formulas are those of :mod:`svmteach.kernels`, distances included
+    (``params`` from :func:`kernel_params`)."""
     kind = int(params[0])
     gamma, degree, coef0 = params[1], params[2], params[3]
     dots = X @ X[i]
@@ -96,7 +140,7 @@ def _kernel_row(X, sq, params, i, out):
         for t in range(n):
             out[t] = (gamma * dots[t] + coef0) ** degree
     else:
-        d2 = _squared_distances_to(X, sq, dots, i)
+        d2 = _squared_distances_to(X, sq, dots, i, params[4])
         if kind == 2:
             for t in range(n):
                 out[t] = math.exp(-gamma * d2[t])
@@ -105,14 +149,16 @@ def _kernel_row(X, sq, params, i, out):
                 out[t] = math.exp(-gamma * math.sqrt(d2[t]))
 
 
+# A row is computed once, the first time a step needs it (LIBSVM's on-demand rows).
 @njit(cache=True)
-def _ensure_row(X, sq, params, K, have, i):
+def ensure_row(X, sq, params, K, have, i):
     """Fill row i of K unless it is there."""
     if not have[i]:
         _kernel_row(X, sq, params, i, K[i])
         have[i] = True
 
 
+# b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
 @njit(cache=True)
 def _intercept(y, C, alpha, grad):
     """KKT bias: mean of y_t g_t over free points, else the midpoint of the bounds."""
@@ -141,8 +187,9 @@ def _intercept(y, C, alpha, grad):
     return 0.0
 
 
+# P = ||w||^2/2 + C sum_t max(0, 1 - y_t (f_t + b)),  D = 1'alpha - ||w||^2/2, both from g = 1 - Q alpha.
 @njit(cache=True)
-def _relative_gap(y, C, alpha, grad):
+def relative_gap(y, C, alpha, grad):
     """(P - D) / |P| from the cached gradient: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
     b = _intercept(y, C, alpha, grad)
     norm2 = 0.0
@@ -161,6 +208,8 @@ def _relative_gap(y, C, alpha, grad):
     return (P - D) / abs(P)
 
 
+# i = argmax over I_up of y_t g_t; j = argmin over I_low (max violating pair) or the largest
+# guaranteed gain (y_i g_i - y_t g_t)^2 / (K_ii + K_tt - 2 K_it) (second order); random: a violator.
 @njit(cache=True)
 def _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, u1, u2):
     """The working-set rules of the step path, as loops. Returns (i, j), (-1, -1) if none."""
@@ -201,7 +250,7 @@ def _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, u1, u2):
     if i < 0:
         return -1, -1
     if rule == 2:
-        _ensure_row(X, sq, params, K, have, i)
+        ensure_row(X, sq, params, K, have, i)
     j = -1
     best = np.inf
     for t in range(n):
@@ -227,8 +276,10 @@ def _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, u1, u2):
     return i, j
 
 
+# One SMO step: select (i, j), solve the pair exactly (pair_update), then
+# g <- g - Q[:, i] (a_i' - a_i) - Q[:, j] (a_j' - a_j); every check_every steps, the gap.
 @njit(cache=True)
-def _smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, info):
+def smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, info):
     """Run up to ``n_steps`` pair steps in place; returns the number of steps taken."""
     n = y.shape[0]
     b = 0.0
@@ -240,8 +291,8 @@ def _smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, un
         info[1] = j
         if i < 0:
             return step + 1
-        _ensure_row(X, sq, params, K, have, i)
-        _ensure_row(X, sq, params, K, have, j)
+        ensure_row(X, sq, params, K, have, i)
+        ensure_row(X, sq, params, K, have, j)
         vi = y[i] * grad[i]
         vj = y[j] * grad[j]
         ai = alpha[i]
@@ -268,27 +319,29 @@ def _smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, un
         info[10] = aj_new
         info[11] = ai_new
         if tol >= 0 and step % check_every == check_every - 1:
-            if _relative_gap(y, C, alpha, grad) <= tol:
+            if relative_gap(y, C, alpha, grad) <= tol:
                 return step + 1
     return n_steps
 
 
-def exact_gradient_with_rows(problem, rows: KernelRows, alpha):
-    """:func:`~svmteach.solvers.smo.exact_gradient` from the buffer's (exact, float64) rows.
+def exact_gradient_with_rows(problem, alpha):
+    """:func:`~svmteach.solvers.smo.exact_gradient` from the problem's kernel-row cache (exact, float64 rows).
 
     :math:`f = \\sum_s \\alpha_s y_s K_{s:}` over the support vectors is a product with rows
     already there: a support vector was part of a step, so its row was computed then (a warm
     start's missing rows are filled first).
     """
+    rows = problem._kernel_rows
     support = np.flatnonzero(alpha)
-    params = np.array(rows.params)
+    params = kernel_params(problem.kernel)
     for s in support[~rows.have[support]]:
-        _ensure_row(problem.X, rows.sqnorm, params, rows.buffer, rows.have, int(s))
-    return 1.0 - problem.y * _rows_times(rows.buffer, support, alpha * problem.y)
+        ensure_row(problem.X, rows.sqnorm, params, rows.buffer, rows.have, int(s))
+    return 1.0 - problem.y * rows_times(rows.buffer, support, alpha * problem.y)
 
 
+# f = sum over support vectors of c_s K[s, :]: the exact scores from rows already computed.
 @njit(cache=True)
-def _rows_times(K, support, coef):
+def rows_times(K, support, coef):
     """:math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`, reading the rows in place (no copy of them)."""
     f = np.zeros(K.shape[1])
     for s in support:
@@ -296,52 +349,3 @@ def _rows_times(K, support, coef):
         for t in range(K.shape[1]):
             f[t] += c * K[s, t]
     return f
-
-
-#: A compiled run that stops early on its cached gradient, whose exact gap is above tol, goes on
-#: from the exact gradient at most this many times in one call (then returns, not converged).
-RESTARTS = 3
-
-
-def advance_smo(solver, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
-    """Up to ``n_steps`` SMO steps from ``state`` (early stop at relative gap <= tol).
-
-    The loop's cached gradient drifts from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many
-    updates), so before returning it is recomputed from alpha (:func:`exact_gradient_with_rows`)
-    and the measures from it: the returned primal, dual and gap are those of the returned alpha
-    and b.  When the loop stopped early (its gap said tol, or it saw no violating pair) and the
-    exact gap is above tol, the run goes on from the exact gradient, at most ``RESTARTS`` times.
-    """
-    if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
-        for _ in range(n_steps):
-            if tol is not None and state.gap <= tol:
-                break
-            state = solver.step(problem, state)
-        grad = exact_gradient(problem, state.alpha)
-        b, b_rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
-        return state._replace(grad=grad, b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
-    rule = RULES.index(solver.selection)
-    if rule == 0:  # the step path's draws: default_rng([seed, t]) for step t
-        uniforms = np.array([np.random.default_rng([state.seed, state.n_iter + k]).random(2) for k in range(n_steps)])
-    else:
-        uniforms = np.zeros((n_steps, 2))
-    uniforms = uniforms.reshape(n_steps, 2)
-    alpha = np.array(state.alpha, dtype=np.float64)
-    grad = np.array(state.grad, dtype=np.float64)
-    info = np.full(12, np.nan)
-    rows = kernel_rows(problem)
-    params = np.array(rows.params)
-    done = 0
-    for _ in range(RESTARTS + 1):
-        done += _smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag,
-                          problem.y, float(problem.C), alpha, grad, int(n_steps - done), rule, uniforms[done:],
-                          -1.0 if tol is None else float(tol), CHECK_EVERY, info)
-        grad = exact_gradient_with_rows(problem, rows, alpha)  # drop the loop's rounding
-        b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-        if tol is None or gap <= tol or done >= n_steps:
-            break  # else: stopped early on the cached gradient, short of tol in truth: go on
-    if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
-        return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
-                              b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
-    return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
-                    *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)

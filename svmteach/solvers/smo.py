@@ -51,19 +51,14 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from .. import objectives as obj
-from ..backend import to_numpy
+from ..backend import is_numpy, to_numpy
 from ..kernels import gram
 from .base import check_choice, check_random_state, check_state, check_state_alpha, gap_reached, seed_from
+from .numba_smo import CHECK_EVERY, TAU, exact_gradient_with_rows, kernel_params, pair_update, smo_loop
 
 RULES = ("random", "max_violating_pair", "second_order")
-TAU = 1e-12
-#: A few units in the last place: a new alpha within ``ULPS`` times the size of the values its
-#: step combined from a bound is that bound up to rounding, and is set on it.  (Relative to the
-#: step, not to C: with C = 1e12 the hard margin's alphas are ~1e-12 C and must not be lost.)
-ULPS = 4 * 2.220446049250313e-16
 
 
 class SMOState(NamedTuple):
@@ -108,56 +103,6 @@ class SMOState(NamedTuple):
     kkt: float
 
 
-@njit(cache=True)
-def pair_update(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, C):
-    """Solve the two-variable subproblem exactly; shared by the step path and the fast path.
-
-    ``vi, vj`` are :math:`y_t g_t = y_t - f_t`, so :math:`E_i - E_j = v_j - v_i`.
-    Returns ``(eta, L, H, aj_unclipped, aj_new, ai_new)``.
-    """
-    if yi != yj:
-        L = max(0.0, aj - ai)
-        H = min(C, C + aj - ai)
-    else:
-        L = max(0.0, ai + aj - C)
-        H = min(C, ai + aj)
-    eta = Kii + Kjj - 2.0 * Kij
-    slope = yj * (vj - vi)  # y_j (E_i - E_j): derivative of the dual along the line
-    if eta > 0.0:
-        unclipped = aj + slope / eta
-        new = min(max(unclipped, L), H)
-    else:
-        # psi(t) = slope t - eta t^2 / 2 is linear or convex: take the better end
-        unclipped = math.copysign(math.inf, slope) if slope != 0.0 else aj
-        tL, tH = L - aj, H - aj
-        psiL = slope * tL - 0.5 * eta * tL * tL
-        psiH = slope * tH - 0.5 * eta * tH * tH
-        if psiH > 0.0 and psiH >= psiL:
-            new = H
-        elif psiL > 0.0:
-            new = L
-        else:
-            new = aj
-    if H - L <= ULPS * max(abs(L), abs(H)):
-        new = aj  # the segment is a point (up to rounding): nothing can move
-    ai_new = ai + yi * yj * (aj - new)
-    # rounding leaves values a few ulps inside a bound (0.9999999999999999 for C = 1),
-    # and such a point stays a "violator" that cannot move: snap to the bounds.  The
-    # rounding of L, H and ai_new is a few ulps of the pair's old values (and of C near C).
-    scale = max(ai, aj)
-    return eta, L, H, unclipped, _snap(new, C, scale), _snap(ai_new, C, scale)
-
-
-@njit(cache=True)
-def _snap(a, C, scale):
-    """``a`` set on the bound 0 or C it is within rounding of (a few ulps of ``scale``, or of C)."""
-    if a <= ULPS * scale:
-        return 0.0
-    if a >= C - ULPS * C:
-        return C
-    return a
-
-
 #: The exact gradient evaluates kernel rows of at most this many support vectors at a time.
 EXACT_BLOCK = 256
 
@@ -181,6 +126,11 @@ def exact_gradient(problem, alpha):
         rows = xp.asarray(support[s : s + EXACT_BLOCK])
         f = f + xp.take(coef, rows) @ gram(xp.take(problem.X, rows, axis=0), problem.X, problem.kernel)
     return 1.0 - problem.y * f
+
+
+#: A compiled run that stops early on its cached gradient, whose exact gap is above tol, goes on
+#: from the exact gradient at most this many times in one call (then returns, not converged).
+RESTARTS = 3
 
 
 def feasible_alpha(problem, alpha):
@@ -342,10 +292,50 @@ class SMO:
         return state._replace(b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
     def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
-        """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``."""
-        from .numba_smo import advance_smo
+        """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``.
 
-        return advance_smo(self, problem, state, int(n_steps), tol)
+        The loop (:func:`~svmteach.solvers.numba_smo.smo_loop`) keeps a cached gradient that drifts
+        from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many updates), so before returning it is
+        recomputed from alpha (:func:`exact_gradient_with_rows`) and the measures from it: the
+        returned primal, dual and gap are those of the returned alpha and b.  When the loop stopped
+        early (its gap said tol, or it saw no violating pair) and the exact gap is above tol, the run
+        goes on from the exact gradient, at most ``RESTARTS`` times.
+        """
+        n_steps = int(n_steps)
+        if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
+            for _ in range(n_steps):
+                if tol is not None and state.gap <= tol:
+                    break
+                state = self.step(problem, state)
+            grad = exact_gradient(problem, state.alpha)
+            b, b_rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
+            return state._replace(grad=grad, b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
+        rule = RULES.index(self.selection)
+        if rule == 0:  # the step path's draws: default_rng([seed, t]) for step t
+            uniforms = np.array([np.random.default_rng([state.seed, state.n_iter + k]).random(2)
+                                 for k in range(n_steps)])
+        else:
+            uniforms = np.zeros((n_steps, 2))
+        uniforms = uniforms.reshape(n_steps, 2)
+        alpha = np.array(state.alpha, dtype=np.float64)
+        grad = np.array(state.grad, dtype=np.float64)
+        info = np.full(12, np.nan)
+        rows = problem._kernel_rows
+        params = kernel_params(problem.kernel)
+        done = 0
+        for _ in range(RESTARTS + 1):
+            done += smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag, problem.y,
+                             float(problem.C), alpha, grad, int(n_steps - done), rule, uniforms[done:],
+                             -1.0 if tol is None else float(tol), CHECK_EVERY, info)
+            grad = exact_gradient_with_rows(problem, alpha)  # drop the loop's rounding
+            b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
+            if tol is None or gap <= tol or done >= n_steps:
+                break  # else: stopped early on the cached gradient, short of tol in truth: go on
+        if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
+            return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
+                                  b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
+        return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
+                        *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)
 
     def coefficients(self, problem, state):
         """``(alpha, b)``: the dual variables and the bias."""
