@@ -13,8 +13,10 @@ from oracles import binary_dual_optimum, cs_dual_optimum, ww_dual_optimum
 from test_multiclass import _feasible, random_multiclass, rel
 
 from svmteach import (
+    SMO,
     BinaryProblem,
     CSBlondel,
+    DualCoordinateAscent,
     MulticlassProblem,
     ParallelBlock,
     PrimalSubgradient,
@@ -132,3 +134,24 @@ def test_wrong_states_give_clear_errors():
         solve(PrimalSubgradient(), BinaryProblem(*random_binary(n=21)), state=sub)
     with pytest.raises(ValueError, match="^state.alpha contains NaN"):
         solve(PrimalSubgradient(), BinaryProblem(Xb, yb), state=sub._replace(alpha=np.full(20, np.nan)))
+
+
+@pytest.mark.parametrize("make_solver", [lambda: SMO(), lambda: DualCoordinateAscent(random_state=0),
+                                         lambda: WWExact(random_state=0)], ids=["smo", "dual_cd", "ww_exact"])
+def test_max_iter_counts_the_steps_of_this_call(make_solver):
+    """A run continued from a long one takes max_iter new steps, as iterate does: max_iter counted
+    from the old run's n_iter left a warm start at a new C with nothing to do (0 steps, not converged)."""
+    X, y = random_multiclass(n=30, d=3, k=3, seed=4)
+    if isinstance(make_solver(), WWExact):
+        first, second = (MulticlassProblem(X, y, C=C) for C in (10.0, 0.1))
+    else:
+        y = np.where(y == 0, 1, -1)
+        first, second = (BinaryProblem(X, y, C=C) for C in (10.0, 0.1))
+    solver = make_solver()
+    state = solve(solver, first, tol=1e-9, max_iter=10**6).state
+    budget = 5
+    assert state.n_iter > budget  # the old run is longer than this call's budget
+    r = solve(solver, second, tol=1e-12, max_iter=budget, state=state)
+    assert r.n_iter - state.n_iter == budget  # exactly the new steps it was allowed
+    steps = list(iterate(solver, second, max_iter=budget, state=state))
+    assert steps[-1].n_iter - state.n_iter == budget  # the same rule as iterate's

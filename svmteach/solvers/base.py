@@ -211,7 +211,9 @@ def solve(
     Parameters
     ----------
     max_iter : int
-        Most steps to take (SMO pairs, coordinates, or subgradient iterations); a positive integer.
+        Most steps this call takes (SMO pairs, coordinates, or subgradient iterations); a positive
+        integer.  A run continued from ``state`` counts its new steps, as :func:`iterate` does, while
+        the result's ``n_iter`` counts every step since the run began.
     tol : float
         Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol`` (finite, >= 0).
         The run also stops, not converged, when the gap is NaN, or after an epoch that moved no
@@ -242,8 +244,9 @@ def solve(
     chunk = epoch if fast else 1
     still = getattr(solver, "still_is_fixed_point", False)  # documented in the contract above
     last_alpha, since = problem.xp.asarray(state.alpha, copy=True) if still else None, 0
-    while not solver.converged(state, tol) and state.n_iter < max_iter:
-        n_steps = min(chunk, max_iter - int(state.n_iter))
+    start = int(state.n_iter)
+    while not solver.converged(state, tol) and int(state.n_iter) - start < max_iter:
+        n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
         t0 = time.perf_counter()
         if fast:
             state = solver.advance(problem, state, n_steps, tol)
