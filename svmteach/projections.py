@@ -66,16 +66,21 @@ def _check_mass(xp, z, V, name="z"):
     return z
 
 
-def project_simplex_sort(V, z):
+def project_simplex_sort(V, z, check: bool = True):
     """Project each row of ``V`` (shape (r, k)) onto the simplex of mass ``z`` (scalar or (r,)), by sorting.
 
     Each row is first shifted by its largest entry (the projection is unchanged by adding a
     constant to a row, since every point of the simplex has the same sum), so the entries
     that matter, the largest, are computed without cancellation: ties at 1e20 with z = 1
     still split z exactly.  ``V`` must be finite and 2-D with k >= 1, ``z`` positive and finite.
+    ``check=False`` skips those checks (and the device-to-host reads they cost): for the
+    solvers, whose inputs come from validated problems, once per step.
     """
-    V, xp = _check_rows(V, "V")
-    z = _check_mass(xp, z, V)
+    if check:
+        V, xp = _check_rows(V, "V")
+        z = _check_mass(xp, z, V)
+    else:
+        xp = array_namespace(V)
     r, k = V.shape
     V = V - xp.max(V, axis=1, keepdims=True)  # max is now exactly 0
     U = -xp.sort(-V, axis=1)  # descending
@@ -202,15 +207,19 @@ def _argsort_small(values, order):
         order[b + 1] = key
 
 
-def ww_block_solve(U, C):
+def ww_block_solve(U, C, check: bool = True):
     """Solve the Weston-Watkins block problem for every row of ``U`` (shape (r, m)); returns (r, m).
 
     Vectorised over rows: the breakpoints of each row are sorted, psi is evaluated
     at every breakpoint with cumulative sums, and the piece holding the root is
-    read off where psi first becomes non-negative.
+    read off where psi first becomes non-negative.  ``check=False`` skips the input
+    checks, as for :func:`project_simplex_sort`.
     """
-    U, xp = _check_rows(U, "U")
-    C = _check_mass(xp, C, U, "C")
+    if check:
+        U, xp = _check_rows(U, "U")
+        C = _check_mass(xp, C, U, "C")
+    else:
+        xp = array_namespace(U)
     r, m = U.shape
     points = xp.concat([U - C, U], axis=1)  # (r, 2m)
     order = xp.argsort(points, axis=1)

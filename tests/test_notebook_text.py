@@ -147,27 +147,19 @@ def test_the_course_is_there():
     assert len(NOTEBOOKS) >= 8, [p.name for p in NOTEBOOKS]
 
 
+#: Each rule a notebook's text must meet: a function from a notebook to the list of its problems.
+RULES = {
+    "ends with references": references_problems,
+    "never names the development files": development_name_problems,
+    "derivation checks display short": long_derivation_output_problems,
+    "no plain-text mathematics": plain_math_problems,
+}
+
+
+@pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
-def test_ends_with_references(path):
-    problems = references_problems(read(path))
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
-def test_never_names_the_development_files(path):
-    problems = development_name_problems(read(path))
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
-def test_derivation_checks_display_short(path):
-    problems = long_derivation_output_problems(read(path))
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
-def test_no_plain_text_mathematics(path):
-    problems = plain_math_problems(read(path))
+def test_notebook_text_rule(path, rule):
+    problems = RULES[rule](read(path))
     assert not problems, "\n".join(problems)
 
 

@@ -137,7 +137,7 @@ class CSBlondel(MulticlassSolver):
         z = C * q
         if z > EPS * float(xp.max(xp.abs(beta_hat))):
             # proj(beta_hat, z) = z proj(beta_hat / z, 1): the mass-1 problem keeps subnormal z's precision
-            share = project_simplex_sort(beta_hat[None, :] / z, 1.0)[0, :]
+            share = project_simplex_sort(beta_hat[None, :] / z, 1.0, check=False)[0, :]
             share = share / xp.sum(share)  # exactly on the unit simplex
         else:  # z = 0 (a zero row) or below the rounding of beta_hat: the linear block, C to the largest
             top = xp.astype(beta_hat == xp.max(beta_hat), xp.float64)

@@ -279,7 +279,7 @@ def block_targets(problem, alpha, G):
         beta = xp.take_along_axis(alpha, others, axis=1)
         g = xp.take_along_axis(G, others, axis=1)
         u = beta + xp.sum(beta, axis=1, keepdims=True) - g / a
-        new = ww_block_solve(u, C)
+        new = ww_block_solve(u, C, check=False)
         spread = xp.take_along_axis(new, back, axis=1)
         return xp.where(Y, -xp.sum(new, axis=1, keepdims=True), spread)
     # CS (Blondel, as CSBlondel.update): alpha_i = C_i - C p / 1'p, p = proj(beta_hat / z, 1),
@@ -288,7 +288,7 @@ def block_targets(problem, alpha, G):
     beta_hat = a * (upper - alpha) + G
     z = C * a
     curved = z > EPS * xp.max(xp.abs(beta_hat), axis=1, keepdims=True)  # else the linear block
-    p = project_simplex_sort(xp.where(curved, beta_hat / xp.where(curved, z, 1.0), 0.0), 1.0)
+    p = project_simplex_sort(xp.where(curved, beta_hat / xp.where(curved, z, 1.0), 0.0), 1.0, check=False)
     top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)
     share = xp.where(curved, p / xp.sum(p, axis=1, keepdims=True), top / xp.sum(top, axis=1, keepdims=True))
     return rows_summing_to_zero(problem, upper - C * share)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import objectives as obj
 from ..backend import to_numpy
 from .palette import class_colors, draw_class_regions
-from .regions import cell_grid, data_box
+from .regions import cell_grid, data_box, frame_data_axes
 
 #: The outline of a point in each KKT category: (edge colour, edge width, marker size).
 KKT_OUTLINE = {
@@ -77,11 +77,7 @@ def draw_binary(ax, problem, alpha, b=0.0, title=None, pad=0.5, resolution=150, 
     edges, widths, sizes = kkt_outlines(to_numpy(obj.kkt_categories(problem, alpha)))
     ax.scatter(X[:, 0], X[:, 1], c=np.asarray(class_colors(2))[(y > 0).astype(int)], s=sizes, edgecolors=edges,
                linewidths=widths, zorder=3)
-    ax.set_xlim(xlim)
-    ax.set_ylim(ylim)
-    ax.set_aspect("equal")
-    if title:
-        ax.set_title(title)
+    frame_data_axes(ax, xlim, ylim, title)
     if legend:
         binary_legend(ax)
     return ax

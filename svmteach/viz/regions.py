@@ -31,6 +31,15 @@ def cell_grid(xlim, ylim, resolution):
     return xx, yy, np.column_stack([xx.ravel(), yy.ravel()])
 
 
+def frame_data_axes(ax, xlim, ylim, title=None):
+    """The data panel's frame: its box, equal scales on both axes, and the title if any."""
+    ax.set_xlim(xlim)
+    ax.set_ylim(ylim)
+    ax.set_aspect("equal")
+    if title:
+        ax.set_title(title)
+
+
 def scatter_classes(ax, X, codes, k, **kwargs):
     """The points ``X`` in their class colours (``codes``: class indices in 0 .. k-1); returns the collection."""
     style = dict(s=30, zorder=3, edgecolors="white", linewidths=0.5)
@@ -76,11 +85,7 @@ def draw_decision_regions(ax, model, X, y, pad=1.0, resolution=200, title=None, 
     regions = class_indices(model.predict(grid), classes).reshape(xx.shape)
     draw_class_regions(ax, regions, (*xlim, *ylim), k)
     scatter_classes(ax, np.asarray(X, dtype=np.float64), class_indices(np.asarray(y), classes), k, s=s)
-    ax.set_xlim(xlim)
-    ax.set_ylim(ylim)
-    ax.set_aspect("equal")
-    if title:
-        ax.set_title(title)
+    frame_data_axes(ax, xlim, ylim, title)
     if legend:
         class_legend(ax, classes)
     return ax
