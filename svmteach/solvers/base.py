@@ -1,22 +1,37 @@
-"""The solver contract and the two drivers every solver shares: :func:`iterate` and :func:`solve`.
+"""The solver contract, :class:`Solver`, and the two drivers every solver shares: :func:`iterate` and :func:`solve`.
+
+The contract is written down once, as the base class :class:`Solver`; every solver of the
+package inherits from it (``tests/test_contract.py`` checks that, and the rest below).  A base
+class rather than a :class:`typing.Protocol`: the contract has shared defaults (``converged``,
+``measure``, ``steps_per_epoch``, ``steps_between_measures``, ``advance``) that are written here
+once and inherited, which a Protocol cannot give, and ``issubclass(cls, Solver)`` is a check a
+test can make.
 
 A solver holds hyperparameters only.  It offers
 
+- ``name``: its short name (``"smo"``, ``"dual_cd"``, ...);
+- ``State``: the class of its states, a ``NamedTuple`` whose docstring documents every field
+  and its shape; states are always built by keyword;
 - ``init(problem) -> state``: the starting state;
 - ``step(problem, state) -> state``: one pure step (never writes into ``state``
   or ``problem``), so that a list of states is a true film of the run;
 - ``converged(state, tol) -> bool``: the stopping test on the state's own measure;
-- ``advance(problem, state, n_steps) -> state``: ``n_steps`` steps at once, by the
-  compiled fast path where there is one (the same mathematics as ``step``);
+- ``advance(problem, state, n_steps, tol=None) -> state``: up to ``n_steps`` steps at once, by
+  the compiled fast path where there is one (the same mathematics as ``step``).  With ``tol`` it
+  stops early once a state it has measured is ``converged``, and returns that measured state;
 - ``measure(problem, state) -> state``: the state with its objectives evaluated;
-- ``steps_per_epoch(problem)``: how many steps make one pass (the history's unit
-  on the fast path);
+- ``steps_per_epoch(problem)``: how many steps make one pass over the data (the unit of a
+  history's x-axis in epochs, and of the fixed-point test below);
+- ``steps_between_measures(problem)``: how many steps :func:`solve` asks ``advance`` for
+  between two calls of ``measure`` (one epoch unless a solver says otherwise);
 - ``warm_start(problem, state) -> state``: a state of another run (another C, say)
   made feasible for ``problem``: its dual variables scaled or projected into this
   problem's box, every cached quantity recomputed from them, measured.
   :func:`iterate` and :func:`solve` call it on every ``state=`` they are given,
   after :func:`check_state` made sure it is this solver's ``State``;
-- ``State``: the class of the solver's states (a ``NamedTuple``);
+- ``coefficients(problem, state)``: what a model needs from a state, as NumPy arrays on the
+  host: ``(alpha, b)`` for the binary solvers, ``(alpha, W)`` for the multiclass ones.  A
+  consumer (estimator, widget) asks for these, never for a field by name;
 - ``still_is_fixed_point``: True when an epoch of ``advance`` that changes no dual variable
   proves that no later epoch will (every coordinate is visited and none moves): :func:`solve`
   then stops there, not converged, instead of spinning to ``max_iter``.  (A stagnant dual is no
@@ -26,12 +41,13 @@ A solver holds hyperparameters only.  It offers
 ``-NEGATIVE_GAP`` is no rounding error but a dual above the primal, an infeasible
 point, and raises :class:`InfeasibleStateError` instead of passing as converged.
 
-Every state is an immutable ``NamedTuple`` with at least ``n_iter``,
+Every state is an immutable ``NamedTuple`` with at least ``n_iter``, ``alpha``,
 ``primal``, ``dual``, ``gap`` (relative duality gap) and ``kkt`` (KKT violation).
 The binary solvers keep these up to date at every step (O(n) with their
 cached gradient); the multiclass solvers, whose objectives cost a pass over
-the data, update them only in ``measure``, which :func:`solve` calls once per
-epoch with its clock paused, so that time curves show solver time only.
+the data, update them only in ``measure``, which :func:`solve` calls once every
+``steps_between_measures`` steps with its clock paused, so that time curves show solver
+time only.
 """
 
 from __future__ import annotations
@@ -39,6 +55,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
@@ -90,6 +107,84 @@ class SolveResult(NamedTuple):
     kkt: float
     history: dict | None
     states: list | None
+
+
+class Solver(ABC):
+    """The contract every solver fulfils (see the module docstring), with its shared defaults.
+
+    A subclass sets ``name`` and ``State`` and defines ``init``, ``step``, ``warm_start`` and
+    ``coefficients``; it overrides ``measure`` when its steps leave the objectives stale,
+    ``advance`` when it has a fast path, and ``steps_per_epoch`` /
+    ``steps_between_measures`` when a step is not one sample.
+
+    Attributes
+    ----------
+    name : str
+        The solver's short name.
+    State : type
+        The ``NamedTuple`` class of its states.
+    still_is_fixed_point : bool
+        True when an epoch that moves no dual variable proves that no later one will
+        (:func:`solve` then stops, not converged).
+    """
+
+    name: str = ""
+    State: type | None = None
+    still_is_fixed_point: bool = False
+
+    @abstractmethod
+    def init(self, problem):
+        """The starting state of a run on ``problem``, measured."""
+
+    @abstractmethod
+    def step(self, problem, state):
+        """The state after one step; pure: neither ``state`` nor ``problem`` is written."""
+
+    @abstractmethod
+    def warm_start(self, problem, state):
+        """``state`` of another run made a feasible, measured state of ``problem``."""
+
+    @abstractmethod
+    def coefficients(self, problem, state):
+        """The model of ``state`` as NumPy arrays: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass)."""
+
+    def converged(self, state, tol) -> bool:
+        """Whether the state's relative duality gap is at most ``tol`` (:func:`gap_reached`)."""
+        return gap_reached(state.gap, tol)
+
+    def measure(self, problem, state):
+        """The state with its objectives evaluated; here the state itself (its steps keep them current)."""
+        return state
+
+    def steps_per_epoch(self, problem) -> int:
+        """The number of steps in one pass over the data: one sample a step, ``n_samples``."""
+        return problem.n_samples
+
+    def steps_between_measures(self, problem) -> int:
+        """How many steps :func:`solve` runs between two measures: one epoch."""
+        return self.steps_per_epoch(problem)
+
+    def advance(self, problem, state, n_steps: int, tol: float | None = None):
+        """Up to ``n_steps`` steps of ``step``; with ``tol``, stop at the first measured converged state.
+
+        After each step the state's own measure is asked (``converged``); when it says yes, or every
+        ``steps_between_measures`` steps, the state is measured and asked again, and a run that is
+        converged then stops there and returns the measured state.  (For a solver whose steps keep the
+        objectives current the first test is exact; for one whose steps leave them stale, the periodic
+        measure is what can stop it.)  A last state that is not converged by its own measure is returned
+        unmeasured: the caller measures it.
+        """
+        n_steps = int(n_steps)
+        every = self.steps_between_measures(problem)
+        for k in range(1, n_steps + 1):
+            state = self.step(problem, state)
+            if tol is None:
+                continue
+            if self.converged(state, tol) or (k % every == 0 and k < n_steps):
+                state = self.measure(problem, state)
+                if self.converged(state, tol):
+                    break
+        return state
 
 
 def iterate(solver, problem, max_iter: int = 1000, tol: float | None = None, state=None):
@@ -219,8 +314,8 @@ def solve(
         The run also stops, not converged, when the gap is NaN, or after an epoch that moved no
         dual variable (solvers with ``still_is_fixed_point``).
     fast : bool
-        Use the solver's ``advance`` (compiled where available), one epoch at a time;
-        the history then has one entry per epoch.  ``False`` steps one at a time
+        Use the solver's ``advance`` (compiled where available), ``steps_between_measures``
+        steps at a time (one epoch for most solvers); the history then has one entry per chunk.  ``False`` steps one at a time
         through ``step`` and records every step.
     record_history : bool
         Keep the curves (n_iter, time, primal, dual, gap, kkt).
@@ -240,9 +335,11 @@ def solve(
     elapsed = 0.0
     if history is not None:
         _record(history, state, elapsed)
-    epoch = solver.steps_per_epoch(problem)
-    chunk = epoch if fast else 1
-    still = getattr(solver, "still_is_fixed_point", False)  # documented in the contract above
+    epoch = solver.steps_per_epoch(problem)  # a whole epoch without a move: a fixed point (below)
+    # (a solver not yet ported onto Solver has no steps_between_measures: its epoch; to go once all inherit)
+    between = solver.steps_between_measures if isinstance(solver, Solver) else solver.steps_per_epoch
+    chunk = between(problem) if fast else 1
+    still = getattr(solver, "still_is_fixed_point", False)
     last_alpha, since = problem.xp.asarray(state.alpha, copy=True) if still else None, 0
     start = int(state.n_iter)
     while not solver.converged(state, tol) and int(state.n_iter) - start < max_iter:
