@@ -44,9 +44,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import objectives as obj
-from ..backend import is_numpy
-from .base import check_choice, check_random_state, check_state, check_state_alpha, gap_reached, seed_from
-from .numba_dual_cd import maximize_parabola, projected_gradient, steps_gram, steps_linear
+from ..backend import is_numpy, to_numpy
+from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .numba_dual_cd import NO_COORDINATE, maximize_parabola, projected_gradient, steps_gram, steps_linear
 from .smo import exact_gradient
 
 
@@ -65,6 +65,7 @@ class DualCDState(NamedTuple):
     alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none).
     alpha_clipped : float, the new alpha_i;  delta : float, its change.
     shrunk : bool, the last step set coordinate i aside instead of updating it.
+        (i to shrunk are the fields of :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture`.)
     active : (n,) bool, the coordinates not set aside (all True without shrinking).
     shrink_hi, shrink_lo : float, this epoch's thresholds (the previous epoch's largest and
         smallest projected gradient, or +-inf).
@@ -145,13 +146,12 @@ def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
     active = np.ones(problem.n_samples, dtype=bool)
     inf = math.inf
     return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, epoch=epoch, pos=0,
-                       perm=epoch_permutation(seed, epoch, active), seed=seed, i=-1, a=0.0, b=0.0,
-                       alpha_unclipped=math.nan, alpha_clipped=math.nan, delta=0.0, shrunk=False, active=active,
-                       shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf, full_spread=inf,
+                       perm=epoch_permutation(seed, epoch, active), seed=seed, **NO_COORDINATE._asdict(),
+                       active=active, shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf, full_spread=inf,
                        primal=P, dual=D, gap=gap, kkt=kkt)
 
 
-class DualCoordinateAscent:
+class DualCoordinateAscent(Solver):
     """Exact coordinate ascent on the no-bias dual, one coordinate per step.
 
     Parameters
@@ -183,9 +183,6 @@ class DualCoordinateAscent:
         """Without shrinking an epoch visits every coordinate: if none moves, none ever will."""
         return not self.shrinking
 
-    def steps_per_epoch(self, problem) -> int:
-        return problem.n_samples
-
     def init(self, problem) -> DualCDState:
         xp, n, C = problem.xp, problem.n_samples, problem.C
         seed = seed_from(self.random_state)
@@ -209,9 +206,6 @@ class DualCoordinateAscent:
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
         alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, problem.C)
         return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha), state.seed)
-
-    def converged(self, state, tol) -> bool:
-        return gap_reached(state.gap, tol)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
         C = float(problem.C)
@@ -252,53 +246,50 @@ class DualCoordinateAscent:
         return state._replace(primal=P, dual=D, gap=gap, kkt=kkt)
 
     def advance(self, problem, state: DualCDState, n_steps: int, tol=None) -> DualCDState:
-        """``n_steps`` steps by the compiled loops (NumPy) or by ``step`` (other backends)."""
+        """Up to ``n_steps`` steps by the compiled loops (NumPy) or by ``step`` (other backends).
+
+        A loop runs at most to the end of the epoch's permutation.  With ``tol`` the state is
+        measured there (on the linear path after rebuilding the gradient from ``w``, O(nd): no more
+        than the epoch cost) and the run stops once its relative gap is at most ``tol``.
+        """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):
-            for _ in range(n_steps):
-                state = self.step(problem, state)
-            return state
+            return super().advance(problem, state, n_steps, tol)
         C = float(problem.C)
+        # the loops write alpha, active and grad (or w) in place: copies, never the input state's arrays
         alpha = np.array(state.alpha, dtype=np.float64)
-        active = state.active.copy()
+        state = state._replace(alpha=alpha, active=state.active.copy())
         linear = problem.kernel.is_linear
         if linear:  # w = sum_i alpha_i y_i x_i replaces the cached gradient: O(d) a step
             X, y = problem.X, problem.y
             w = X.T @ (alpha * y)
             sqnorm = np.einsum("ij,ij->i", X, X)
         else:
-            grad = np.array(state.grad, dtype=np.float64)
-            Q = problem.Q
-        # the loops' small arrays: info = (i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk),
-        # track = (shrink_hi, shrink_lo, pg_max, pg_min)
-        info = np.array([state.i, state.a, state.b, state.alpha_unclipped, state.alpha_clipped, state.delta,
-                         float(state.shrunk)])
-        track = np.array([state.shrink_hi, state.shrink_lo, state.pg_max, state.pg_min])
+            state = state._replace(grad=np.array(state.grad, dtype=np.float64))
         remaining = n_steps
         while remaining > 0:
-            if state.pos == len(state.perm):
-                state = state._replace(active=active, pg_max=track[2], pg_min=track[3])
+            if state.pos == len(state.perm):  # the epoch is over
                 epoch, perm, active, hi, lo, full = next_epoch(state, self.shrinking)
-                active = active.copy()
-                track[:] = (hi, lo, -math.inf, math.inf)
-                state = state._replace(epoch=epoch, perm=perm, pos=0, full_spread=full)
+                state = state._replace(epoch=epoch, perm=perm, pos=0, active=active.copy(), shrink_hi=hi,
+                                       shrink_lo=lo, pg_max=-math.inf, pg_min=math.inf, full_spread=full)
             take = min(remaining, len(state.perm) - state.pos)
             order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
+            bounds = (state.shrink_hi, state.shrink_lo, state.pg_max, state.pg_min)
             if linear:
-                steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info)
+                picture, pg_max, pg_min = steps_linear(X, y, sqnorm, C, alpha, w, order, state.active, *bounds)
             else:
-                steps_gram(Q, C, alpha, grad, order, active, track, info)
-            state = state._replace(pos=state.pos + take)
+                picture, pg_max, pg_min = steps_gram(problem.Q, C, alpha, state.grad, order, state.active, *bounds)
+            state = state._replace(n_iter=state.n_iter + take, pos=state.pos + take, pg_max=pg_max,
+                                   pg_min=pg_min, **picture._asdict())
             remaining -= take
-        if linear:
-            grad = 1.0 - y * (X @ w)
-        return self.measure(problem, state._replace(alpha=alpha, grad=grad))._replace(
-            n_iter=state.n_iter + n_steps, alpha=alpha, grad=grad, i=int(info[0]), a=float(info[1]),
-            b=float(info[2]), alpha_unclipped=float(info[3]), alpha_clipped=float(info[4]), delta=float(info[5]),
-            shrunk=bool(info[6]), active=active, shrink_hi=float(track[0]), shrink_lo=float(track[1]),
-            pg_max=float(track[2]), pg_min=float(track[3]),
-        )
+            if linear and (tol is not None or remaining == 0):
+                state = state._replace(grad=1.0 - y * (X @ w))  # g = 1 - Q alpha = 1 - y * (X w)
+            if tol is not None and remaining > 0:
+                state = self.measure(problem, state)
+                if self.converged(state, tol):
+                    break
+        return self.measure(problem, state)
 
     def coefficients(self, problem, state):
-        """``(alpha, b)``: the dual variables and the bias (0: this dual has none)."""
-        return state.alpha, 0.0
+        """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, 0.0 (this dual has none)."""
+        return to_numpy(state.alpha), 0.0

@@ -17,8 +17,8 @@ same shrinking decision and the same one-dimensional maximisation, and drives th
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
-import numpy as np
 from numba import njit
 
 
@@ -65,64 +65,96 @@ def maximize_parabola(a, b, C, current):
     return unclipped, 0.0
 
 
-# layout of the small arrays passed to the loops
-#   track: shrink_hi, shrink_lo, pg_max, pg_min
-#   info:  i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk
+class CoordinatePicture(NamedTuple):
+    """What one coordinate step did: the fields of :class:`~svmteach.solvers.dual_cd.DualCDState`
+    that picture it, built by keyword by :func:`visit` and handed back by the loops.
+
+    Attributes
+    ----------
+    i : int, the coordinate visited.
+    a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C].
+    alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none, NaN if shrunk).
+    alpha_clipped : float, the new alpha_i;  delta : float, its change.
+    shrunk : bool, the coordinate was set aside instead of updated.
+    """
+
+    i: int
+    a: float
+    b: float
+    alpha_unclipped: float
+    alpha_clipped: float
+    delta: float
+    shrunk: bool
+
+
+#: The picture of no step (the start of a run): no coordinate, no parabola (a = b = 0), no change.
+NO_COORDINATE = CoordinatePicture(i=-1, a=0.0, b=0.0, alpha_unclipped=math.nan, alpha_clipped=math.nan,
+                                  delta=0.0, shrunk=False)
 
 
 # One coordinate: the shrinking test on G = -g_i, then the parabola's maximiser on [0, C].
 @njit(cache=True)
-def visit(i, g, Qii, C, alpha, active, track, info):
-    """One coordinate: the shrinking test, then the exact maximisation. Returns the change."""
+def visit(i, g, Qii, C, alpha, active, hi, lo):
+    """One coordinate with the shrinking thresholds ``hi, lo``: writes ``alpha[i]`` (or ``active[i]``).
+
+    Returns ``(picture, pg)``: the :class:`CoordinatePicture` of the step and the projected gradient
+    (NaN when the coordinate was set aside).
+    """
     a = -0.5 * Qii
     b = g + Qii * alpha[i]
-    info[0] = i
-    info[1] = a
-    info[2] = b
-    shrink, pg = projected_gradient(-g, alpha[i], C, track[0], track[1])
+    old = alpha[i]
+    shrink, pg = projected_gradient(-g, old, C, hi, lo)
     if shrink:
         active[i] = False
-        info[3] = np.nan
-        info[4] = alpha[i]
-        info[5] = 0.0
-        info[6] = 1.0
-        return 0.0
-    track[2] = max(track[2], pg)
-    track[3] = min(track[3], pg)
-    unclipped, new = maximize_parabola(a, b, C, alpha[i])
-    delta = new - alpha[i]
+        return CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=math.nan, alpha_clipped=old, delta=0.0,
+                                 shrunk=True), math.nan
+    unclipped, new = maximize_parabola(a, b, C, old)
     alpha[i] = new
-    info[3] = unclipped
-    info[4] = new
-    info[5] = delta
-    info[6] = 0.0
-    return delta
+    return CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=new - old,
+                             shrunk=False), pg
 
 
 # Any kernel: after alpha_i += delta the cached gradient g = 1 - Q alpha moves by -delta Q[:, i].
 @njit(cache=True)
-def steps_gram(Q, C, alpha, grad, order, active, track, info):
-    """Coordinate steps over ``order`` with the cached gradient."""
+def steps_gram(Q, C, alpha, grad, order, active, hi, lo, pg_max, pg_min):
+    """Coordinate steps over ``order`` with the cached gradient, in place.
+
+    Returns ``(picture, pg_max, pg_min)``: the last step's :class:`CoordinatePicture` and the
+    largest and smallest projected gradient seen so far this epoch.
+    """
     n = alpha.shape[0]
+    picture = NO_COORDINATE
     for i in order:
-        delta = visit(i, grad[i], Q[i, i], C, alpha, active, track, info)
-        if delta != 0.0:
+        picture, pg = visit(i, grad[i], Q[i, i], C, alpha, active, hi, lo)
+        if not picture.shrunk:
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+        if picture.delta != 0.0:
             for t in range(n):
-                grad[t] = grad[t] - delta * Q[t, i]
+                grad[t] = grad[t] - picture.delta * Q[t, i]
+    return picture, pg_max, pg_min
 
 
 # Linear kernel (Hsieh et al. 2008): g_i = 1 - y_i w'x_i from w = sum_t alpha_t y_t x_t, Q_ii = |x_i|^2,
 # and after alpha_i += delta, w += delta y_i x_i: O(d) a step, no gradient kept.
 @njit(cache=True)
-def steps_linear(X, y, sqnorm, C, alpha, w, order, active, track, info):
-    """Coordinate steps over ``order`` keeping ``w`` (O(d) a step)."""
+def steps_linear(X, y, sqnorm, C, alpha, w, order, active, hi, lo, pg_max, pg_min):
+    """Coordinate steps over ``order`` keeping ``w`` (O(d) a step), in place.
+
+    Returns ``(picture, pg_max, pg_min)`` as :func:`steps_gram` does.
+    """
     d = X.shape[1]
+    picture = NO_COORDINATE
     for i in order:
         wx = 0.0
-        for k in range(d):
-            wx += w[k] * X[i, k]
-        delta = visit(i, 1.0 - y[i] * wx, sqnorm[i], C, alpha, active, track, info)
-        if delta != 0.0:
-            s = delta * y[i]
-            for k in range(d):
-                w[k] += s * X[i, k]
+        for m in range(d):
+            wx += w[m] * X[i, m]
+        picture, pg = visit(i, 1.0 - y[i] * wx, sqnorm[i], C, alpha, active, hi, lo)
+        if not picture.shrunk:
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+        if picture.delta != 0.0:
+            s = picture.delta * y[i]
+            for m in range(d):
+                w[m] += s * X[i, m]
+    return picture, pg_max, pg_min

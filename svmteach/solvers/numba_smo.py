@@ -25,6 +25,7 @@ cost more than float64 rows saved (``benchmarks/binary.py``).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -40,6 +41,43 @@ ULPS = 4 * 2.220446049250313e-16
 #: The loop evaluates its relative duality gap every ``CHECK_EVERY`` steps.
 CHECK_EVERY = 10
 KERNEL_CODES = {"linear": 0, "polynomial": 1, "gaussian": 2, "laplacian": 3}
+
+
+class PairPicture(NamedTuple):
+    """What one pair step did: the fields of :class:`~svmteach.solvers.smo.SMOState` that picture it.
+
+    The compiled loop builds one (by keyword) for its last step and returns it, so the fast path
+    hands its picture back by name, as the step path does.
+
+    Attributes
+    ----------
+    i, j : int, the pair (-1, -1 when no pair violates the KKT conditions: a null step).
+    E_i, E_j : float, their errors ``f + b - y`` before the step (b of the last check).
+    eta : float, ``K_ii + K_jj - 2 K_ij``.
+    L, H : float, the bounds of alpha_j on the constraint segment inside the box.
+    alpha_i_old, alpha_j_old : float, the pair before the step.
+    alpha_j_unclipped : float, the maximiser along the line (+-inf when eta <= 0).
+    alpha_j_new, alpha_i_new : float, the pair after the step.
+    """
+
+    i: int
+    j: int
+    E_i: float
+    E_j: float
+    eta: float
+    L: float
+    H: float
+    alpha_i_old: float
+    alpha_j_old: float
+    alpha_j_unclipped: float
+    alpha_j_new: float
+    alpha_i_new: float
+
+
+#: The picture of no step (the start of a run, or a warm start): no pair, every number NaN.
+NO_PAIR = PairPicture(i=-1, j=-1, E_i=math.nan, E_j=math.nan, eta=math.nan, L=math.nan, H=math.nan,
+                      alpha_i_old=math.nan, alpha_j_old=math.nan, alpha_j_unclipped=math.nan,
+                      alpha_j_new=math.nan, alpha_i_new=math.nan)
 
 
 def kernel_params(kernel):
@@ -279,18 +317,21 @@ def _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, u1, u2):
 # One SMO step: select (i, j), solve the pair exactly (pair_update), then
 # g <- g - Q[:, i] (a_i' - a_i) - Q[:, j] (a_j' - a_j); every check_every steps, the gap.
 @njit(cache=True)
-def smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, info):
-    """Run up to ``n_steps`` pair steps in place; returns the number of steps taken."""
+def smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every):
+    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the rows ``K``, ``have``).
+
+    Returns ``(steps, picture)``: the number of steps taken and the :class:`PairPicture` of the last
+    one (``i = j = -1`` when it found no violating pair, and the run stopped there).
+    """
     n = y.shape[0]
     b = 0.0
+    picture = NO_PAIR
     for step in range(n_steps):
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
             b = _intercept(y, C, alpha, grad)
         i, j = _select(X, sq, params, K, have, diag, y, C, alpha, grad, rule, b, uniforms[step, 0], uniforms[step, 1])
-        info[0] = i
-        info[1] = j
-        if i < 0:
-            return step + 1
+        if i < 0:  # the KKT conditions hold: a null step, pictured with no pair
+            return step + 1, NO_PAIR
         ensure_row(X, sq, params, K, have, i)
         ensure_row(X, sq, params, K, have, j)
         vi = y[i] * grad[i]
@@ -308,20 +349,13 @@ def smo_loop(X, sq, params, K, have, diag, y, C, alpha, grad, n_steps, rule, uni
             # of operations, so that both paths round alike and break ties alike
             for t in range(n):
                 grad[t] = grad[t] - di * ((y[t] * float(K[i, t])) * y[i]) - dj * ((y[t] * float(K[j, t])) * y[j])
-        info[2] = b - vi
-        info[3] = b - vj
-        info[4] = eta
-        info[5] = L
-        info[6] = H
-        info[7] = ai
-        info[8] = aj
-        info[9] = unc
-        info[10] = aj_new
-        info[11] = ai_new
+        # E_t = f_t + b - y_t = b - y_t g_t
+        picture = PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai,
+                              alpha_j_old=aj, alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
         if tol >= 0 and step % check_every == check_every - 1:
             if relative_gap(y, C, alpha, grad) <= tol:
-                return step + 1
-    return n_steps
+                return step + 1, picture
+    return n_steps, picture
 
 
 def exact_gradient_with_rows(problem, alpha):

@@ -27,7 +27,8 @@ import math
 from typing import NamedTuple
 
 from .. import objectives as obj
-from .base import check_choice, check_state_alpha, check_tol, gap_reached
+from ..backend import to_numpy
+from .base import Solver, check_choice, check_state_alpha, check_tol
 
 SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
 
@@ -60,7 +61,7 @@ class SubgradientState(NamedTuple):
     kkt: float
 
 
-class PrimalSubgradient:
+class PrimalSubgradient(Solver):
     """Full-batch subgradient descent on the primal.
 
     Parameters
@@ -83,6 +84,7 @@ class PrimalSubgradient:
         self.learning_rate = lr
 
     def steps_per_epoch(self, problem) -> int:
+        """1: every step is a full pass over the data (a full-batch subgradient)."""
         return 1
 
     def eta(self, t: int) -> float:
@@ -98,8 +100,9 @@ class PrimalSubgradient:
         w = problem.X.T @ (alpha * problem.y) if problem.kernel.is_linear else None
         P = obj.primal(problem, alpha, 0.0, f)
         D = obj.dual(problem, alpha, f)
-        return SubgradientState(n_iter, alpha, w, margins, margins < 1.0, eta, grad_norm, P, D,
-                                obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=False))
+        return SubgradientState(n_iter=n_iter, alpha=alpha, w=w, margins=margins, active=margins < 1.0,
+                                step_size=eta, grad_norm=grad_norm, primal=P, dual=D, gap=obj.relative_gap(P, D),
+                                kkt=obj.kkt_violation(problem, alpha, f, bias=False))
 
     def init(self, problem) -> SubgradientState:
         alpha = problem.xp.zeros(problem.n_samples, dtype=problem.X.dtype)
@@ -114,9 +117,6 @@ class PrimalSubgradient:
         alpha = problem.xp.clip(problem.xp.astype(alpha, problem.X.dtype), 0.0, problem.C)
         return self._state(problem, state.n_iter, alpha, state.step_size, state.grad_norm)
 
-    def converged(self, state, tol) -> bool:
-        return gap_reached(state.gap, tol)
-
     def step(self, problem, state: SubgradientState) -> SubgradientState:
         xp = problem.xp
         eta = self.eta(state.n_iter)
@@ -129,14 +129,9 @@ class PrimalSubgradient:
         alpha = xp.minimum((1.0 - eta) * state.alpha + eta * target, problem.C)
         return self._state(problem, state.n_iter + 1, alpha, eta, grad_norm)
 
-    def measure(self, problem, state):
-        """States are measured when they are made (a step costs a pass over the data anyway)."""
-        return state
-
-    def advance(self, problem, state, n_steps: int, tol=None):
-        for _ in range(int(n_steps)):
-            state = self.step(problem, state)
-        return state
+    # measure and advance are Solver's: states are measured when they are made (a step costs a pass
+    # over the data anyway), and advance is the step loop that stops once the gap reaches tol.
 
     def coefficients(self, problem, state):
-        return state.alpha, 0.0
+        """``(alpha, b)``: the dual point of the iterate, a NumPy array (n,), and the bias, 0.0 (none)."""
+        return to_numpy(state.alpha), 0.0

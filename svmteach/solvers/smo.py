@@ -55,8 +55,9 @@ import numpy as np
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..kernels import gram
-from .base import check_choice, check_random_state, check_state, check_state_alpha, gap_reached, seed_from
-from .numba_smo import CHECK_EVERY, TAU, exact_gradient_with_rows, kernel_params, pair_update, smo_loop
+from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .numba_smo import (CHECK_EVERY, NO_PAIR, TAU, PairPicture, exact_gradient_with_rows, kernel_params,
+                        pair_update, smo_loop)
 
 RULES = ("random", "max_violating_pair", "second_order")
 
@@ -75,6 +76,8 @@ class SMOState(NamedTuple):
     L, H : float, the bounds of alpha_j on the constraint segment inside the box.
     alpha_i_old, alpha_j_old : float, the pair before the step.
     alpha_j_unclipped : float (+-inf when eta <= 0), alpha_j_new, alpha_i_new : float.
+        (i to alpha_i_new are the fields of :class:`~svmteach.solvers.numba_smo.PairPicture`,
+        NaN at the start.)
     b : float, the bias now;  b_rule : str, the rule that set it.
     primal, dual, gap, kkt : float (kkt is the maximal violating pair gap m - M).
     """
@@ -169,14 +172,17 @@ def smo_measures(problem, alpha, grad):
 
 def _start(problem, n_iter, alpha, grad, seed) -> SMOState:
     """A measured state at ``alpha`` with no last step to picture (i = j = -1, the rest NaN)."""
+    return _measured(problem, n_iter, alpha, grad, seed, NO_PAIR)
+
+
+def _measured(problem, n_iter, alpha, grad, seed, picture: PairPicture) -> SMOState:
+    """The state at ``alpha`` (with its cached ``grad``) after the step ``picture`` shows, measured in O(n)."""
     b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-    nan = math.nan
-    return SMOState(n_iter=n_iter, alpha=alpha, grad=grad, seed=seed, i=-1, j=-1, E_i=nan, E_j=nan, eta=nan,
-                    L=nan, H=nan, alpha_i_old=nan, alpha_j_old=nan, alpha_j_unclipped=nan, alpha_j_new=nan,
-                    alpha_i_new=nan, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
+    return SMOState(n_iter=n_iter, alpha=alpha, grad=grad, seed=seed, **picture._asdict(),
+                    b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
 
-class SMO:
+class SMO(Solver):
     """SMO with a bias, one pair per step.
 
     Parameters
@@ -199,9 +205,6 @@ class SMO:
         check_random_state(random_state)
         self.random_state = random_state
 
-    def steps_per_epoch(self, problem) -> int:
-        return problem.n_samples
-
     def init(self, problem) -> SMOState:
         xp, n = problem.xp, problem.n_samples
         alpha = xp.zeros(n, dtype=problem.X.dtype)
@@ -218,9 +221,6 @@ class SMO:
         check_state(self, state)
         alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
         return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha), state.seed)
-
-    def converged(self, state, tol) -> bool:
-        return gap_reached(state.gap, tol)
 
     def select(self, problem, state):
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
@@ -263,7 +263,7 @@ class SMO:
     def step(self, problem, state: SMOState) -> SMOState:
         i, j, Ki = self._select(problem, state)
         if i < 0:  # KKT conditions hold: a null step
-            return state._replace(n_iter=state.n_iter + 1, i=-1, j=-1)
+            return state._replace(n_iter=state.n_iter + 1, **NO_PAIR._asdict())
         # two rows of the kernel matrix (computed on the problem's device when the matrix is too big to keep)
         Ki = problem.kernel_row(i) if Ki is None else Ki
         Kj = problem.kernel_row(j)
@@ -282,9 +282,10 @@ class SMO:
             # g <- g - Q (alpha_new - alpha): only columns i and j change
             # (Q e_t = y_t y * K_t, K symmetric)
             grad = grad - ((ai_new - ai) * yi) * (y * Ki) - ((aj_new - aj) * yj) * (y * Kj)
-        b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-        return SMOState(state.n_iter + 1, alpha, grad, state.seed, i, j, state.b - vi, state.b - vj,
-                        eta, L, H, ai, aj, unc, aj_new, ai_new, b, rule, P, D, gap, kkt)
+        # E_t = f_t + b - y_t = b - y_t g_t
+        picture = PairPicture(i=i, j=j, E_i=state.b - vi, E_j=state.b - vj, eta=eta, L=L, H=H, alpha_i_old=ai,
+                              alpha_j_old=aj, alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
+        return _measured(problem, state.n_iter + 1, alpha, grad, state.seed, picture)
 
     def measure(self, problem, state: SMOState) -> SMOState:
         """The state with b, primal, dual, gap and KKT violation from its cached gradient (O(n))."""
@@ -303,10 +304,7 @@ class SMO:
         """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
-            for _ in range(n_steps):
-                if tol is not None and state.gap <= tol:
-                    break
-                state = self.step(problem, state)
+            state = super().advance(problem, state, n_steps, tol)
             grad = exact_gradient(problem, state.alpha)
             b, b_rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
             return state._replace(grad=grad, b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
@@ -319,27 +317,23 @@ class SMO:
         uniforms = uniforms.reshape(n_steps, 2)
         alpha = np.array(state.alpha, dtype=np.float64)
         grad = np.array(state.grad, dtype=np.float64)
-        info = np.full(12, np.nan)
         rows = problem._kernel_rows
         params = kernel_params(problem.kernel)
         done = 0
         for _ in range(RESTARTS + 1):
-            done += smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag, problem.y,
-                             float(problem.C), alpha, grad, int(n_steps - done), rule, uniforms[done:],
-                             -1.0 if tol is None else float(tol), CHECK_EVERY, info)
+            taken, picture = smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag,
+                                      problem.y, float(problem.C), alpha, grad, int(n_steps - done), rule,
+                                      uniforms[done:], -1.0 if tol is None else float(tol), CHECK_EVERY)
+            done += taken
             grad = exact_gradient_with_rows(problem, alpha)  # drop the loop's rounding
-            b, b_rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-            if tol is None or gap <= tol or done >= n_steps:
+            state = _measured(problem, state.n_iter + taken, alpha, grad, state.seed, picture)
+            if tol is None or self.converged(state, tol) or done >= n_steps:
                 break  # else: stopped early on the cached gradient, short of tol in truth: go on
-        if math.isnan(info[0]) or info[0] < 0:  # the last step found no violating pair
-            return state._replace(n_iter=state.n_iter + int(done), alpha=alpha, grad=grad, i=-1, j=-1,
-                                  b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
-        return SMOState(state.n_iter + int(done), alpha, grad, state.seed, int(info[0]), int(info[1]),
-                        *(float(v) for v in info[2:12]), b, b_rule, P, D, gap, kkt)
+        return state
 
     def coefficients(self, problem, state):
-        """``(alpha, b)``: the dual variables and the bias."""
-        return state.alpha, state.b
+        """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, a float."""
+        return to_numpy(state.alpha), float(state.b)
 
 
 def _random_pair(candidates, n, u1, u2):
