@@ -1,0 +1,275 @@
+"""The solver contract (:class:`svmteach.solvers.base.Solver`), checked for every solver the package exports.
+
+Every solver class in :mod:`svmteach.solvers` (binary and multiclass, and any added later: they are
+found, not listed) inherits ``Solver``; its ``State`` is a ``NamedTuple`` whose docstring documents
+every field; the solver modules build states and step pictures by keyword only; ``coefficients``
+hands back NumPy arrays whatever array library the problem lives in; ``advance`` with ``tol`` stops
+early, at a measured state whose reported objectives are those of the coefficients it returns
+(recomputed here from the course's formulas), and without ``tol`` takes the steps it was asked for.
+"""
+
+import ast
+import inspect
+import pathlib
+import re
+
+import array_api_strict as xps
+import numpy as np
+import pytest
+from conftest import random_binary
+
+import svmteach
+import svmteach.solvers as solvers
+from svmteach import BinaryProblem, MulticlassProblem
+from svmteach.backend import to_numpy
+from svmteach.solvers.base import Solver
+
+PACKAGE = pathlib.Path(svmteach.__file__).parent
+#: The public solver classes every user may name (more may be exported; all are checked).
+PUBLIC = {"SMO", "DualCoordinateAscent", "PrimalSubgradient", "WWExact", "WWShark", "CSBlondel", "ParallelBlock"}
+#: Multiclass losses a solver may solve: those the problems accept are tried.
+LOSSES = ("ww", "cs", "llw")
+
+
+def exported_solvers():
+    """Every class exported by svmteach.solvers that steps (a solver), whatever it inherits."""
+    return sorted(
+        (obj for obj in vars(solvers).values()
+         if inspect.isclass(obj) and not issubclass(obj, tuple) and callable(getattr(obj, "step", None))),
+        key=lambda cls: cls.__name__,
+    )
+
+
+def make(cls):
+    """The solver with its defaults, seeded where it draws random numbers."""
+    return cls(random_state=0) if "random_state" in inspect.signature(cls).parameters else cls()
+
+
+def random_multiclass(n, d, k, seed):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    X = rng.normal(scale=2.0, size=(k, d))[y] + rng.normal(size=(n, d))
+    return X, y
+
+
+def problems_for(cls, wrap=np.asarray):
+    """The small problems ``cls`` solves: a linear binary one, or each multiclass loss it accepts."""
+    binary = set(solvers.BINARY_SOLVERS.values())
+    if cls in binary:
+        X, y = random_binary(n=40, d=3, seed=1)
+        return [BinaryProblem(wrap(X), y, C=1.0, kernel="linear")]
+    X, y = random_multiclass(n=40, d=3, k=4, seed=1)
+    found = []
+    for loss in LOSSES:
+        try:
+            problem = MulticlassProblem(wrap(X), y, C=1.0, loss=loss)
+            make(cls).init(problem)
+        except (TypeError, ValueError):  # a loss this package or this solver does not have
+            continue
+        found.append(problem)
+    return found
+
+
+CASES = [pytest.param(cls, p, id=f"{cls.__name__}-{getattr(p, 'loss', 'binary')}")
+         for cls in exported_solvers() for p in problems_for(cls)]
+
+
+def test_every_exported_solver_is_a_Solver():
+    found = exported_solvers()
+    assert PUBLIC <= {cls.__name__ for cls in found}  # the scan sees the public solvers
+    not_solvers = [cls.__name__ for cls in found if not issubclass(cls, Solver)]
+    assert not not_solvers, f"these solvers do not inherit svmteach.solvers.base.Solver: {not_solvers}"
+    for cls in found:
+        assert isinstance(cls.name, str) and cls.name, cls
+        assert isinstance(cls.still_is_fixed_point, (bool, property)), cls
+        assert not getattr(cls, "__abstractmethods__", None), (cls, cls.__abstractmethods__)
+    assert all(problems_for(cls) for cls in found)  # every solver solves some problem here
+
+
+def documented_names(doc):
+    """The names numpydoc ``Attributes`` sections document: ``a : ...`` and ``a, b : ...``, several a line."""
+    names = set()
+    for section in doc.split("Attributes")[1:]:
+        for group in re.findall(r"((?:\w+,\s*)*\w+)\s+:", section):
+            names.update(n.strip() for n in group.split(","))
+    return names
+
+
+@pytest.mark.parametrize("cls", exported_solvers(), ids=lambda c: c.__name__)
+def test_state_is_a_namedtuple_with_every_field_documented(cls):
+    State = cls.State
+    assert inspect.isclass(State) and issubclass(State, tuple) and hasattr(State, "_fields"), State
+    assert {"n_iter", "alpha", "primal", "dual", "gap", "kkt"} <= set(State._fields)
+    # a state class may extend another (a subclass of a NamedTuple keeps its fields): either documents them
+    docs = "\n".join(c.__doc__ or "" for c in State.__mro__ if issubclass(c, tuple) and c is not tuple)
+    missing = [f for f in State._fields if f not in documented_names(docs)]
+    assert not missing, f"{State.__name__}'s docstring does not document {missing}"
+
+
+def test_documented_names_reads_numpydoc_lines():
+    doc = "S.\n\n    Attributes\n    ----------\n    n_iter : int;  seed : int.\n    L, H : float, bounds.\n"
+    assert documented_names(doc) == {"n_iter", "seed", "L", "H"}
+    assert documented_names("no section: x : int") == set()
+
+
+def namedtuple_classes(tree):
+    """Names of the classes a module defines with ``NamedTuple`` as a base."""
+    return {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+            and any(getattr(b, "id", getattr(b, "attr", None)) == "NamedTuple" for b in node.bases)}
+
+
+def positional_constructions(tree, named):
+    """``(line, call)`` of each call of a state or picture class with positional arguments, or of ``_make``."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        callee = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        owner = func.value if isinstance(func, ast.Attribute) else None
+        owner_name = getattr(owner, "id", getattr(owner, "attr", ""))
+        if callee in named or callee == "State" or callee.endswith(("State", "Picture")):
+            if node.args:
+                found.append((node.lineno, ast.unparse(func)))
+        elif callee == "_make" and (owner_name in named or owner_name.endswith(("State", "Picture"))):
+            found.append((node.lineno, ast.unparse(func)))
+    return found
+
+
+def solver_modules():
+    return sorted(p for folder in ("solvers", "losses") for p in (PACKAGE / folder).glob("*.py"))
+
+
+def test_states_and_pictures_are_built_by_keyword():
+    modules = {p: ast.parse(p.read_text()) for p in solver_modules()}
+    named = set().union(*(namedtuple_classes(t) for t in modules.values()))
+    assert {"SMOState", "DualCDState", "PairPicture", "CoordinatePicture"} <= named  # the scan sees them
+    bad = [f"{p.relative_to(PACKAGE)}:{line} {call}(...)" for p, t in modules.items()
+           for line, call in positional_constructions(t, named)]
+    assert not bad, "states built positionally:\n" + "\n".join(bad)
+
+
+def test_the_keyword_check_catches_positional_construction():
+    tree = ast.parse("S = SMOState(1, 2)\nT = self.State(n_iter=1)\nU = Pic._make(x)\nV = WState(*t)\n")
+    assert [line for line, _ in positional_constructions(tree, {"Pic"})] == [1, 3, 4]
+
+
+@pytest.mark.parametrize("cls, problem", CASES)
+def test_coefficients_are_numpy_arrays(cls, problem):
+    solver = make(cls)
+    state = solver.init(problem)
+    for _ in range(5):
+        state = solver.step(problem, state)
+    alpha, second = solver.coefficients(problem, state)
+    assert type(alpha) is np.ndarray and alpha.shape == tuple(state.alpha.shape)
+    np.testing.assert_array_equal(alpha, to_numpy(state.alpha))
+    if isinstance(problem, BinaryProblem):
+        assert isinstance(second, float)  # the bias b (0.0 for the solvers without one)
+    else:
+        assert type(second) is np.ndarray and second.shape == (problem.k, problem.n_features)
+
+
+@pytest.mark.parametrize("cls", exported_solvers(), ids=lambda c: c.__name__)
+def test_coefficients_come_back_to_numpy_from_array_api_strict(cls):
+    for problem in problems_for(cls, wrap=xps.asarray):
+        solver = make(cls)
+        state = solver.step(problem, solver.init(problem))
+        assert not isinstance(state.alpha, np.ndarray)  # the run stayed in the problem's library
+        alpha, second = solver.coefficients(problem, state)
+        assert type(alpha) is np.ndarray
+        assert isinstance(second, float) if isinstance(problem, BinaryProblem) else type(second) is np.ndarray
+
+
+def primal_from_coefficients(problem, alpha, second):
+    """The course's primal at what ``coefficients`` returned, from the formulas, in NumPy."""
+    X, C = np.asarray(to_numpy(problem.X), dtype=np.float64), float(problem.C)
+    if isinstance(problem, BinaryProblem):  # linear kernel: w = X'(alpha y)
+        y = np.asarray(to_numpy(problem.y), dtype=np.float64)
+        w = X.T @ (alpha * y)
+        return 0.5 * w @ w + C * np.maximum(0.0, 1.0 - y * (X @ w + second)).sum()
+    W, codes = second, np.asarray(to_numpy(problem.codes))
+    S = X @ W.T  # (n, k) scores w_m'x_i
+    own = S[np.arange(len(codes)), codes][:, None]
+    others = np.ones_like(S, dtype=bool)
+    others[np.arange(len(codes)), codes] = False
+    if problem.loss == "ww":
+        loss = np.where(others, np.maximum(0.0, 1.0 - problem.M * (own - S)), 0.0).sum()
+    elif problem.loss == "cs":
+        loss = np.maximum(0.0, 1.0 + np.where(others, S, -np.inf).max(axis=1) - own[:, 0]).sum()
+    else:  # Lee-Lin-Wahba
+        loss = np.where(others, np.maximum(0.0, 1.0 + S), 0.0).sum()
+    return 0.5 * (W * W).sum() + C * loss
+
+
+TOL = 0.05  # every solver reaches it in under 40 epochs on these problems (under 50 steps for the subgradient)
+EPOCHS = 300
+
+
+@pytest.mark.parametrize("cls, problem", CASES)
+def test_advance_with_tol_stops_early_at_a_measured_converged_state(cls, problem):
+    solver = make(cls)
+    start = solver.init(problem)
+    n_steps = EPOCHS * solver.steps_per_epoch(problem)
+    state = solver.advance(problem, start, n_steps, tol=TOL)
+    assert state.n_iter - start.n_iter < n_steps, "advance ignored tol: it took every step it was allowed"
+    assert solver.converged(state, TOL)
+    again = solver.measure(problem, state)  # it was measured: measuring again changes nothing
+    for key in ("primal", "dual", "gap", "kkt"):
+        assert getattr(again, key) == pytest.approx(getattr(state, key), rel=1e-9, abs=1e-12), key
+    # and what it reports is the primal of what it returns, recomputed from the formulas
+    assert primal_from_coefficients(problem, *solver.coefficients(problem, state)) == pytest.approx(
+        float(state.primal), rel=1e-9)
+    assert 0.0 <= float(state.gap) <= TOL and float(state.dual) <= float(state.primal)
+
+
+@pytest.mark.parametrize("cls, problem", CASES)
+def test_advance_without_tol_takes_every_step(cls, problem):
+    solver = make(cls)
+    start = solver.init(problem)
+    state = solver.advance(problem, start, 3)  # far from any optimum: no early stop of any kind
+    assert state.n_iter == start.n_iter + 3
+
+
+@pytest.mark.parametrize("cls", [c for c in exported_solvers() if c in set(solvers.BINARY_SOLVERS.values())],
+                         ids=lambda c: c.__name__)
+def test_advance_honours_tol_on_array_api_strict(cls):
+    (problem,) = problems_for(cls, wrap=xps.asarray)
+    solver = make(cls)
+    start = solver.init(problem)
+    n_steps = EPOCHS * solver.steps_per_epoch(problem)
+    state = solver.advance(problem, start, n_steps, tol=TOL)
+    assert state.n_iter - start.n_iter < n_steps and solver.converged(state, TOL)
+    assert solver.measure(problem, state).gap == pytest.approx(state.gap, rel=1e-9, abs=1e-12)
+
+
+def test_the_shared_default_advance_stops_measured():
+    """Solver.advance on a toy solver whose steps leave the gap stale: only a measure can stop it."""
+
+    class Halving(Solver):
+        name = "halving"
+        State = None
+
+        def init(self, problem):
+            return dict(n_iter=0, value=1.0, gap=np.inf)
+
+        def step(self, problem, state):
+            return dict(state, n_iter=state["n_iter"] + 1, value=state["value"] / 2)  # gap left stale
+
+        def measure(self, problem, state):
+            self.measures += 1
+            return dict(state, gap=state["value"])
+
+        def converged(self, state, tol):
+            return state["gap"] <= tol
+
+        def steps_between_measures(self, problem):
+            return 4
+
+        warm_start = coefficients = None
+
+    solver = Halving()
+    solver.measures = 0
+    state = solver.advance(None, solver.init(None), 100, tol=0.01)  # 1/2**7 < 0.01: measured at step 8
+    assert state["n_iter"] == 8 and state["gap"] == 2.0**-8 and solver.measures == 2
+    solver.measures = 0
+    assert solver.advance(None, solver.init(None), 100)["n_iter"] == 100 and solver.measures == 0
