@@ -10,6 +10,8 @@ from sklearn.svm import SVC
 
 from svmteach import SMO, BinaryProblem, DualCoordinateAscent, PrimalSubgradient, data, iterate, solve
 from svmteach import objectives as obj
+from svmteach.solvers.numba_dual_cd import CoordinatePicture
+from svmteach.solvers.numba_smo import NO_PAIR, PairPicture
 from svmteach.solvers.smo import RULES
 
 KERNELS = [
@@ -161,8 +163,9 @@ def test_smo_fast_path_equals_step_path(kern, rule):
     assert (fast.i, fast.j) == (slow.i, slow.j)
     np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
     np.testing.assert_allclose(fast.grad, slow.grad, atol=1e-9)
-    for name in ("E_i", "E_j", "eta", "L", "H", "alpha_j_unclipped", "alpha_j_new", "alpha_i_new", "b", "dual"):
+    for name in (*PairPicture._fields, "b", "dual"):  # the whole picture of the last step, by name
         assert getattr(fast, name) == pytest.approx(getattr(slow, name), rel=1e-9, abs=1e-9), name
+        assert type(getattr(fast, name)) is type(getattr(slow, name)), name  # Python numbers on both paths
 
 
 @pytest.mark.parametrize("kern", KERNELS, ids=lambda k: k["kernel"])
@@ -188,10 +191,34 @@ def test_dual_cd_fast_path_equals_step_path(kern, init, shrinking):
         assert set_aside == 0 and fewest_active == p.n_samples
     np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
     np.testing.assert_allclose(fast.grad, slow.grad, atol=1e-9)
-    for name in ("a", "b", "alpha_clipped", "delta", "dual", "primal", "pg_max", "pg_min", "shrink_hi",
-                 "shrink_lo"):
-        assert getattr(fast, name) == pytest.approx(getattr(slow, name), rel=1e-9, abs=1e-10), name
-    assert fast.shrunk == slow.shrunk
+    for name in (*CoordinatePicture._fields, "dual", "primal", "pg_max", "pg_min", "shrink_hi", "shrink_lo"):
+        assert getattr(fast, name) == pytest.approx(getattr(slow, name), rel=1e-9, abs=1e-10, nan_ok=True), name
+        assert type(getattr(fast, name)) is type(getattr(slow, name)), name  # Python numbers on both paths
+
+
+def test_smo_fast_path_pictures_a_null_step_as_no_pair():
+    p = BinaryProblem(np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1.0, -1.0]), C=1.0, kernel="linear")
+    solver = SMO("max_violating_pair")
+    done = solver.advance(p, solver.init(p), 100)  # one step solves it exactly (alpha = 1/2): the next is null
+    assert done.n_iter == 2 and solver.select(p, done) == (-1, -1)
+    np.testing.assert_array_equal(done.alpha, [0.5, 0.5])
+    picture = PairPicture(**{name: getattr(done, name) for name in PairPicture._fields})
+    assert (picture.i, picture.j) == (-1, -1) and repr(picture) == repr(NO_PAIR)  # NaN numbers: no step shown
+
+
+@pytest.mark.parametrize("make", [lambda: SMO(random_state=0), lambda: DualCoordinateAscent(random_state=0),
+                                  lambda: DualCoordinateAscent(random_state=0, shrinking=False)])
+@pytest.mark.parametrize("kernel", ["linear", "gaussian"])
+def test_advance_leaves_its_input_state_untouched(make, kernel):
+    X, y = random_binary(n=30, d=3, seed=4)
+    p = BinaryProblem(X, y, C=1.0, kernel=kernel)
+    solver = make()
+    state = solver.step(p, solver.init(p))
+    copies = {name: np.array(v, copy=True) for name, v in state._asdict().items() if isinstance(v, np.ndarray)}
+    later = solver.advance(p, state, 3 * p.n_samples, tol=1e-12)
+    assert later.n_iter > state.n_iter
+    for name, before in copies.items():
+        np.testing.assert_array_equal(getattr(state, name), before, err_msg=name)
 
 
 def test_dual_cd_shrinking_sets_coordinates_aside_and_still_converges():
