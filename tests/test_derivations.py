@@ -37,8 +37,8 @@ EXPECTED_ERRATA = {
 }
 EXPECTED_CAVEATS = {("binary soft margin", "dL/dc = 0 => c_i = alpha_i y_i", "MIT 9.520 lecture")}
 EXPECTED_DEFINITIONS = {("binary soft margin", "Lagrangian"), ("Weston-Watkins", "Lagrangian"),
-                        ("Crammer-Singer", "Lagrangian")}
-SHORT_KEYS = ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "rls")
+                        ("Crammer-Singer", "Lagrangian"), ("Lee-Lin-Wahba", "Lagrangian")}
+SHORT_KEYS = ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "rls")
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +244,7 @@ def test_sources_name_the_documents_never_development_files(steps, capsys):
     assert derivations_main(["--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert "seed" not in table.lower() and "seed" not in json.dumps(rows).lower()
-    assert re.search(r"\n\d+ verified, 14 errata, 1 caveat, 3 definitions, 0 failed\n$", table)
+    assert re.search(r"\n\d+ verified, 14 errata, 1 caveat, 4 definitions, 0 failed\n$", table)
     assert {"model", "step", "status", "source", "summary", "formula", "note", "check"} <= set(rows[0])
 
 
@@ -365,3 +365,44 @@ def test_an_erratum_that_is_not_one_fails():
     x = sp.Symbol("x", real=True)
     step = erratum("m", "n", "x^2", "x \\cdot x", x * x, x ** 2, "CISC 371 notes", note="", on="", instance="")
     assert step.status == FAILED and "not confirmed" in step.summary
+
+
+# ---- Lee-Lin-Wahba --------------------------------------------------------------------------------
+
+def test_lee_lin_wahba_is_registered_by_its_keys_and_name():
+    names = [s.name for s in derivations.steps("llw")]
+    assert [s.name for s in derivations.steps("lee_lin_wahba")] == names
+    assert [s.name for s in derivations.steps("Lee-Lin-Wahba")] == names
+    assert {s.model for s in derivations.steps("llw")} == {"Lee-Lin-Wahba"}
+    assert {"stationarity in W", "the multiplier nu", "W from row-centred alphas", "dual objective",
+            "weak duality: the gap as a sum of nonnegative terms", "strong duality on an instance",
+            "gradient of the dual", "Hessian of the block", "the block's solution: clip at the root",
+            "KKT: alpha_im = 0", "KKT: 0 < alpha_im < C", "KKT: alpha_im = C"} <= set(names)
+    assert sum(s.kind == "numeric" for s in derivations.steps("llw")) == 5
+
+
+def test_lee_lin_wahba_without_the_multiplier_nu_fails(monkeypatch):
+    """Forgetting nu (W = -alpha'X, not row-centred) breaks the weights, strong duality and the cross-check."""
+    import sympy as sp
+
+    from svmteach.derivations import lee_lin_wahba
+
+    monkeypatch.setattr(lee_lin_wahba, "centring", lambda kk=3: sp.eye(kk))
+    failed = {s.name for s in derivations.all_steps(["llw"]) if s.status == FAILED}
+    assert {"W from row-centred alphas", "the weights sum to zero for every alpha", "strong duality on an instance",
+            "weak duality: the gap as a sum of nonnegative terms", "get_loss('llw').weights"} <= failed
+    assert not failed & {"the multiplier nu", "dual objective", "stationarity in W"}  # they never use W(alpha)
+
+
+def test_a_wrong_lee_lin_wahba_library_fails_the_cross_check(monkeypatch):
+    import numpy as np
+
+    from svmteach.losses import get_loss
+    from svmteach.losses import lee_lin_wahba as llw_module
+
+    loss = get_loss("llw")
+    original = loss.gradient
+    monkeypatch.setattr(loss, "gradient", lambda p, S: -original(p, S))
+    monkeypatch.setattr(llw_module, "solve_block", lambda u, C, k: np.clip(u, 0.0, C))  # the T / k term dropped
+    bad = {s.name for s in derivations.all_steps(["llw"]) if s.status == FAILED}
+    assert bad == {"get_loss('llw').gradient", "lee_lin_wahba.solve_block"}

@@ -23,6 +23,7 @@ name                           keys
 ``primal subgradient``         ``"primal_subgradient"``
 ``Weston-Watkins``             ``"ww"``, ``"weston_watkins"``
 ``Crammer-Singer``             ``"cs"``, ``"crammer_singer"``
+``Lee-Lin-Wahba``              ``"llw"``, ``"lee_lin_wahba"``
 ``regularized least squares``  ``"rls"``
 =============================  =========================================
 
@@ -34,7 +35,7 @@ In a notebook, ``check(model, step_name)`` shows one step's check as a single co
 
 from __future__ import annotations
 
-from . import binary, crammer_singer, dual_cd, primal_subgradient, rls, smo, weston_watkins
+from . import binary, crammer_singer, dual_cd, lee_lin_wahba, primal_subgradient, rls, smo, weston_watkins
 from .core import CAVEAT, DEFINITION, ERRATUM, FAILED, SOURCES, STATUSES, VERIFIED, Step
 from .display import Check, CheckTable
 
@@ -45,9 +46,10 @@ MODELS = {
     "primal_subgradient": primal_subgradient,
     "weston_watkins": weston_watkins,
     "crammer_singer": crammer_singer,
+    "lee_lin_wahba": lee_lin_wahba,
     "rls": rls,
 }
-ALIASES = {"ww": "weston_watkins", "cs": "crammer_singer",
+ALIASES = {"ww": "weston_watkins", "cs": "crammer_singer", "llw": "lee_lin_wahba",
            **{module.MODEL: key for key, module in MODELS.items()}}
 _CACHE: dict[str, list[Step]] = {}
 
@@ -70,7 +72,7 @@ def steps(model: str) -> list[Step]:
     """The steps of one model, derived and checked once per session (then remembered).
 
     ``model`` is a displayed name ("binary soft margin", "Weston-Watkins", ...) or a short key
-    ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "rls").
+    ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "rls").
     """
     key = model_key(model)
     if key not in _CACHE:
