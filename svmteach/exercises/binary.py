@@ -1,0 +1,692 @@
+"""Exercises of notebooks 01 to 04: the hinge loss, its subgradient, the KKT table, the dual, the
+coordinate step of dual coordinate ascent and SMO's pair step.
+
+Each reference solution is plain NumPy and self-contained (the solutions copy of the course pastes
+its source into the notebook).  Cases come from small random instances and from the states of the
+library's own solvers on small problems (``iterate`` records every step), plus the edge cases
+that matter for each step.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .core import Case, Exercise, Mistake, lockstep, relative, show
+
+# ---- shared small problems ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def blobs(n=30, seed=3, C=1.0, zero_row=False):
+    """A small linear two-class problem of the course (``data.overlapping_blobs``), optionally with a zero row."""
+    from .. import data
+
+    X, y = data.overlapping_blobs(n, seed=seed)
+    X = np.array(X, dtype=np.float64)
+    if zero_row:
+        X[0] = 0.0
+    return X, np.array(y, dtype=np.float64), float(C)
+
+
+def _problem(X, y, C, kernel="linear", **kw):
+    from .. import BinaryProblem
+
+    return BinaryProblem(X, y, C=C, kernel=kernel, **kw)
+
+
+@functools.lru_cache(maxsize=None)
+def optimum(n=30, seed=3, C=1.0, solver="smo"):
+    """``(X, y, C, alpha, b, primal, dual)`` of the library's solve() on :func:`blobs` to a gap of 1e-12."""
+    from .. import SMO, DualCoordinateAscent, solve
+
+    X, y, C = blobs(n, seed, C)
+    s = SMO() if solver == "smo" else DualCoordinateAscent(random_state=0, shrinking=False)
+    r = solve(s, _problem(X, y, C), tol=1e-12, max_iter=200_000)
+    b = float(r.state.b) if solver == "smo" else 0.0
+    return X, y, C, np.array(r.state.alpha, dtype=np.float64), b, float(r.primal), float(r.dual)
+
+
+# ---- 01: the hinge loss ---------------------------------------------------------------------------
+
+
+def hinge_losses(w, b, X, y):
+    """Hinge loss of every point, max(0, 1 - y_i (w'x_i + b)); shape (n,)."""
+    margins = y * (X @ w + b)  # y_i f(x_i)
+    return np.maximum(0.0, 1.0 - margins)
+
+
+def _hinge_cases():
+    rng = np.random.default_rng(101)
+    cases = []
+    for t in range(6):
+        n, d = rng.integers(3, 8), rng.integers(1, 4)
+        X = rng.normal(size=(n, d))
+        y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        cases.append(Case(f"random points, n = {n}, d = {d}",
+                          dict(w=rng.normal(size=d), b=float(rng.normal()), X=X, y=y)))
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0], [3.0, 1.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    cases.insert(1, Case("a point on the margin, one beyond it, two on the wrong side",
+                         dict(w=np.array([1.0, -0.5]), b=0.0, X=X, y=y)))
+    cases.insert(2, Case("w = 0 and b = 0: every loss is 1", dict(w=np.zeros(2), b=0.0, X=X, y=y)))
+    cases.append(Case("the bias alone decides", dict(w=np.zeros(2), b=2.0, X=X, y=y),
+                      hint="f(x) = w'x + b: did you leave out b?"))
+    return cases
+
+
+def _hinge_drive(fn):
+    X, y, C, alpha, b, P, _ = optimum()
+    w = X.T @ (alpha * y)
+    mine = np.asarray(fn(w, b, X, y), dtype=np.float64)
+    P_mine = 0.5 * float(w @ w) + C * float(mine.sum())
+    ok = relative(P_mine, P) < 1e-9
+    return ok, (f"with your losses the primal at SMO's optimum (notebook 1's blobs, C = {C:g}) is "
+                f"P = {P_mine:.10g}; the solver reports P = {P:.10g}" + ("" if ok else ": they differ"))
+
+
+HINGE_LOSSES = Exercise(
+    name="hinge_losses", notebook="01", title="The hinge loss of every point",
+    signature="hinge_losses(w, b, X, y) -> array of shape (n,)",
+    statement=("Return the hinge loss max(0, 1 - y_i (w'x_i + b)) of every point: 0 for a point on or beyond "
+               "its margin, growing linearly inside it and on the wrong side."),
+    reference=hinge_losses, cases=_hinge_cases, output="array",
+    mistakes=(
+        Mistake(lambda w, b, X, y: 1.0 - y * (X @ w + b),
+                "a point beyond its margin has loss 0, not a negative loss: take max(0, ...)"),
+        Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 + y * (X @ w + b)),
+                "the loss is 1 MINUS the margin y_i f(x_i): a well-classified point has a small loss"),
+        Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 - y * (X @ w)),
+                "f(x) = w'x + b: the bias b belongs inside the margin"),
+        Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 - (X @ w + b)),
+                "the margin is y_i f(x_i): multiply by the label"),
+    ),
+    hint="compute the margins y * (X @ w + b) first, then max(0, 1 - margins) entry by entry",
+    drive=_hinge_drive,
+)
+
+
+# ---- 01: its subgradient --------------------------------------------------------------------------
+
+
+def hinge_subgradient(w, X, y, C):
+    """A subgradient of P(w) = 1/2 ||w||^2 + C sum_i max(0, 1 - y_i w'x_i) (no bias); shape (d,).
+
+    The points with margin < 1 (strictly) contribute -C y_i x_i; a point exactly on the margin
+    contributes 0, as in the course's Algorithm 1.
+    """
+    active = y * (X @ w) < 1.0  # the points whose hinge is on its sloped part
+    return w - C * (X[active].T @ y[active])
+
+
+def _subgradient_cases():
+    rng = np.random.default_rng(102)
+    cases = []
+    for t in range(6):
+        n, d = rng.integers(3, 9), rng.integers(1, 4)
+        cases.append(Case(f"random points, n = {n}, d = {d}",
+                          dict(w=rng.normal(size=d), X=rng.normal(size=(n, d)),
+                               y=np.where(rng.random(n) < 0.5, -1.0, 1.0), C=float(rng.choice([0.1, 1.0, 10.0])))))
+    X = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, -1.0], [0.0, 0.0]])
+    y = np.array([1.0, -1.0, -1.0, 1.0])
+    w = np.array([0.5, 0.5])  # margins 1, -1, 0.5, 0: the first point sits exactly on the margin
+    cases.insert(1, Case("a point exactly on the margin (y_i w'x_i = 1), and a zero row",
+                         dict(w=w, X=X, y=y, C=1.0),
+                         hint="a point with margin exactly 1 has loss 0 on both sides of w: the course takes "
+                              "its subgradient 0 (a strict < 1)"))
+    cases.insert(2, Case("w = 0: every point is active", dict(w=np.zeros(2), X=X, y=y, C=2.0)))
+    cases.append(Case("every margin above 1: only the regulariser remains",
+                      dict(w=np.array([4.0, 4.0]), X=X[:2] * [[1, 1], [-1, 1]], y=np.array([1.0, 1.0]), C=1.0)))
+    return cases
+
+
+def _subgradient_drive(fn, steps=200):
+    """Subgradient descent w <- w - g(w) / (t + 1), with ``fn`` and with the reference, against the library."""
+    from .. import PrimalSubgradient, iterate
+
+    X, y, C = blobs()
+
+    def run(g):
+        w = np.zeros(X.shape[1])
+        for t in range(steps):
+            yield t, w
+            w = w - (1.0 / (t + 1)) * np.asarray(g(w, X, y, C), dtype=np.float64)
+
+    problem = _problem(X, y, C)
+    library = ((s.n_iter, np.asarray(s.w)) for s in iterate(PrimalSubgradient("1/t"), problem, max_iter=steps - 1))
+    message, last, _ = lockstep(run(fn), library, "w", steps)
+    if message:
+        return False, message.replace("the reference run", "PrimalSubgradient")
+    P_star = optimum()[5]
+    P = 0.5 * float(last @ last) + C * float(np.maximum(0.0, 1.0 - y * (X @ last)).sum())
+    return True, (f"your subgradient drives w exactly as PrimalSubgradient(step_size='1/t') does for {steps} "
+                  f"steps: P = {P:.6g} there, against the optimum P* = {P_star:.6g} (subgradient descent is slow)")
+
+
+HINGE_SUBGRADIENT = Exercise(
+    name="hinge_subgradient", notebook="01", title="A subgradient of the primal",
+    signature="hinge_subgradient(w, X, y, C) -> array of shape (d,)",
+    statement=("Return a subgradient of P(w) = 1/2 ||w||^2 + C sum_i max(0, 1 - y_i w'x_i) (no bias): "
+               "w minus C y_i x_i summed over the points whose margin y_i w'x_i is strictly below 1."),
+    reference=hinge_subgradient, cases=_subgradient_cases, output="array",
+    mistakes=(
+        Mistake(lambda w, X, y, C: w - C * (X[y * (X @ w) <= 1].T @ y[y * (X @ w) <= 1]),
+                "a point exactly on the margin has loss 0 on both sides: the course's subgradient leaves it out "
+                "(margin < 1, not <= 1)"),
+        Mistake(lambda w, X, y, C: -C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
+                "the regulariser 1/2 ||w||^2 contributes w to the subgradient"),
+        Mistake(lambda w, X, y, C: w + C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
+                "the derivative of 1 - y_i w'x_i in w is -y_i x_i: a minus sign"),
+        Mistake(lambda w, X, y, C: w - (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
+                "every hinge is multiplied by C"),
+    ),
+    hint="active = y * (X @ w) < 1; then w - C * X[active].T @ y[active]",
+    drive=_subgradient_drive,
+)
+
+
+# ---- 02: the KKT table ----------------------------------------------------------------------------
+
+KKT_CHOICES = ("zero", "free", "bound", "violated")
+
+
+def kkt_category(alpha_i, margin_i, C, tol):
+    """The KKT category of a point from its multiplier and its margin y_i f(x_i).
+
+    "zero" (alpha_i = 0, margin >= 1), "free" (0 < alpha_i < C, margin = 1), "bound" (alpha_i = C,
+    margin <= 1), each up to ``tol`` (alpha relative to C, the margin absolutely); "violated"
+    when the margin breaks its category's condition.
+    """
+    if alpha_i <= tol * C:
+        return "zero" if margin_i >= 1.0 - tol else "violated"
+    if alpha_i >= C - tol * C:
+        return "bound" if margin_i <= 1.0 + tol else "violated"
+    return "free" if abs(margin_i - 1.0) <= tol else "violated"
+
+
+@functools.lru_cache(maxsize=None)
+def _gaussian_optimum():
+    from .. import SMO, data, solve
+
+    X, y = data.overlapping_blobs(60, seed=1)
+    problem = _problem(np.asarray(X, dtype=float), np.asarray(y, dtype=float), 1.0, "gaussian", gamma=0.5)
+    r = solve(SMO(), problem, tol=1e-12, max_iter=200_000)
+    alpha = np.array(r.state.alpha, dtype=np.float64)
+    f = problem.gram @ (alpha * problem.y) + r.state.b
+    return alpha, np.asarray(problem.y) * f, 1.0
+
+
+def _kkt_cases():
+    alpha, margins, C = _gaussian_optimum()
+    cases = [
+        Case("alpha = 0 beyond the margin", dict(alpha_i=0.0, margin_i=2.5, C=1.0, tol=1e-6)),
+        Case("alpha = C on the wrong side", dict(alpha_i=1.0, margin_i=-0.4, C=1.0, tol=1e-6)),
+        Case("a free point on its margin", dict(alpha_i=0.3, margin_i=1.0, C=1.0, tol=1e-6)),
+        Case("alpha = 0 exactly ON the margin (allowed)", dict(alpha_i=0.0, margin_i=1.0, C=1.0, tol=1e-6),
+             hint="alpha_i = 0 requires y_i f(x_i) >= 1, not > 1: a point on the margin may have alpha_i = 0"),
+        Case("alpha = C exactly ON the margin (allowed)", dict(alpha_i=5.0, margin_i=1.0, C=5.0, tol=1e-6),
+             hint="alpha_i = C requires y_i f(x_i) <= 1, not < 1"),
+        Case("alpha = 0 inside the margin: violated", dict(alpha_i=0.0, margin_i=0.5, C=1.0, tol=1e-6)),
+        Case("alpha = C beyond the margin: violated", dict(alpha_i=2.0, margin_i=1.7, C=2.0, tol=1e-6)),
+        Case("a free point off its margin: violated", dict(alpha_i=0.4, margin_i=0.8, C=1.0, tol=1e-6)),
+        Case("a free point off its margin, outside: violated", dict(alpha_i=0.4, margin_i=1.3, C=1.0, tol=1e-6)),
+        Case("alpha within tol of C, margin within tol of 1",
+             dict(alpha_i=10.0 - 1e-9, margin_i=1.0 + 1e-8, C=10.0, tol=1e-6),
+             hint="compare with tolerances: alpha_i >= C - tol C counts as alpha_i = C, and the margin conditions "
+                  "hold up to tol"),
+        Case("alpha within tol of 0", dict(alpha_i=1e-9, margin_i=1.0 - 1e-8, C=1.0, tol=1e-6)),
+    ]
+    order = np.argsort(np.abs(margins - 1.0))  # the points nearest their margin first, then the rest
+    for t in order[::4]:
+        cases.append(Case(f"point {t} of notebook 2's solved gaussian problem",
+                          dict(alpha_i=float(alpha[t]), margin_i=float(margins[t]), C=C, tol=1e-6)))
+    return cases
+
+
+def _kkt_drive(fn):
+    alpha, margins, C = _gaussian_optimum()
+    answers = [str(fn(float(a), float(m), C, 1e-6)).strip().lower() for a, m in zip(alpha, margins)]
+    counts = {c: answers.count(c) for c in KKT_CHOICES}
+    ok = counts["violated"] == 0
+    return ok, ("on notebook 2's solved gaussian problem (60 points, C = 1) your function finds "
+                f"{counts['zero']} points with alpha = 0, {counts['free']} free and {counts['bound']} at C, "
+                f"and {counts['violated']} violations" + (": the solver's optimum satisfies the KKT conditions" if ok
+                                                          else ": but SMO's optimum violates none"))
+
+
+KKT_CATEGORY = Exercise(
+    name="kkt_category", notebook="02", title="The KKT category of a point",
+    signature="kkt_category(alpha_i, margin_i, C, tol) -> 'zero' | 'free' | 'bound' | 'violated'",
+    statement=("From a point's multiplier alpha_i and its margin y_i f(x_i), return its row of the KKT table: "
+               "'zero' (alpha_i = 0 and margin >= 1), 'free' (0 < alpha_i < C and margin = 1), 'bound' "
+               "(alpha_i = C and margin <= 1), or 'violated' when the margin breaks the condition of its "
+               "multiplier. Compare up to tol: alpha_i <= tol C counts as 0, alpha_i >= C - tol C as C, and the "
+               "margin conditions hold up to tol."),
+    reference=kkt_category, cases=_kkt_cases, output="str", choices=KKT_CHOICES,
+    mistakes=(
+        Mistake(lambda a, m, C, tol: ("zero" if m > 1 else "violated") if a <= tol * C else
+                ("bound" if m < 1 else "violated") if a >= C - tol * C else
+                ("free" if abs(m - 1) <= tol else "violated"),
+                "the MIT 9.520 notes print 'alpha = 0 <=> y f(x) > 1' and 'alpha = C <=> y f(x) < 1'; only the "
+                "one-way statements hold: a point exactly on the margin may have any alpha in [0, C]"),
+        Mistake(lambda a, m, C, tol: ("zero" if m <= 1 + tol else "violated") if a <= tol * C else
+                ("bound" if m >= 1 - tol else "violated") if a >= C - tol * C else
+                ("free" if abs(m - 1) <= tol else "violated"),
+                "alpha_i = 0 goes with points beyond the margin (margin >= 1) and alpha_i = C with points "
+                "inside it or misclassified (margin <= 1): the two are swapped"),
+        Mistake(lambda a, m, C, tol: ("zero" if m >= 1 else "violated") if a == 0 else
+                ("bound" if m <= 1 else "violated") if a == C else
+                ("free" if m == 1 else "violated"),
+                "a solver's alpha and margins are right only up to rounding: compare with tol"),
+    ),
+    hint="first decide the category from alpha_i (0, C or in between), then test that category's margin condition",
+    drive=_kkt_drive,
+)
+
+
+# ---- 02: the dual objective ----------------------------------------------------------------------
+
+
+def dual_objective(alpha, y, K):
+    """D(alpha) = sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij."""
+    v = alpha * y  # alpha_i y_i
+    return float(np.sum(alpha) - 0.5 * v @ K @ v)
+
+
+def _dual_cases():
+    from .. import SMO, iterate
+
+    rng = np.random.default_rng(103)
+    X, y, C = blobs(12, seed=5)
+    K = X @ X.T
+    cases = [Case("alpha = 0", dict(alpha=np.zeros(len(y)), y=y, K=K))]
+    for t in range(4):
+        cases.append(Case(f"random alpha in [0, C], linear kernel, n = {len(y)}",
+                          dict(alpha=rng.uniform(0, C, len(y)), y=y, K=K)))
+    states = list(iterate(SMO("max_violating_pair"), _problem(X, y, C), max_iter=40))
+    for s in states[3::9]:
+        cases.append(Case(f"SMO's alpha after {s.n_iter} steps", dict(alpha=np.array(s.alpha), y=y, K=K)))
+    Xg = rng.normal(size=(7, 2))
+    Kg = np.exp(-0.5 * ((Xg[:, None, :] - Xg[None, :, :]) ** 2).sum(-1))
+    yg = np.array([1.0, -1, 1, 1, -1, -1, 1])
+    cases.append(Case("a gaussian kernel, n = 7", dict(alpha=rng.uniform(0, 2, 7), y=yg, K=Kg)))
+    return cases
+
+
+def _dual_drive(fn):
+    X, y, C, alpha, b, P, D = optimum()
+    mine = float(fn(alpha, y, X @ X.T))
+    ok = relative(mine, D) < 1e-9
+    return ok, (f"at SMO's optimum of notebook 1's blobs your dual is D = {mine:.10g}; the primal there is "
+                f"P = {P:.10g}: {'equal, strong duality' if ok else 'they should agree (strong duality)'}")
+
+
+DUAL_OBJECTIVE = Exercise(
+    name="dual_objective", notebook="02", title="The dual objective",
+    signature="dual_objective(alpha, y, K) -> float",
+    statement=("Return D(alpha) = sum_i alpha_i - 1/2 sum_i sum_j alpha_i alpha_j y_i y_j K_ij, the dual of the "
+               "soft-margin SVM in matrix form (K is the kernel matrix, y the labels +1 / -1)."),
+    reference=dual_objective, cases=_dual_cases,
+    mistakes=(
+        Mistake(lambda a, y, K: float(a.sum() - 0.5 * a @ K @ a),
+                "Q_ij = y_i y_j K_ij: the labels belong in the quadratic term"),
+        Mistake(lambda a, y, K: float(a.sum() - (a * y) @ K @ (a * y)), "the quadratic term has the factor 1/2"),
+        Mistake(lambda a, y, K: float(a.sum() + 0.5 * (a * y) @ K @ (a * y)),
+                "the quadratic term is subtracted: D is concave"),
+        Mistake(lambda a, y, K: float(-0.5 * (a * y) @ K @ (a * y)), "the linear term sum_i alpha_i is missing"),
+    ),
+    hint="with v = alpha * y the quadratic term is v @ K @ v",
+    drive=_dual_drive,
+)
+
+
+# ---- 03: the coordinate step of dual coordinate ascent -------------------------------------------
+
+
+def dca_update(alpha_i, g_i, Q_ii, C):
+    """The new alpha_i: the maximiser over [0, C] of the dual along coordinate i.
+
+    With Q_ii > 0: clip(alpha_i + g_i / Q_ii, 0, C).  With Q_ii = 0 (a zero row) the dual is linear
+    along the coordinate, with slope g_i: go to C when it rises, to 0 when it falls, stay when flat.
+    """
+    if Q_ii > 0:
+        return min(max(alpha_i + g_i / Q_ii, 0.0), C)  # the vertex, clipped to the box
+    if g_i > 0:
+        return C
+    if g_i < 0:
+        return 0.0
+    return alpha_i
+
+
+@functools.lru_cache(maxsize=None)
+def _dca_states(steps=70):
+    """States of the library's DualCoordinateAscent on a small problem with a zero row."""
+    from .. import DualCoordinateAscent, iterate
+
+    X, y, C = blobs(10, seed=7, C=0.5, zero_row=True)
+    problem = _problem(X, y, C)
+    states = list(iterate(DualCoordinateAscent(random_state=1, shrinking=False), problem, max_iter=steps))
+    return X, y, C, np.asarray(problem.Q), states
+
+
+def _dca_cases():
+    X, y, C, Q, states = _dca_states()
+    cases = [
+        Case("the vertex inside the box", dict(alpha_i=0.2, g_i=0.3, Q_ii=2.0, C=1.0)),
+        Case("clip at C", dict(alpha_i=0.5, g_i=4.0, Q_ii=1.0, C=1.0),
+             hint="the vertex is outside [0, C]: clip it"),
+        Case("clip at 0", dict(alpha_i=0.5, g_i=-4.0, Q_ii=1.0, C=1.0), hint="the vertex is below 0: clip it to 0"),
+        Case("alpha at C, pushed further up", dict(alpha_i=1.0, g_i=0.5, Q_ii=3.0, C=1.0)),
+        Case("alpha at 0, moving inside", dict(alpha_i=0.0, g_i=0.5, Q_ii=3.0, C=1.0)),
+        Case("a zero row (Q_ii = 0): the dual rises along the coordinate", dict(alpha_i=0.0, g_i=1.0, Q_ii=0.0, C=2.0),
+             hint="with Q_ii = 0 the dual is linear along the coordinate, with slope g_i: no vertex, go to the "
+                  "bound it rises towards (never divide by Q_ii = 0)"),
+        Case("a zero row, slope down", dict(alpha_i=1.5, g_i=-1.0, Q_ii=0.0, C=2.0),
+             hint="with Q_ii = 0 and g_i < 0 the dual falls as alpha_i grows: go to 0"),
+        Case("a large C", dict(alpha_i=3.0, g_i=7.0, Q_ii=0.5, C=1e6)),
+    ]
+    for prev, s in zip(states[:-1], states[1:]):
+        if s.n_iter % 5 == 1 or s.i == 0:
+            i = s.i
+            cases.append(Case(f"DualCoordinateAscent's step {s.n_iter} (coordinate {i})",
+                              dict(alpha_i=float(prev.alpha[i]), g_i=float(prev.grad[i]), Q_ii=float(Q[i, i]), C=C)))
+    return cases
+
+
+def dca_run(update, gradient_update, Q, C, epochs):
+    """Dual coordinate ascent in cyclic order from alpha = 0 with the given steps; yields (step, alpha)."""
+    n = Q.shape[0]
+    alpha, grad = np.zeros(n), np.ones(n)  # g = 1 - Q alpha
+    step = 0
+    for _ in range(epochs):
+        for i in range(n):
+            new = float(update(float(alpha[i]), float(grad[i]), float(Q[i, i]), C))
+            delta = new - alpha[i]
+            alpha = alpha.copy()
+            alpha[i] = new
+            grad = np.asarray(gradient_update(grad.copy(), Q, i, delta), dtype=np.float64)
+            step += 1
+            yield step, alpha
+
+
+def _dca_compare(update, gradient_update, what):
+    from .. import DualCoordinateAscent, solve
+
+    X, y, C = blobs()
+    problem = _problem(X, y, C)
+    Q = np.asarray(problem.Q)
+    epochs = 300
+    message, alpha, t = lockstep(dca_run(update, gradient_update, Q, C, epochs),
+                                 dca_run(dca_update, dca_gradient_update, Q, C, epochs), "alpha", epochs * len(y))
+    if message:
+        return False, message
+    D = float(alpha.sum() - 0.5 * alpha @ Q @ alpha)
+    D_star = float(solve(DualCoordinateAscent(random_state=0), problem, tol=1e-12, max_iter=10**6).dual)
+    ok = relative(D, D_star) < 1e-7
+    return ok, (f"dual coordinate ascent with your {what} ({epochs} epochs on notebook 1's blobs) reaches "
+                f"D = {D:.10g}; the library's solve() reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
+
+
+DCA_UPDATE = Exercise(
+    name="dca_update", notebook="03", title="One coordinate step, clipped to the box",
+    signature="dca_update(alpha_i, g_i, Q_ii, C) -> float",
+    statement=("Along coordinate i the dual is a parabola with vertex alpha_i + g_i / Q_ii, where g_i = 1 - (Q alpha)_i "
+               "is the gradient. Return the new alpha_i: the vertex clipped to [0, C]. When Q_ii = 0 (a zero row "
+               "with the linear kernel) the dual is linear along the coordinate with slope g_i: return C if "
+               "g_i > 0, 0 if g_i < 0, alpha_i if g_i = 0."),
+    reference=dca_update, cases=_dca_cases,
+    mistakes=(
+        Mistake(lambda a, g, q, C: a + g / q, "the new alpha_i must stay in the box [0, C]: clip the vertex"),
+        Mistake(lambda a, g, q, C: max(a + g / q, 0.0), "clip at C too, not only at 0"),
+        Mistake(lambda a, g, q, C: min(max(a - g / q, 0.0), C),
+                "the vertex of a x^2 + b x with a = -Q_ii / 2 and b = g_i + Q_ii alpha_i is alpha_i + g_i / Q_ii"),
+        Mistake(lambda a, g, q, C: min(max(g / q, 0.0), C),
+                "g_i / Q_ii is the step from the current alpha_i, not the new value"),
+        Mistake(lambda a, g, q, C: min(max(a + g / (2 * q), 0.0), C),
+                "the curvature of the dual along e_i is Q_ii (the parabola is -Q_ii x^2 / 2 + ...): divide by Q_ii"),
+    ),
+    hint="the vertex is alpha_i + g_i / Q_ii; then min(max(vertex, 0), C)",
+    drive=lambda fn: _dca_compare(fn, dca_gradient_update, "step"),
+)
+
+
+def dca_gradient_update(grad, Q, i, delta):
+    """The gradient g = 1 - Q alpha after alpha_i moved by delta: g - delta Q[:, i] (a new array)."""
+    return grad - delta * Q[:, i]
+
+
+def _dca_gradient_cases():
+    X, y, C, Q, states = _dca_states()
+    rng = np.random.default_rng(104)
+    Qs = Q[:5, :5]
+    cases = [
+        Case("a small Q, coordinate 2", dict(grad=rng.normal(size=5), Q=Qs, i=2, delta=0.25)),
+        Case("delta = 0: nothing changes", dict(grad=rng.normal(size=5), Q=Qs, i=1, delta=0.0)),
+        Case("a negative delta", dict(grad=rng.normal(size=5), Q=Qs, i=4, delta=-0.7)),
+        Case("the zero row: its column is 0", dict(grad=rng.normal(size=len(y)), Q=Q, i=0, delta=0.5)),
+    ]
+    for prev, s in zip(states[:-1], states[1:]):
+        if s.n_iter % 6 == 1 and s.delta != 0:
+            cases.append(Case(f"DualCoordinateAscent's step {s.n_iter} (coordinate {s.i})",
+                              dict(grad=np.array(prev.grad), Q=Q, i=int(s.i), delta=float(s.delta))))
+    return cases
+
+
+DCA_GRADIENT_UPDATE = Exercise(
+    name="dca_gradient_update", notebook="03", title="Keeping the gradient up to date",
+    signature="dca_gradient_update(grad, Q, i, delta) -> array of shape (n,)",
+    statement=("After alpha_i moves by delta, the gradient g = 1 - Q alpha changes by -delta Q e_i. Return the new "
+               "gradient (a new array: leave grad untouched), in O(n)."),
+    reference=dca_gradient_update, cases=_dca_gradient_cases, output="array",
+    mistakes=(
+        Mistake(lambda g, Q, i, d: g + d * Q[:, i], "g = 1 - Q alpha: raising alpha_i lowers g by delta Q e_i"),
+        Mistake(lambda g, Q, i, d: g - d * Q[i, i], "every entry changes, by delta Q_ti: use the whole column"),
+        Mistake(lambda g, Q, i, d: np.where(np.arange(len(g)) == i, g - d * Q[i, i], g),
+                "every entry of g changes, not only g_i: g_t depends on alpha_i through Q_ti"),
+    ),
+    hint="grad - delta * Q[:, i]",
+    drive=lambda fn: _dca_compare(dca_update, fn, "gradient update"),
+)
+
+
+# ---- 04: SMO's bounds and pair step --------------------------------------------------------------
+
+
+def smo_bounds(alpha_i, alpha_j, y_i, y_j, C):
+    """The segment [L, H] of alpha_j on the line y_i alpha_i + y_j alpha_j = const inside [0, C]^2."""
+    if y_i != y_j:  # alpha_j - alpha_i is constant
+        return max(0.0, alpha_j - alpha_i), min(C, C + alpha_j - alpha_i)
+    return max(0.0, alpha_i + alpha_j - C), min(C, alpha_i + alpha_j)  # alpha_i + alpha_j is constant
+
+
+@functools.lru_cache(maxsize=None)
+def _smo_states():
+    from .. import SMO, data, iterate
+
+    cases = []
+    for seed, rule, C in ((3, "random", 1.0), (4, "max_violating_pair", 0.5), (5, "second_order", 2.0)):
+        X, y = data.overlapping_blobs(16, seed=seed)
+        problem = _problem(np.asarray(X, float), np.asarray(y, float), C)
+        states = list(iterate(SMO(rule, random_state=seed), problem, max_iter=40))
+        labels = np.asarray(y, dtype=np.float64)
+        cases.extend((C, labels, s) for s in states[1:] if s.i >= 0)
+    return cases
+
+
+def _smo_bounds_cases():
+    cases = [
+        Case("y_i != y_j, both inside", dict(alpha_i=0.3, alpha_j=0.5, y_i=1.0, y_j=-1.0, C=1.0)),
+        Case("y_i = y_j, both inside", dict(alpha_i=0.3, alpha_j=0.5, y_i=1.0, y_j=1.0, C=1.0),
+             hint="with y_i = y_j the sum alpha_i + alpha_j is constant: L = max(0, alpha_i + alpha_j - C), "
+                  "H = min(C, alpha_i + alpha_j)"),
+        Case("y_i = y_j, the sum above C", dict(alpha_i=0.8, alpha_j=0.7, y_i=-1.0, y_j=-1.0, C=1.0)),
+        Case("y_i != y_j, alpha_j above alpha_i", dict(alpha_i=0.1, alpha_j=0.9, y_i=-1.0, y_j=1.0, C=1.0),
+             hint="with y_i != y_j the difference alpha_j - alpha_i is constant: L = max(0, alpha_j - alpha_i), "
+                  "H = min(C, C + alpha_j - alpha_i)"),
+        Case("both at 0, y_i = y_j: the segment is a point", dict(alpha_i=0.0, alpha_j=0.0, y_i=1.0, y_j=1.0, C=1.0)),
+        Case("both at C, y_i = y_j", dict(alpha_i=2.0, alpha_j=2.0, y_i=1.0, y_j=1.0, C=2.0)),
+        Case("alpha_i at C, y_i != y_j", dict(alpha_i=3.0, alpha_j=1.0, y_i=1.0, y_j=-1.0, C=3.0)),
+    ]
+    for C, y, s in _smo_states()[::4]:
+        cases.append(Case(f"SMO's pair ({s.i}, {s.j}) at step {s.n_iter}",
+                          dict(alpha_i=s.alpha_i_old, alpha_j=s.alpha_j_old, y_i=float(y[s.i]), y_j=float(y[s.j]),
+                               C=C)))
+    return cases
+
+
+def smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H):
+    """SMO's step on the pair: (new alpha_i, new alpha_j).
+
+    eta > 0: alpha_j + y_j (E_i - E_j) / eta clipped to [L, H].  eta <= 0: psi(t) = t y_j (E_i - E_j) - eta t^2 / 2
+    has no interior maximum: the end (L or H) where psi is larger when it is positive there, else no move.
+    alpha_i moves to keep y_i alpha_i + y_j alpha_j constant.
+    """
+    slope = y_j * (E_i - E_j)  # the derivative of the dual along the line, at t = 0
+    if eta > 0:
+        new_j = min(max(alpha_j + slope / eta, L), H)
+    else:
+        tL, tH = L - alpha_j, H - alpha_j
+        psi_L = slope * tL - 0.5 * eta * tL * tL
+        psi_H = slope * tH - 0.5 * eta * tH * tH
+        if psi_H > 0 and psi_H >= psi_L:
+            new_j = H
+        elif psi_L > 0:
+            new_j = L
+        else:
+            new_j = alpha_j
+    new_i = alpha_i + y_i * y_j * (alpha_j - new_j)
+    return new_i, new_j
+
+
+def _smo_pair_cases():
+    cases = [
+        Case("y_i != y_j, the vertex inside", dict(alpha_i=0.2, alpha_j=0.3, y_i=1.0, y_j=-1.0, E_i=-0.1, E_j=0.2,
+                                                 eta=2.0, L=0.1, H=1.0)),
+        Case("y_i = y_j = +1, the vertex inside", dict(alpha_i=0.4, alpha_j=0.3, y_i=1.0, y_j=1.0, E_i=0.3, E_j=-0.1,
+                                                     eta=4.0, L=0.0, H=0.7),
+             hint="the step of alpha_j is y_j (E_i - E_j) / eta: the factor y_j matters when y_j = +1 (the CISC 371 "
+                  "notes' eq. 30.13 drops it)"),
+        Case("clip at H", dict(alpha_i=0.5, alpha_j=0.5, y_i=-1.0, y_j=1.0, E_i=3.0, E_j=-2.0, eta=1.0, L=0.0, H=1.0),
+             hint="clip the new alpha_j to [L, H]"),
+        Case("clip at L", dict(alpha_i=0.5, alpha_j=0.5, y_i=1.0, y_j=1.0, E_i=-3.0, E_j=2.0, eta=1.0, L=0.2, H=1.0),
+             hint="clip the new alpha_j to [L, H]"),
+        Case("eta = 0 (two identical points): go to the better end",
+             dict(alpha_i=0.3, alpha_j=0.3, y_i=1.0, y_j=-1.0, E_i=-0.5, E_j=0.5, eta=0.0, L=0.0, H=1.0),
+             hint="eta <= 0: the dual along the line has no interior maximum (never divide by eta); "
+                  "compare psi(t) = t y_j (E_i - E_j) - eta t^2 / 2 at the two ends t = L - alpha_j and t = H - alpha_j"),
+        Case("eta < 0, the dual falls both ways: no move",
+             dict(alpha_i=0.3, alpha_j=0.3, y_i=1.0, y_j=1.0, E_i=0.0, E_j=0.0, eta=-0.5, L=0.0, H=0.6),
+             hint="eta <= 0: take an end only where psi > 0; otherwise alpha_j stays"),
+        Case("y_i = y_j = -1", dict(alpha_i=0.6, alpha_j=0.1, y_i=-1.0, y_j=-1.0, E_i=0.2, E_j=0.5, eta=1.5,
+                                    L=0.0, H=0.7)),
+    ]
+    for C, y, s in _smo_states()[1::3]:
+        cases.append(Case(f"SMO's pair ({s.i}, {s.j}) at step {s.n_iter}, eta = {s.eta:.3g}",
+                          dict(alpha_i=s.alpha_i_old, alpha_j=s.alpha_j_old, y_i=float(y[s.i]), y_j=float(y[s.j]),
+                               E_i=s.E_i, E_j=s.E_j, eta=s.eta, L=s.L, H=s.H)))
+    return cases
+
+
+def smo_run(bounds, pair, K, y, C, steps):
+    """SMO from alpha = 0 with the maximal violating pair; yields (step, alpha) with the given bounds and step."""
+    n = len(y)
+    alpha, grad = np.zeros(n), np.ones(n)  # g = 1 - Q alpha, Q = y y' K
+    for step in range(1, steps + 1):
+        v = y * grad  # y_t g_t = y_t - f_t; E_t = b - v_t
+        up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+        low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+        i = int(np.argmax(np.where(up, v, -np.inf)))
+        j = int(np.argmin(np.where(low, v, np.inf)))
+        if not v[i] - v[j] > 1e-12:
+            return
+        L, H = bounds(float(alpha[i]), float(alpha[j]), float(y[i]), float(y[j]), C)
+        eta = float(K[i, i] + K[j, j] - 2 * K[i, j])
+        ai, aj = pair(float(alpha[i]), float(alpha[j]), float(y[i]), float(y[j]), -float(v[i]), -float(v[j]), eta,
+                      float(L), float(H))
+        da_i, da_j = float(ai) - alpha[i], float(aj) - alpha[j]
+        alpha = alpha.copy()
+        alpha[i], alpha[j] = float(ai), float(aj)
+        grad = grad - da_i * y[i] * y * K[:, i] - da_j * y[j] * y * K[:, j]
+        yield step, alpha
+
+
+def _smo_compare(bounds, pair, what):
+    from .. import SMO, solve
+
+    X, y, C = blobs()
+    K = X @ X.T
+    steps = 5000
+    message, alpha, t = lockstep(smo_run(bounds, pair, K, y, C, steps), smo_run(smo_bounds, smo_pair_update, K, y, C, steps),
+                                 "alpha", steps)
+    if message:
+        return False, message
+    v = alpha * y
+    D = float(alpha.sum() - 0.5 * v @ K @ v)
+    D_star = optimum()[6]
+    ok = relative(D, D_star) < 1e-7
+    return ok, (f"SMO (maximal violating pair) with your {what} converges in {t + 1} pair steps on notebook 1's blobs "
+                f"to D = {D:.10g}; the library's solve() reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
+
+
+SMO_BOUNDS = Exercise(
+    name="smo_bounds", notebook="04", title="SMO's bounds L and H",
+    signature="smo_bounds(alpha_i, alpha_j, y_i, y_j, C) -> (L, H)",
+    statement=("The pair moves on the line y_i alpha_i + y_j alpha_j = const, and both must stay in [0, C]. Return the "
+               "segment [L, H] of alpha_j: for y_i != y_j, L = max(0, alpha_j - alpha_i), H = min(C, C + alpha_j - "
+               "alpha_i); for y_i = y_j, L = max(0, alpha_i + alpha_j - C), H = min(C, alpha_i + alpha_j)."),
+    reference=smo_bounds, cases=_smo_bounds_cases, output="pair",
+    mistakes=(
+        Mistake(lambda ai, aj, yi, yj, C: smo_bounds(ai, aj, -yi, yj, C),
+                "the two label patterns are swapped: y_i != y_j keeps alpha_j - alpha_i constant, y_i = y_j keeps "
+                "alpha_i + alpha_j constant"),
+        Mistake(lambda ai, aj, yi, yj, C: (aj - ai, C + aj - ai) if yi != yj else (ai + aj - C, ai + aj),
+                "the segment also has to stay in [0, C]: L = max(0, ...), H = min(C, ...)"),
+        Mistake(lambda ai, aj, yi, yj, C: (max(0.0, ai - aj), min(C, C + ai - aj)) if yi != yj else
+                smo_bounds(ai, aj, yi, yj, C),
+                "for y_i != y_j the bounds are on alpha_j: L = max(0, alpha_j - alpha_i), not alpha_i - alpha_j"),
+    ),
+    hint="write the constraint for each label pattern and intersect the line with the square [0, C]^2",
+    drive=lambda fn: _smo_compare(fn, smo_pair_update, "bounds"),
+)
+
+SMO_PAIR_UPDATE = Exercise(
+    name="smo_pair_update", notebook="04", title="SMO's step on the pair",
+    signature="smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H) -> (new_alpha_i, new_alpha_j)",
+    statement=("With eta > 0: the new alpha_j is alpha_j + y_j (E_i - E_j) / eta, clipped to [L, H]. With eta <= 0 "
+               "the dual along the line, psi(t) = t y_j (E_i - E_j) - eta t^2 / 2 for alpha_j + t, has no interior "
+               "maximum: take the end L or H where psi is larger if it is positive there, else leave alpha_j. Then "
+               "alpha_i moves by y_i y_j (alpha_j - new alpha_j), so that y_i alpha_i + y_j alpha_j is unchanged."),
+    reference=smo_pair_update, cases=_smo_pair_cases, output="pair",
+    mistakes=(
+        Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_with(ai, aj, yi, yj, eta, L, H, (Ej - Ei) / eta),
+                "this is the CISC 371 notes' eq. 30.13, alpha_j + s_ij (E_j - E_i): an erratum. The derived step is "
+                "alpha_j + y_j (E_i - E_j) / eta (notebook 4, step 3)"),
+        Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_with(ai, aj, yi, yj, eta, L, H, (Ei - Ej) / eta),
+                "the factor y_j is missing: the step is alpha_j + y_j (E_i - E_j) / eta"),
+        Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: (ai + yi * yj * (aj - (aj + yj * (Ei - Ej) / eta)),
+                                                          aj + yj * (Ei - Ej) / eta),
+                "the new alpha_j must stay on the segment: clip it to [L, H]"),
+        Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: (2 * ai - smo_pair_update(ai, aj, yi, yj, Ei, Ej, eta, L, H)[0],
+                                                          smo_pair_update(ai, aj, yi, yj, Ei, Ej, eta, L, H)[1]),
+                "alpha_i moves by y_i y_j (alpha_j - new alpha_j), so that y_i alpha_i + y_j alpha_j stays constant: "
+                "check its sign"),
+    ),
+    hint="compute the unclipped alpha_j, clip it to [L, H], then alpha_i from the constraint",
+    drive=lambda fn: _smo_compare(smo_bounds, fn, "pair step"),
+)
+
+
+def _pair_with(ai, aj, yi, yj, eta, L, H, step):
+    """A pair step with the given (wrong) step of alpha_j, clipped, for the mistakes above."""
+    if not eta > 0:
+        raise ValueError("only for eta > 0")
+    new_j = min(max(aj + step, L), H)
+    return ai + yi * yj * (aj - new_j), new_j
+
+
+EXERCISES = (HINGE_LOSSES, HINGE_SUBGRADIENT, KKT_CATEGORY, DUAL_OBJECTIVE, DCA_UPDATE, DCA_GRADIENT_UPDATE,
+             SMO_BOUNDS, SMO_PAIR_UPDATE)
+
+__all__ = ["EXERCISES", "show"]

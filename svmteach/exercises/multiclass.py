@@ -1,0 +1,576 @@
+"""Exercises of notebooks 06 to 08: the Weston-Watkins gradient and Shark's step, the Crammer-Singer
+partial gradient, the simplex projection and Blondel's block update, the relative duality gap and
+the multiclass primal.
+
+Labels are integer codes 0 .. k-1; W is (k, d), one weight vector per class, with no bias.  The
+solver runs that check a student's step (Shark's coordinate steps, Blondel's block steps) are
+written here in plain NumPy and compared, at the end, with the library's own optimum.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .core import Case, Exercise, Mistake, lockstep, relative
+
+# ---- shared small problems ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def clouds(n=30, k=3, seed=0):
+    """Four (or k) clouds of the course (``data.multiclass_blobs``) with labels coded 0 .. k-1."""
+    from .. import data
+
+    X, y = data.multiclass_blobs(n, k=k, seed=seed)
+    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    return np.asarray(X, dtype=np.float64), codes.astype(np.int64)
+
+
+@functools.lru_cache(maxsize=None)
+def library_optimum(loss, C=1.0, M=1.0, n=30, k=3, seed=0):
+    """``(primal, dual, W)`` of the library's MulticlassSVC on :func:`clouds`, to a relative gap of 1e-11."""
+    from .. import MulticlassSVC
+
+    X, codes = clouds(n, k, seed)
+    model = MulticlassSVC(C=C, loss=loss, M=M, tol=1e-11, max_iter=100_000, random_state=0).fit(X, codes)
+    return float(model.result_.primal), float(model.result_.dual), np.asarray(model.coef_, dtype=np.float64)
+
+
+# ---- 06: the Weston-Watkins gradient ---------------------------------------------------------------
+
+
+def ww_gradient(W, X, y, M):
+    """Gradient of the Weston-Watkins dual (minimised) in alpha_ij: M (w_{y_i} - w_j)'x_i - 1, 0 at j = y_i.
+
+    Shape (n, k): row i holds the gradient of sample i's block; its y_i entry is 0 (that entry is
+    not free: alpha_{i y_i} = -sum of the others).
+    """
+    S = X @ W.T  # scores s_ij = w_j'x_i
+    s_y = S[np.arange(len(y)), y]  # s_{i y_i}
+    G = M * (s_y[:, None] - S) - 1.0
+    G[np.arange(len(y)), y] = 0.0
+    return G
+
+
+def shark_step(grad_ij, alpha_ij, sqnorm_i, M, C):
+    """Shark's greedy step m on alpha_ij (and -m on alpha_{i y_i}): -grad / (2 M^2 ||x_i||^2), clipped so that
+    alpha_ij + m stays in [0, C].  A zero row (||x_i|| = 0): the dual is linear, go to the bound it falls towards."""
+    curvature = 2.0 * M * M * sqnorm_i  # d^2 f / dm^2 along e_j - e_{y_i}
+    if curvature > 0:
+        m = -grad_ij / curvature
+    else:
+        m = np.inf if grad_ij < 0 else -np.inf
+    return float(min(max(alpha_ij + m, 0.0), C) - alpha_ij)  # the clipped step
+
+
+def shark_run(X, y, k, C, M, gradient, step, epochs, record=None):
+    """Shark's coordinate steps in cyclic order from alpha = 0; yields (visit, alpha).
+
+    For each visited sample: its gradient row from ``gradient``, then moves on the coordinate with the
+    largest KKT violation (at most 10 k of them, until the violation is below 1e-12), each of length
+    ``step(...)``; the gradient of the other rivals is kept up to date as notebook 6 derives.
+    """
+    n, d = X.shape
+    alpha, W = np.zeros((n, k)), np.zeros((k, d))
+    visit = 0
+    for _ in range(epochs):
+        for i in range(n):
+            x, yi, q = X[i], int(y[i]), float(X[i] @ X[i])
+            g = np.asarray(gradient(W.copy(), X[i : i + 1].copy(), y[i : i + 1].copy(), M), dtype=np.float64)[0]
+            a = alpha[i].copy()
+            for _ in range(10 * k):
+                violation = np.where(((g < 0) & (a < C)) | ((g > 0) & (a > 0)), np.abs(g), 0.0)
+                violation[yi] = 0.0
+                j = int(np.argmax(violation))
+                if violation[j] < 1e-12:
+                    break
+                if record is not None:
+                    record.append((float(g[j]), float(a[j]), q, M, C))
+                m = float(step(float(g[j]), float(a[j]), q, M, C))
+                a[j] += m
+                a[yi] -= m
+                g = g + M * M * m * q  # every rival's gradient rises by M^2 m q ...
+                g[j] += M * M * m * q  # ... and that of j by as much again
+                g[yi] = 0.0
+            delta = a - alpha[i]
+            alpha = alpha.copy()
+            alpha[i] = a
+            W = W - M * delta[:, None] * x[None, :]  # W = -M alpha' X
+            visit += 1
+            yield visit, alpha
+
+
+def _ww_dual(alpha, X, y, M):
+    """The Weston-Watkins dual (maximised): sum_{j != y_i} alpha_ij - 1/2 ||W||^2 with W = -M alpha' X."""
+    W = -M * alpha.T @ X
+    mask = np.ones_like(alpha, dtype=bool)
+    mask[np.arange(len(y)), y] = False
+    return float(alpha[mask].sum() - 0.5 * np.sum(W * W))
+
+
+def _ww_compare(gradient, step, what, C=1.0, M=1.0, epochs=60):
+    X, y = clouds()
+    k = int(y.max()) + 1
+    message, alpha, _ = lockstep(shark_run(X, y, k, C, M, gradient, step, epochs),
+                                 shark_run(X, y, k, C, M, ww_gradient, shark_step, epochs), "alpha", epochs * len(y))
+    if message:
+        return False, message
+    D = _ww_dual(alpha, X, y, M)
+    D_star = library_optimum("ww", C, M)[1]
+    ok = relative(D, D_star) < 1e-6
+    return ok, (f"Shark's coordinate steps with your {what} ({epochs} epochs on three clouds, C = {C:g}, M = {M:g}) reach "
+                f"D = {D:.10g}; the library's MulticlassSVC reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
+
+
+def _ww_gradient_cases():
+    rng = np.random.default_rng(107)
+    cases = []
+    for n, k, d, M in ((4, 3, 2, 1.0), (5, 4, 3, 0.5), (3, 2, 2, 1.0), (6, 5, 2, 2.0)):
+        X = rng.normal(size=(n, d))
+        y = rng.integers(0, k, n)
+        cases.append(Case(f"n = {n}, k = {k}, d = {d}, M = {M:g}", dict(W=rng.normal(size=(k, d)), X=X, y=y, M=M)))
+    X = rng.normal(size=(3, 2))
+    cases.insert(1, Case("W = 0: every rival entry is -1", dict(W=np.zeros((3, 2)), X=X, y=np.array([0, 2, 1]), M=1.0)))
+    X0 = X.copy()
+    X0[1] = 0.0
+    cases.append(Case("a zero row", dict(W=rng.normal(size=(3, 2)), X=X0, y=np.array([1, 1, 0]), M=1.0)))
+    Xc, yc = clouds()
+    cases.append(Case("three clouds at the library's optimum", dict(W=library_optimum("ww")[2], X=Xc, y=yc, M=1.0)))
+    return cases
+
+
+WW_GRADIENT = Exercise(
+    name="ww_gradient", notebook="06", title="The gradient of the Weston-Watkins dual",
+    signature="ww_gradient(W, X, y, M) -> array of shape (n, k)",
+    statement=("Return the gradient of the dual f (minimised) in every alpha_ij: M (w_{y_i} - w_j)'x_i - 1 for "
+               "j != y_i, and 0 in the column y_i of each row (that entry is not free). W is (k, d), X is (n, d), "
+               "y holds the class codes 0 .. k-1."),
+    reference=ww_gradient, cases=_ww_gradient_cases, output="array",
+    mistakes=(
+        Mistake(lambda W, X, y, M: M * ((X @ W.T)[np.arange(len(y)), y][:, None] - X @ W.T) - 1.0,
+                "the entry j = y_i is not a free variable: set it to 0"),
+        Mistake(lambda W, X, y, M: -ww_gradient(W, X, y, M),
+                "that is the NEGATIVE gradient (the hinge's argument); the gradient is M (w_{y_i} - w_j)'x_i - 1"),
+        Mistake(lambda W, X, y, M: ww_gradient(W, X, y, 1.0), "the margin scale M multiplies the score difference"),
+        Mistake(lambda W, X, y, M: ww_gradient(-W, X, y, M),
+                "the score difference is w_{y_i} - w_j (own class minus rival), not the other way round"),
+        Mistake(lambda W, X, y, M: ww_gradient(W, X, y, M) + np.where(np.arange(W.shape[0])[None, :] == y[:, None], 0, 1),
+                "the constant is -1: the dual's linear term is -sum alpha_ij"),
+    ),
+    hint="S = X @ W.T gives the scores; s_y = S[np.arange(n), y]; G = M * (s_y[:, None] - S) - 1, then 0 at (i, y_i)",
+    drive=lambda fn: _ww_compare(fn, shark_step, "gradient"),
+)
+
+
+def _shark_cases():
+    X, y = clouds()
+    record = []
+    for _ in shark_run(X, y, 3, 1.0, 1.0, ww_gradient, shark_step, 3, record=record):
+        pass
+    cases = [
+        Case("a step inside the box", dict(grad_ij=-0.5, alpha_ij=0.2, sqnorm_i=2.0, M=1.0, C=1.0)),
+        Case("M = 1/2 (Shark's)", dict(grad_ij=-0.3, alpha_ij=0.1, sqnorm_i=1.5, M=0.5, C=1.0),
+             hint="the curvature is 2 M^2 ||x_i||^2: with M = 1/2 it is ||x_i||^2 / 2"),
+        Case("clip at C", dict(grad_ij=-10.0, alpha_ij=0.5, sqnorm_i=1.0, M=1.0, C=1.0),
+             hint="return the step m that keeps alpha_ij + m in [0, C]: C - alpha_ij here"),
+        Case("clip at 0", dict(grad_ij=10.0, alpha_ij=0.5, sqnorm_i=1.0, M=1.0, C=1.0),
+             hint="return the step m that keeps alpha_ij + m in [0, C]: -alpha_ij here"),
+        Case("a zero row: the dual is linear along the move", dict(grad_ij=-1.0, alpha_ij=0.0, sqnorm_i=0.0, M=1.0, C=2.0),
+             hint="with ||x_i|| = 0 there is no curvature: never divide by it, go to the bound"),
+        Case("a negative step inside", dict(grad_ij=0.4, alpha_ij=0.9, sqnorm_i=3.0, M=1.0, C=5.0)),
+    ]
+    for t, (g, a, q, M, C) in enumerate(record[::7]):
+        cases.append(Case(f"move {7 * t + 1} of a Shark run on three clouds",
+                          dict(grad_ij=g, alpha_ij=a, sqnorm_i=q, M=M, C=C)))
+    return cases
+
+
+SHARK_STEP = Exercise(
+    name="shark_step", notebook="06", title="Shark's step size",
+    signature="shark_step(grad_ij, alpha_ij, sqnorm_i, M, C) -> float",
+    statement=("Moving alpha_ij by m and alpha_{i y_i} by -m changes f by m grad_ij + M^2 ||x_i||^2 m^2. Return the "
+               "step m that minimises it, -grad_ij / (2 M^2 ||x_i||^2), clipped so that alpha_ij + m stays in [0, C] "
+               "(return the step, not the new alpha). With ||x_i|| = 0 move to the bound the dual falls towards."),
+    reference=shark_step, cases=_shark_cases,
+    mistakes=(
+        Mistake(lambda g, a, q, M, C: min(max(a - g / (M * M * q), 0.0), C) - a,
+                "the direction e_j - e_{y_i} has squared length 2: the curvature is 2 M^2 ||x_i||^2"),
+        Mistake(lambda g, a, q, M, C: min(max(a - g / (2 * q), 0.0), C) - a,
+                "the curvature is 2 M^2 ||x_i||^2: M^2 is missing"),
+        Mistake(lambda g, a, q, M, C: -g / (2 * M * M * q), "alpha_ij + m must stay in [0, C]: clip the step"),
+        Mistake(lambda g, a, q, M, C: min(max(a - g / (2 * M * M * q), 0.0), C),
+                "return the step m (new alpha_ij minus alpha_ij), not the new alpha_ij"),
+        Mistake(lambda g, a, q, M, C: min(max(a + g / (2 * M * M * q), 0.0), C) - a,
+                "f is minimised: step against the gradient, m = -grad / (2 M^2 ||x_i||^2)"),
+    ),
+    hint="m = -grad_ij / (2 M^2 sqnorm_i); then clip alpha_ij + m to [0, C] and return the clipped step",
+    drive=lambda fn: _ww_compare(ww_gradient, fn, "step"),
+)
+
+
+# ---- 07: Crammer-Singer ----------------------------------------------------------------------------
+
+
+def cs_gradient(W, x, y):
+    """Partial gradient g_i of the Crammer-Singer dual for one sample: w_m'x + [m != y]; shape (k,)."""
+    g = W @ x + 1.0  # w_m'x + 1 for every class ...
+    g[y] -= 1.0  # ... and Delta = 0 for the sample's own class
+    return g
+
+
+def project_simplex(v, z):
+    """The point of {beta >= 0, sum(beta) = z} nearest to v, by sorting; shape (k,)."""
+    u = np.sort(v)[::-1]  # decreasing
+    css = np.cumsum(u) - z
+    j = np.arange(1, len(v) + 1)
+    rho = np.nonzero(u - css / j > 0)[0][-1]  # the last j with u_j > (sum_{l <= j} u_l - z) / j
+    theta = css[rho] / (rho + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+def cs_block_update(alpha_i, g_i, y_i, sqnorm_i, C):
+    """Blondel's exact block step: the new alpha_i from the projection of beta_hat onto the simplex of mass z.
+
+    beta_hat = r (C_i - alpha_i) + g_i / r and z = C r with r = ||x_i||; then alpha_i = C_i - beta / r.
+    (Uses ``project_simplex``.)
+    """
+    r = np.sqrt(sqnorm_i)
+    C_i = np.where(np.arange(len(alpha_i)) == y_i, C, 0.0)  # the bounds: C for the own class, 0 for the rivals
+    beta_hat = r * (C_i - alpha_i) + g_i / r
+    beta = project_simplex(beta_hat, C * r)
+    return C_i - beta / r
+
+
+def cs_run(X, y, k, C, gradient, block, epochs, record=None):
+    """Blondel's block coordinate descent in cyclic order from alpha = 0; yields (visit, alpha)."""
+    n, d = X.shape
+    alpha, W = np.zeros((n, k)), np.zeros((k, d))
+    visit = 0
+    for _ in range(epochs):
+        for i in range(n):
+            x, yi, q = X[i], int(y[i]), float(X[i] @ X[i])
+            g = np.asarray(gradient(W.copy(), x.copy(), yi), dtype=np.float64)
+            upper = np.where(np.arange(k) == yi, C, 0.0)
+            if float(g.max() - g[alpha[i] < upper].min()) > 1e-12:  # Blondel's violation v_i
+                if record is not None:
+                    record.append((alpha[i].copy(), g.copy(), yi, q, C))
+                new = np.asarray(block(alpha[i].copy(), g.copy(), yi, q, C), dtype=np.float64)
+                W = W + (new - alpha[i])[:, None] * x[None, :]  # W = alpha' X
+                alpha = alpha.copy()
+                alpha[i] = new
+            visit += 1
+            yield visit, alpha
+
+
+def _cs_dual(alpha, X, y):
+    """The Crammer-Singer dual (maximised): sum_i alpha_i^{y_i} - 1/2 ||W||^2 with W = alpha' X."""
+    W = alpha.T @ X
+    return float(alpha[np.arange(len(y)), y].sum() - 0.5 * np.sum(W * W))
+
+
+def _block_with(projection):
+    """Blondel's block step with another projection (the student's)."""
+    def block(alpha_i, g_i, y_i, sqnorm_i, C):
+        r = np.sqrt(sqnorm_i)
+        C_i = np.where(np.arange(len(alpha_i)) == y_i, C, 0.0)
+        beta = np.asarray(projection(r * (C_i - alpha_i) + g_i / r, C * r), dtype=np.float64)
+        return C_i - beta / r
+    return block
+
+
+def _cs_compare(gradient, block, what, C=1.0, epochs=60):
+    X, y = clouds()
+    k = int(y.max()) + 1
+    message, alpha, _ = lockstep(cs_run(X, y, k, C, gradient, block, epochs),
+                                 cs_run(X, y, k, C, cs_gradient, cs_block_update, epochs), "alpha", epochs * len(y))
+    if message:
+        return False, message
+    D = _cs_dual(alpha, X, y)
+    D_star = library_optimum("cs", C)[1]
+    ok = relative(D, D_star) < 1e-6
+    return ok, (f"Blondel's block steps with your {what} ({epochs} epochs on three clouds, C = {C:g}) reach "
+                f"D = {D:.10g}; the library's MulticlassSVC reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
+
+
+def _cs_record():
+    X, y = clouds()
+    record = []
+    for _ in cs_run(X, y, 3, 1.0, cs_gradient, cs_block_update, 3, record=record):
+        pass
+    return record
+
+
+def _cs_gradient_cases():
+    rng = np.random.default_rng(108)
+    X, y = clouds()
+    cases = [Case("W = 0", dict(W=np.zeros((3, 2)), x=np.array([1.0, -2.0]), y=1)),
+             Case("k = 2", dict(W=rng.normal(size=(2, 3)), x=rng.normal(size=3), y=0)),
+             Case("a zero row", dict(W=rng.normal(size=(4, 2)), x=np.zeros(2), y=3))]
+    for t in range(4):
+        k, d = int(rng.integers(3, 6)), int(rng.integers(1, 4))
+        cases.append(Case(f"k = {k}, d = {d}", dict(W=rng.normal(size=(k, d)), x=rng.normal(size=d),
+                                                   y=int(rng.integers(0, k)))))
+    W = library_optimum("cs")[2]
+    for i in (0, 7, 19):
+        cases.append(Case(f"sample {i} of three clouds at the library's optimum", dict(W=W, x=X[i], y=int(y[i]))))
+    return cases
+
+
+CS_GRADIENT = Exercise(
+    name="cs_gradient", notebook="07", title="The Crammer-Singer partial gradient",
+    signature="cs_gradient(W, x, y) -> array of shape (k,)",
+    statement=("Return g_i, the gradient of the dual in the block alpha_i of one sample: g_i^m = w_m'x_i + Delta_i^m "
+               "with Delta_i^m = 1 for the rivals m != y_i and 0 for the own class. W is (k, d), x one sample (d,), "
+               "y its class code."),
+    reference=cs_gradient, cases=_cs_gradient_cases, output="array",
+    mistakes=(
+        Mistake(lambda W, x, y: W @ x + 1.0 - 2.0 * (np.arange(W.shape[0]) == y),
+                "this is the slides' Algorithm 3, line 6 (add 1, then subtract 2 at y_i): an erratum. The derivative "
+                "at the own class is w_{y_i}'x_i: subtract 1, not 2"),
+        Mistake(lambda W, x, y: W @ x + 1.0, "Delta_i^{y_i} = 0: the own class gets no +1"),
+        Mistake(lambda W, x, y: W @ x, "Delta_i^m = 1 for every rival m != y_i: add it"),
+        Mistake(lambda W, x, y: W @ x + (np.arange(W.shape[0]) == y),
+                "the +1 goes to the rivals m != y_i, not to the own class"),
+    ),
+    hint="g = W @ x + 1, then g[y] -= 1 (on a copy)",
+    drive=lambda fn: _cs_compare(fn, cs_block_update, "gradient"),
+)
+
+
+def _simplex_cases():
+    rng = np.random.default_rng(109)
+    cases = [
+        Case("inside: nothing is cut", dict(v=np.array([0.5, 0.3, 0.2]), z=1.0)),
+        Case("one entry is cut to 0", dict(v=np.array([2.5, 1.8, 0.9, 0.4, -0.3]), z=1.0),
+             hint="every entry is lowered by the same threshold theta and cut at 0; rescaling is not a projection"),
+        Case("ties: all equal", dict(v=np.array([1.0, 1.0, 1.0]), z=1.0)),
+        Case("ties at the top", dict(v=np.array([2.0, 2.0, 0.0]), z=1.0)),
+        Case("an entry exactly at the threshold", dict(v=np.array([3.0, 1.0, 1.0]), z=2.0),
+             hint="an entry equal to theta gets 0: count only the entries strictly above the threshold"),
+        Case("all negative", dict(v=np.array([-3.0, -1.0, -2.0]), z=1.0),
+             hint="the projection has mass z whatever the signs: no entry can stay negative, and the sum is z"),
+        Case("one entry", dict(v=np.array([-7.0]), z=2.5)),
+        Case("a mass z = 4", dict(v=np.array([2.5, 1.8, 0.9, 0.4, -0.3]), z=4.0),
+             hint="the projection's entries sum to z, not to 1"),
+        Case("a tiny mass", dict(v=np.array([0.3, 0.1, 0.3 - 1e-9]), z=1e-6)),
+        Case("large entries", dict(v=np.array([1e6, 1e6 - 0.5, 3.0]), z=1.0)),
+    ]
+    for k in (4, 6):
+        cases.append(Case(f"random, k = {k}", dict(v=rng.normal(size=k) * 2, z=float(rng.uniform(0.5, 3)))))
+    for alpha_i, g, yi, q, C in _cs_record()[::9]:
+        r = np.sqrt(q)
+        C_i = np.where(np.arange(3) == yi, C, 0.0)
+        cases.append(Case("Blondel's beta_hat and z of a visit on three clouds",
+                          dict(v=r * (C_i - alpha_i) + g / r, z=C * r)))
+    return cases
+
+
+PROJECT_SIMPLEX = Exercise(
+    name="project_simplex", notebook="07", title="The projection onto the simplex, by sorting",
+    signature="project_simplex(v, z) -> array of shape (k,)",
+    statement=("Return the point of the simplex {beta >= 0, sum(beta) = z} nearest to v: beta_m = max(v_m - theta, 0), "
+               "with theta = (sum of the rho largest entries - z) / rho, where rho is the largest j such that the j-th "
+               "largest entry u_j satisfies u_j > (u_1 + ... + u_j - z) / j."),
+    reference=project_simplex, cases=_simplex_cases, output="array",
+    mistakes=(
+        Mistake(lambda v, z: np.maximum(v, 0) * z / np.maximum(v, 0).sum(),
+                "cutting the negative entries and rescaling is not the nearest point: subtract the same threshold "
+                "theta from every entry, then cut at 0"),
+        Mistake(lambda v, z: project_simplex(v, 1.0), "the entries must sum to the mass z, not to 1"),
+        Mistake(lambda v, z: v - (v.sum() - z) / len(v), "the entries must also be >= 0: cut at 0 with a larger theta"),
+        Mistake(lambda v, z: np.maximum(v - (np.cumsum(np.sort(v)[::-1]) - z)[
+            np.nonzero(np.sort(v)[::-1] - (np.cumsum(np.sort(v)[::-1]) - z) / np.arange(1, len(v) + 1) > 0)[0][-1]]
+            / (np.nonzero(np.sort(v)[::-1] - (np.cumsum(np.sort(v)[::-1]) - z) / np.arange(1, len(v) + 1) > 0)[0][-1]
+               + 2.0), 0), "off by one: with rho entries kept (rho counted from 1), theta divides by rho"),
+        Mistake(lambda v, z: project_simplex(-v, z), "sort in DECREASING order: the largest entries are kept"),
+    ),
+    hint="u = np.sort(v)[::-1]; css = np.cumsum(u) - z; rho = last j (from 1) with u_j > css_j / j; theta = css_rho / rho",
+    drive=lambda fn: _cs_compare(cs_gradient, _block_with(fn), "projection"),
+)
+
+
+def _cs_block_cases():
+    record = _cs_record()
+    cases = [
+        Case("alpha = 0, ||x|| = 1", dict(alpha_i=np.zeros(3), g_i=np.array([0.0, 1.0, 1.0]), y_i=0, sqnorm_i=1.0, C=1.0)),
+        Case("||x||^2 = 4", dict(alpha_i=np.zeros(3), g_i=np.array([1.0, 0.5, 1.5]), y_i=1, sqnorm_i=4.0, C=2.0),
+             hint="the block's Hessian is ||x_i||^2 I: beta_hat = r (C_i - alpha_i) + g_i / r with r = ||x_i|| "
+                  "(the slides' Taylor expansion drops ||x_i||^2)"),
+        Case("a tiny ||x||^2", dict(alpha_i=np.array([0.2, -0.1, -0.1]), g_i=np.array([0.3, 0.9, 1.2]), y_i=0,
+                                    sqnorm_i=0.01, C=1.0)),
+    ]
+    for t, (alpha_i, g, yi, q, C) in enumerate(record[::5]):
+        cases.append(Case(f"visit {5 * t + 1} of Blondel's run on three clouds",
+                          dict(alpha_i=alpha_i, g_i=g, y_i=yi, sqnorm_i=q, C=C)))
+    return cases
+
+
+CS_BLOCK_UPDATE = Exercise(
+    name="cs_block_update", notebook="07", title="Blondel's block update",
+    signature="cs_block_update(alpha_i, g_i, y_i, sqnorm_i, C) -> array of shape (k,)",
+    statement=("Return the new block alpha_i: with r = ||x_i||, C_i = C at the own class y_i and 0 elsewhere, "
+               "beta_hat = r (C_i - alpha_i) + g_i / r and z = C r, project beta_hat onto the simplex of mass z "
+               "(your project_simplex) and return C_i - beta / r."),
+    reference=cs_block_update, cases=_cs_block_cases, output="array",
+    mistakes=(
+        Mistake(lambda a, g, y, q, C: _block_with(project_simplex)(a, g, y, 1.0, C),
+                "the quadratic term of the block is ||x_i||^2 ||delta||^2 / 2, not ||delta||^2 / 2 (the slides' "
+                "'Taylor expansion' drops ||x_i||^2, an erratum): use r = ||x_i|| in beta_hat, z and the way back"),
+        Mistake(lambda a, g, y, q, C: (lambda r, Ci: Ci - project_simplex(r * (Ci - a) + g / r, C) / r)(
+            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)), "the simplex's mass is z = C ||x_i||, not C"),
+        Mistake(lambda a, g, y, q, C: (lambda r, Ci: Ci + project_simplex(r * (Ci - a) + g / r, C * r) / r)(
+            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)), "the way back is alpha_i = C_i - beta / r"),
+        Mistake(lambda a, g, y, q, C: (lambda r, Ci: Ci - project_simplex(r * (Ci - a) + g / r, C * r))(
+            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)), "divide beta by r = ||x_i|| on the way back"),
+    ),
+    hint="r = np.sqrt(sqnorm_i); C_i = np.where(np.arange(k) == y_i, C, 0.0); then project r (C_i - alpha_i) + g_i / r",
+    drive=lambda fn: _cs_compare(cs_gradient, fn, "block update"),
+)
+
+
+# ---- 08: the relative duality gap and the multiclass primal -----------------------------------------
+
+
+def relative_gap(primal, dual):
+    """(P - D) / |P|; 0 when both are 0 (the optimum of a problem whose optimum is 0)."""
+    if primal == 0:
+        return 0.0 if dual == 0 else float(np.copysign(np.inf, primal - dual))
+    return (primal - dual) / abs(primal)
+
+
+@functools.lru_cache(maxsize=None)
+def _solved_values():
+    from .. import SMO, BinaryProblem, data, solve
+
+    X, y = data.overlapping_blobs(30, seed=3)
+    out = []
+    for C in (0.01, 1.0, 100.0):
+        for tol in (1e-1, 1e-3):
+            r = solve(SMO(), BinaryProblem(X, y, C=C), tol=tol)
+            out.append((C, tol, float(r.primal), float(r.dual)))
+    return out
+
+
+def _gap_cases():
+    cases = [
+        Case("P = 10, D = 9", dict(primal=10.0, dual=9.0)),
+        Case("at the optimum, P = D", dict(primal=3.5, dual=3.5)),
+        Case("a small primal", dict(primal=2e-8, dual=1e-8),
+             hint="the gap is relative to |P| itself however small P is: (P - D) / |P|"),
+        Case("D = 0 (alpha = 0)", dict(primal=30.0, dual=0.0)),
+        Case("D a rounding error above P: a negative gap", dict(primal=1.0, dual=1.0 + 1e-12),
+             hint="keep the sign of P - D: a negative gap shows that D is above P"),
+        Case("P = D = 0", dict(primal=0.0, dual=0.0), hint="when P = D = 0 the gap is 0 (nothing to divide)"),
+        Case("a negative primal (not an SVM's, but the formula still holds)", dict(primal=-4.0, dual=-5.0),
+             hint="divide by |P|, the absolute value"),
+    ]
+    for C, tol, P, D in _solved_values():
+        cases.append(Case(f"SMO stopped at tol = {tol:g}, C = {C:g}", dict(primal=P, dual=D)))
+    return cases
+
+
+def _gap_drive(fn):
+    from .. import SMO, BinaryProblem, data, solve
+
+    X, y = data.overlapping_blobs(30, seed=3)
+    r = solve(SMO(), BinaryProblem(X, y, C=1.0), tol=1e-6, record_history=True, fast=False)
+    h = r.history
+    mine = [float(fn(P, D)) for P, D in zip(h["primal"], h["dual"])]
+    first = next((t for t, g in enumerate(mine) if g <= 1e-6), None)
+    stopped = len(mine) - 1
+    ok = first == stopped
+    return ok, (f"with your gap, an SMO run on notebook 1's blobs with tol = 1e-6 stops after {first} steps; "
+                f"solve() stopped after {stopped}" + ("" if ok else ": they should agree"))
+
+
+RELATIVE_GAP = Exercise(
+    name="relative_gap", notebook="08", title="The relative duality gap",
+    signature="relative_gap(primal, dual) -> float",
+    statement=("Return the relative duality gap (P - D) / |P|, the solvers' stopping measure: it bounds how far P is "
+               "from the optimum, relative to P. Return 0 when P = D = 0."),
+    reference=relative_gap, cases=_gap_cases,
+    mistakes=(
+        Mistake(lambda P, D: (P - D) / abs(D), "divide by |P|, the primal, not by the dual"),
+        Mistake(lambda P, D: abs(P - D) / abs(P), "keep the sign of P - D: a negative gap reveals a dual above the primal"),
+        Mistake(lambda P, D: P - D, "the gap is RELATIVE: divide by |P|"),
+        Mistake(lambda P, D: (P - D) / P, "divide by |P|, the absolute value"),
+        Mistake(lambda P, D: (P - D) / max(abs(P), 1.0), "divide by |P| itself, not by max(|P|, 1)"),
+    ),
+    hint="(primal - dual) / abs(primal), with the case P = 0 handled first",
+    drive=_gap_drive,
+)
+
+
+def multiclass_primal(W, X, y, C, loss, M):
+    """The primal 1/2 ||W||_F^2 + C sum_i loss_i of Weston-Watkins (loss = "ww", margin scale M) or
+    Crammer-Singer (loss = "cs", M unused)."""
+    S = X @ W.T  # scores (n, k)
+    n = len(y)
+    s_y = S[np.arange(n), y]
+    rival = np.ones_like(S, dtype=bool)
+    rival[np.arange(n), y] = False
+    if loss == "ww":  # a hinge per rival class
+        losses = np.where(rival, np.maximum(0.0, 1.0 - M * (s_y[:, None] - S)), 0.0).sum(axis=1)
+    else:  # one hinge against the strongest rival
+        losses = np.maximum(0.0, 1.0 + np.where(rival, S, -np.inf).max(axis=1) - s_y)
+    return float(0.5 * np.sum(W * W) + C * losses.sum())
+
+
+def _primal_cases():
+    rng = np.random.default_rng(110)
+    X, y = clouds()
+    cases = []
+    for loss in ("ww", "cs"):
+        cases.append(Case(f"{loss}: W = 0", dict(W=np.zeros((3, 2)), X=X[:6], y=y[:6], C=1.0, loss=loss, M=1.0)))
+        for t in range(2):
+            k, d, n = 4, 3, 7
+            cases.append(Case(f"{loss}: random W, n = {n}, k = {k}",
+                              dict(W=rng.normal(size=(k, d)), X=rng.normal(size=(n, d)), y=rng.integers(0, k, n),
+                                   C=float(rng.choice([0.5, 2.0])), loss=loss, M=float(rng.choice([0.5, 1.0])))))
+        cases.append(Case(f"{loss}: the library's solution on three clouds",
+                          dict(W=library_optimum(loss)[2], X=X, y=y, C=1.0, loss=loss, M=1.0)))
+    cases.append(Case("ww with M = 0.5", dict(W=rng.normal(size=(3, 2)), X=X[:8], y=y[:8], C=1.0, loss="ww", M=0.5),
+                      hint="the Weston-Watkins hinge is max(0, 1 - M (w_{y_i} - w_j)'x_i)"))
+    cases.append(Case("k = 2", dict(W=rng.normal(size=(2, 2)), X=X[:5], y=y[:5] % 2, C=1.0, loss="cs", M=1.0)))
+    return cases
+
+
+def _primal_drive(fn):
+    X, y = clouds()
+    lines, ok = [], True
+    for loss in ("ww", "cs"):
+        P, D, W = library_optimum(loss)
+        mine = float(fn(W, X, y, 1.0, loss, 1.0))
+        ok &= relative(mine, P) < 1e-9
+        lines.append(f"{loss}: your P = {mine:.10g}, MulticlassSVC's P = {P:.10g}, D = {D:.10g}, "
+                     f"relative gap {(mine - D) / abs(mine):.1e}")
+    return ok, "at the library's solutions on three clouds (C = 1, M = 1):\n  " + "\n  ".join(lines)
+
+
+MULTICLASS_PRIMAL = Exercise(
+    name="multiclass_primal", notebook="08", title="The multiclass primal, both losses",
+    signature="multiclass_primal(W, X, y, C, loss, M) -> float",
+    statement=("Return 1/2 ||W||_F^2 + C sum_i loss_i, where for loss = 'ww' (Weston-Watkins) loss_i = sum over "
+               "the rivals j != y_i of max(0, 1 - M (w_{y_i} - w_j)'x_i), and for loss = 'cs' (Crammer-Singer) "
+               "loss_i = max(0, 1 + max over the rivals m != y_i of w_m'x_i - w_{y_i}'x_i)."),
+    reference=multiclass_primal, cases=_primal_cases,
+    mistakes=(
+        Mistake(lambda W, X, y, C, loss, M: multiclass_primal(W, X, y, C, loss, M) + C * len(y) * (loss == "ww"),
+                "the Weston-Watkins sum runs over the rivals j != y_i only (j = y_i would add max(0, 1) = 1 "
+                "per sample)"),
+        Mistake(lambda W, X, y, C, loss, M: (0.5 * np.sum(W * W) + C * np.maximum(
+            0.0, 1.0 + (X @ W.T).max(axis=1) - (X @ W.T)[np.arange(len(y)), y]).sum()) if loss == "cs" else
+            multiclass_primal(W, X, y, C, loss, M),
+            "the Crammer-Singer maximum runs over the rivals m != y_i: including y_i makes every loss at least 1"),
+        Mistake(lambda W, X, y, C, loss, M: multiclass_primal(W, X, y, C, loss, M) + 0.5 * np.sum(W * W),
+                "the regulariser is 1/2 ||W||_F^2"),
+        Mistake(lambda W, X, y, C, loss, M: multiclass_primal(W, X, y, C, loss, 1.0),
+                "the Weston-Watkins margin scale M multiplies the score difference"),
+    ),
+    hint="S = X @ W.T; s_y = S[np.arange(n), y]; mask the own class out of the rivals",
+    drive=_primal_drive,
+)
+
+EXERCISES = (WW_GRADIENT, SHARK_STEP, CS_GRADIENT, PROJECT_SIMPLEX, CS_BLOCK_UPDATE, RELATIVE_GAP, MULTICLASS_PRIMAL)

@@ -1,0 +1,96 @@
+"""The exercises' cells in the course notebooks, and the solutions copy of the course.
+
+A stub cell carries the metadata ``{"svmteach": {"exercise": name}}`` and starts with the line
+``# Exercise <name>: ...``; its check cell carries ``{"svmteach": {"check": name}}``.  The
+solutions copy replaces each stub by the reference solution's source and makes each check cell
+assert that the check passed, so that running the copy (nbval, or "Run All") proves every
+reference solution right in its notebook.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+STUB_LINE = re.compile(r"^# Exercise (\w+):")
+
+
+def stub_name(cell) -> str | None:
+    """The exercise a code cell is the stub of (by its metadata, else by its first line), or None."""
+    if cell.get("cell_type") != "code":
+        return None
+    name = cell.get("metadata", {}).get("svmteach", {}).get("exercise")
+    if name:
+        return name
+    m = STUB_LINE.match(cell.get("source", ""))
+    return m.group(1) if m else None
+
+
+def check_name(cell) -> str | None:
+    """The exercise a code cell checks, or None."""
+    if cell.get("cell_type") != "code":
+        return None
+    return cell.get("metadata", {}).get("svmteach", {}).get("check")
+
+
+def solution_source(name: str) -> str:
+    """The source of the stub cell in the solutions copy: the reference solution, self-contained."""
+    from . import solution
+
+    return (f"# Exercise {name}: the reference solution (svmteach.exercises.solution({name!r}))\n"
+            f"import numpy as np\n\n\n{inspect.getsource(solution(name)).rstrip()}\n")
+
+
+def check_source(name: str) -> str:
+    """The check cell of the solutions copy: the check, asserted."""
+    return (f"from svmteach import exercises\n"
+            f"result = exercises.check({name!r}, {name})\n"
+            f"assert result.passed, result\n"
+            f"result")
+
+
+def fill_solutions(nb) -> list[str]:
+    """Replace every stub of the notebook ``nb`` (nbformat) by its solution, in place; return the names."""
+    from . import EXERCISES
+
+    filled = []
+    for cell in nb.cells:
+        name = stub_name(cell)
+        if name in EXERCISES:
+            cell.source = solution_source(name)
+            cell.outputs, cell.execution_count = [], None
+            filled.append(name)
+        name = check_name(cell)
+        if name in EXERCISES:
+            cell.source = check_source(name)
+            cell.outputs, cell.execution_count = [], None
+    return filled
+
+
+def write_solutions(target, source=None) -> dict:
+    """Write the course notebooks with their stubs filled into the folder ``target``.
+
+    ``source`` is the folder of the course (default: the one ``svmteach lab`` copies).  Notebooks that
+    already exist in ``target`` are kept, as ``svmteach lab`` keeps a student's work.  Returns
+    ``{path: [exercise names]}`` for the notebooks written.
+    """
+    import nbformat
+
+    from ..cli import course_source
+
+    source = course_source() if source is None else Path(source)
+    target = Path(target).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"target {str(target)!r} is a file, not a folder")
+    target.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for path in sorted(source.glob("*.ipynb")):
+        dest = target / path.name
+        if dest.exists():
+            continue
+        nb = nbformat.read(path, as_version=4)
+        names = fill_solutions(nb)
+        nbformat.write(nb, dest)
+        written[dest] = names
+    return written
