@@ -315,8 +315,8 @@ def solve(
         dual variable (solvers with ``still_is_fixed_point``).
     fast : bool
         Use the solver's ``advance`` (compiled where available), ``steps_between_measures``
-        steps at a time (one epoch for most solvers); the history then has one entry per chunk.  ``False`` steps one at a time
-        through ``step`` and records every step.
+        steps at a time (one epoch for most solvers); the history then has one entry per chunk.
+        ``False`` steps one at a time through ``step`` and records every step.
     record_history : bool
         Keep the curves (n_iter, time, primal, dual, gap, kkt).
     record_states : bool
