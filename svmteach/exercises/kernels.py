@@ -18,7 +18,7 @@ def gaussian_gram(X, Z, gamma):
 def _gram_cases():
     rng = np.random.default_rng(105)
     cases = []
-    for n, m, d in ((3, 3, 2), (4, 2, 2), (2, 5, 3), (6, 4, 1)):
+    for n, m, d in ((4, 2, 2), (3, 3, 2), (2, 5, 3), (6, 4, 1)):
         X, Z = rng.normal(size=(n, d)), rng.normal(size=(m, d))
         cases.append(Case(f"{n} points against {m} points in {d} dimensions",
                           dict(X=X, Z=Z, gamma=float(rng.choice([0.5, 1.0, 2.0])))))
@@ -136,11 +136,11 @@ LOO_RESIDUALS = Exercise(
     mistakes=(
         Mistake(lambda K, y, lam: np.linalg.solve(K + lam * np.eye(len(y)), y) / np.diag(K + lam * np.eye(len(y))),
                 "divide by the diagonal of the INVERSE (K + lambda I)^{-1}, not of K + lambda I"),
+        Mistake(lambda K, y, lam: y - K @ np.linalg.solve(K + lam * np.eye(len(y)), y),
+                "y - K c (= lambda c) is the training residual, with the point in the fit; the leave-one-out "
+                "residual is larger: c_i / [(K + lambda I)^{-1}]_ii"),
         Mistake(lambda K, y, lam: np.linalg.solve(K + lam * np.eye(len(y)), y),
                 "c_i alone is not the residual: divide it by [(K + lambda I)^{-1}]_ii"),
-        Mistake(lambda K, y, lam: y - K @ np.linalg.solve(K + lam * np.eye(len(y)), y),
-                "y - K c is the training residual (the point was in the fit); the leave-one-out residual is larger: "
-                "c_i / [(K + lambda I)^{-1}]_ii"),
         Mistake(lambda K, y, lam: -loo_residuals(K, y, lam), "the residual is y_i - f_{-i}(x_i): check the sign"),
     ),
     hint="G = np.linalg.inv(K + lam * np.eye(n)); then (G @ y) / np.diag(G)",

@@ -460,8 +460,9 @@ def _gap_cases():
         Case("a small primal", dict(primal=2e-8, dual=1e-8),
              hint="the gap is relative to |P| itself however small P is: (P - D) / |P|"),
         Case("D = 0 (alpha = 0)", dict(primal=30.0, dual=0.0)),
-        Case("D a rounding error above P: a negative gap", dict(primal=1.0, dual=1.0 + 1e-12),
-             hint="keep the sign of P - D: a negative gap shows that D is above P"),
+        Case("D above P (an infeasible alpha): a negative gap", dict(primal=2.0, dual=2.5),
+             hint="keep the sign of P - D: a negative gap shows that D is above P, which weak duality forbids "
+                  "for a feasible alpha"),
         Case("P = D = 0", dict(primal=0.0, dual=0.0), hint="when P = D = 0 the gap is 0 (nothing to divide)"),
         Case("a negative primal (not an SVM's, but the formula still holds)", dict(primal=-4.0, dual=-5.0),
              hint="divide by |P|, the absolute value"),
