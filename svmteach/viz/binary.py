@@ -34,9 +34,8 @@ def kkt_outlines(categories):
     return edge[cats], width[cats].astype(float), size[cats].astype(float)
 
 
-def binary_legend(ax, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=10, **kwargs):
-    """A legend of the two classes (fill colours) and the three KKT categories (outlines), by default
-    outside the axes on the right, where it covers no point."""
+def binary_legend_handles():
+    """Legend handles of the two classes (fill colours) and the three KKT categories (outlines)."""
     from matplotlib.lines import Line2D
 
     neg, pos = class_colors(2)
@@ -46,7 +45,14 @@ def binary_legend(ax, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=10,
         handles.append(Line2D([], [], ls="none", marker="o", markersize=np.sqrt(size), markerfacecolor="#bdbdbd",
                               markeredgecolor=edge if edge != "none" else "#bdbdbd", markeredgewidth=width,
                               label=KKT_LABELS[cat]))
-    return ax.legend(handles=handles, loc=loc, bbox_to_anchor=bbox_to_anchor, fontsize=fontsize, **kwargs)
+    return handles
+
+
+def binary_legend(ax, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=10, **kwargs):
+    """A legend of the two classes (fill colours) and the three KKT categories (outlines), by default
+    outside the axes on the right, where it covers no point."""
+    return ax.legend(handles=binary_legend_handles(), loc=loc, bbox_to_anchor=bbox_to_anchor, fontsize=fontsize,
+                     **kwargs)
 
 
 def decision_values(problem, alpha, b, points):

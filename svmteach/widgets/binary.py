@@ -4,8 +4,14 @@ Controls: a log-scale C slider, the kernel and gamma, the solver and SMO's
 working-set rule, buttons "step", "10 steps", "to convergence", "reset", and a
 Play widget that steps on every tick.  The figure shows the data, the two half-planes in
 the class palette (:mod:`svmteach.viz.palette`: y = -1 is class 0, y = +1 class 1), the
-decision boundary and the +-1 margins, the points outlined by KKT category, the dual
-variables as bars, and primal / dual / gap curves on a log scale.  The classifier drawn
+decision boundary and the +-1 margins, the points outlined by KKT category (the legend
+under the figure says which outline is which); the last step as its solver sees it (SMO: the
+box [0, C]^2 of the pair with the constraint's segment, L and H, the unclipped and the clipped
+point, :mod:`svmteach.viz.smo_box`; dual coordinate ascent: the parabola of the chosen
+coordinate on [0, C], :mod:`svmteach.viz.parabola`); the dual variables as bars, and primal /
+dual / gap curves on a log scale.  Moving C warm-starts the solver from the solution it shows
+(``solver.warm_start``: alpha scaled or clipped into the new box), as LIBLINEAR does for a
+parameter search, and re-solves to ``tol`` within the time budget.  The classifier drawn
 is the solver's own ``coefficients(problem, state)``: ``(alpha, b)``, with b = 0 for the
 methods without a bias.  Clicking the
 plot adds a point of class +1 (shift-click or right-click: class -1) or, in the
@@ -27,10 +33,13 @@ from ..problems import BinaryProblem, check_X
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
 from ..solvers.base import check_choice
 from ..solvers.smo import RULES
-from ..viz import class_colors, draw_class_regions, kkt_outlines
+from ..viz import binary_legend_handles, class_colors, draw_class_regions, kkt_outlines
+from ..viz.parabola import ParabolaView
 from ..viz.regions import cell_grid, data_box
+from ..viz.smo_box import SMOBoxView
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
+from .figure import style_axes
 
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 GRID = 60  # points per side of the grid the decision function is drawn on
@@ -46,17 +55,20 @@ class BinaryExplorer(SolverExplorer):
     "rbf", "poly");  gamma : float;  solver : {"smo", "dual_cd", "primal_subgradient"};
     selection : SMO's working-set rule;  tol : the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
-    may run before it stops short (and says so).
+    may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
+    figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`; "classroom": for a projector).
 
     Attributes
     ----------
     widget : what to display.  sliders, buttons, dropdowns : dicts of the controls by name.
     play : the ipywidgets.Play driving animation.  state : the solver state shown.
     problem : the BinaryProblem being solved.  history : list of (n_iter, primal, dual, gap).
+    step_view : the picture of the last step in ``ax_step`` (a ParabolaView, an SMOBoxView, or None
+    for the subgradient method, whose steps move every alpha at once).
     """
 
     def __init__(self, X, y, C=1.0, kernel="linear", gamma=1.0, solver="smo", selection="second_order",
-                 tol=1e-4, random_state=0, time_budget=TIME_BUDGET):
+                 tol=1e-4, random_state=0, time_budget=TIME_BUDGET, size="notebook"):
         import ipywidgets as w
 
         self.X = np.array(check_X(X, "X", dtype=np.float64))
@@ -70,21 +82,24 @@ class BinaryExplorer(SolverExplorer):
         self.tol = float(tol)
         self.random_state = random_state
         self.time_budget = check_time_budget(time_budget)
+        self.size = size
         self.sliders = {
             "C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
                                   continuous_update=False),
             "gamma": w.FloatLogSlider(value=gamma, base=10, min=-2, max=2, step=0.05, description="gamma",
                                       continuous_update=False),
         }
+        narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
         self.dropdowns = {
-            "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel"),
-            "solver": w.Dropdown(options=tuple(BINARY_SOLVERS), value=solver, description="solver"),
-            "selection": w.Dropdown(options=RULES, value=selection, description="rule"),
+            "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel", **narrow),
+            "solver": w.Dropdown(options=tuple(BINARY_SOLVERS), value=solver, description="solver", **narrow),
+            "selection": w.Dropdown(options=RULES, value=selection, description="rule", **narrow),
             "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",
                                      description="click"),
         }
-        self._start([w.HBox([self.sliders["C"], self.sliders["gamma"]]),
-                     w.HBox([self.dropdowns[k] for k in ("kernel", "solver", "selection")])])
+        self._start([self.sliders["C"], self.sliders["gamma"],
+                     w.HBox([self.dropdowns[k] for k in ("kernel", "solver", "selection")],
+                            layout=w.Layout(flex_flow="row wrap"))], step_view=True)
         self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
         for ctl in (self.sliders["gamma"], *(d for k, d in self.dropdowns.items() if k != "click")):
             ctl.observe(lambda ch: self._rebuild(), names="value")
@@ -105,10 +120,16 @@ class BinaryExplorer(SolverExplorer):
         self.reset()
 
     def _on_C(self):
-        """Moving C keeps the Gram matrix, re-solves to ``tol`` and redraws once (as in class)."""
+        """Moving C keeps the Gram matrix and warm-starts from the solution shown: ``solver.warm_start``
+        puts its alpha into the new box [0, C] (SMO scales it, keeping y' alpha = 0; the methods
+        without a bias clip it), then "to convergence" re-solves to ``tol`` and redraws once.  The
+        curves start again at the warm-started state (its step count carries on)."""
+        old_C = self.problem.C
         self.problem = self.problem.with_C(self.sliders["C"].value)
-        self.reset(redraw=False)
+        self.state = self.solver.warm_start(self.problem, self.state)
+        self.history = [self._record()]
         self.converge()
+        self.status.value += f" <i>(warm start from the solution at C = {old_C:.3g})</i>"
 
     def _add_clicked(self, x1, x2, mode, other):
         self.add_point(x1, x2, positive=(mode == "add -1") == other)
@@ -125,7 +146,7 @@ class BinaryExplorer(SolverExplorer):
         X, y = self.problem.X, self.problem.y
         self._xlim, self._ylim = data_box(X, 0.5)
         self._grid = cell_grid(self._xlim, self._ylim, GRID)
-        for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
+        for ax in (self.ax_data, self.ax_step, self.ax_alpha, self.ax_curve):
             ax.clear()
         self._contours = []
         # the two half-planes as one image of class indices (updated with set_data), the lines f = -1, 0, 1 as contours
@@ -142,18 +163,51 @@ class BinaryExplorer(SolverExplorer):
         self.ax_alpha.set_xlim(-1, len(y))
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
         # plain text (no mathtext parse per draw); the bars' colours are the points' outlines
-        self.ax_alpha.set_title("dual variables \u03b1\u1d62 (dashed: C)\nblack: 0 < \u03b1\u1d62 < C, magenta: \u03b1\u1d62 = C",
-                                fontsize=9)
+        style_axes(self.ax_alpha, self.size, title="dual variables (dashed: C)", xlabel="sample i",
+                   ylabel="\u03b1\u1d62")
         self._init_curves()
         # few tick labels: laying out text is most of a redraw.  The data panel needs no
         # coordinates (as in svm-toy), the bars no sample numbers.
         self.ax_data.set_xticks([])
         self.ax_data.set_yticks([])
+        style_axes(self.ax_data, self.size, xlabel="x\u2081", ylabel="x\u2082")
         self.ax_alpha.set_xticks([])
         self.ax_alpha.yaxis.set_major_locator(MaxNLocator(4))
+        self._init_step_view()
+        self._figure_legend(binary_legend_handles() + (self.step_view.handles() if self.step_view else []))
         # the kernel between the training points and the grid does not depend on C: computed once
         self._grid_kernel = self.problem.kernel_with(self._grid[2])
-        self._artists_for = self.problem.X
+        self._artists_for = (self.problem.X, type(self.solver))
+
+    def _init_step_view(self):
+        """The panel of the last step: SMO's box, dual coordinate ascent's parabola, or a note."""
+        ax, font = self.ax_step, self.size.font - 1
+        if isinstance(self.solver, SMO):
+            self.step_view = SMOBoxView(ax, fontsize=font, legend=False, labelsize=self.size.font)
+        elif isinstance(self.solver, DualCoordinateAscent):
+            self.step_view = ParabolaView(ax, fontsize=font, legend=False, labelsize=self.size.font)
+        else:
+            self.step_view = None
+            ax.text(0.5, 0.5, "a subgradient step moves\nevery \u03b1\u1d62 at once:\nsee the bars below",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=self.size.font, color="#636363")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        style_axes(ax, self.size)
+
+    def step_text(self):
+        """What the last step did, in words (for the status line), from the step view's picture."""
+        p = getattr(self.step_view, "picture", None)
+        if p is None:
+            return ""
+        if isinstance(self.step_view, SMOBoxView):
+            moved = (f"\u03b1\u2c7c {p.before[0]:.3g} \u2192 {p.after[0]:.3g}"
+                     + (f" (unclipped {p.unclipped[0]:.3g}, clipped to [L, H] = [{p.L:.3g}, {p.H:.3g}])"
+                        if p.clipped else f" (inside [L, H] = [{p.L:.3g}, {p.H:.3g}])"))
+            return f"; pair ({p.i}, {p.j}): {moved}"
+        if p.shrunk:
+            return f"; coordinate {p.i} set aside by shrinking"
+        return (f"; coordinate {p.i}: \u03b1\u1d62 {p.old:.3g} \u2192 {p.clipped:.3g} (vertex {p.unclipped:.3g}"
+                + (", clipped to [0, C])" if p.unclipped != p.clipped else ")"))
 
     def highlighted(self):
         """Indices of the points the last step worked on: SMO's pair (i, j), dual coordinate ascent's
@@ -170,7 +224,8 @@ class BinaryExplorer(SolverExplorer):
 
     def redraw(self):
         """Update the figure in place: half-planes, lines, outlines, bars, the gap curve, the status line."""
-        if getattr(self, "_artists_for", None) is not self.problem.X:
+        drawn = getattr(self, "_artists_for", (None, None))
+        if drawn[0] is not self.problem.X or drawn[1] is not type(self.solver):
             self._init_artists()
         s = self.state
         alpha, b = self.solver.coefficients(self.problem, s)  # b = 0 for the methods without a bias
@@ -195,7 +250,7 @@ class BinaryExplorer(SolverExplorer):
         self._points.set_sizes(sizes)
         pair = self.highlighted()
         self._pair.set_offsets(self.problem.X[pair] if pair else np.empty((0, 2)))
-        self.ax_data.set_title(f"step {s.n_iter}: C = {self.problem.C:.3g}")
+        self.ax_data.set_title(f"step {s.n_iter}: C = {self.problem.C:.3g}", fontsize=self.size.font)
         bar_colors = np.where(edges == "none", "#bbbbbb", edges)  # bars coloured as the points' outlines
         idx = np.arange(len(alpha))
         self._bars.set_segments(np.stack([np.column_stack([idx, np.zeros_like(alpha)]), np.column_stack([idx, alpha])], axis=1))
@@ -203,6 +258,11 @@ class BinaryExplorer(SolverExplorer):
         self._C_line.set_ydata([self.problem.C, self.problem.C])
         self.ax_alpha.set_ylim(0, 1.05 * self.problem.C)
         self._update_curves()
+        if isinstance(self.step_view, SMOBoxView):
+            self.step_view.update(s, self.problem.y, self.problem.C)
+        elif self.step_view is not None:
+            self.step_view.update(s, self.problem.C)
         self.status.value = (f"<b>{self.dropdowns['solver'].value}</b> step {s.n_iter}: primal {s.primal:.5g}, "
-                             f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}")
+                             f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}"
+                             f"{self.step_text()}")
         self._figure_view.refresh()

@@ -2,7 +2,14 @@
 
 A subclass (:class:`~svmteach.widgets.BinaryExplorer`, :class:`~svmteach.widgets.MulticlassExplorer`)
 defines its sliders and dropdowns, ``_make_solver``, ``_rebuild`` (a new problem, then
-``reset``), ``add_point`` and ``redraw``; it calls :meth:`_start` once its controls exist.
+``reset``), ``add_point`` and ``redraw``; it sets ``size`` (:func:`~svmteach.widgets.figure.check_size`)
+and calls :meth:`_start` once its controls exist.
+
+The figure is a 2 x 2 grid: the data (``ax_data``), the solver's own step (``ax_step``: the
+parabola of dual coordinate ascent, the box of SMO's pair, ... ; with ``step_view=False`` the data
+panel takes the whole left column instead), the dual variables (``ax_alpha``) and the primal,
+dual and gap curves (``ax_curve``), with a legend of the markers below (:meth:`_figure_legend`).
+Its width and fonts follow ``size``; the sliders are as wide as the figure.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from functools import cache
 import numpy as np
 
 from .editing import ADD, REMOVE, click_action, without_nearest
-from .figure import FIGURE_DPI, Displayed, ExplorerBox, FigureView
+from .figure import FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, style_axes
 
 BUTTONS = ("step", "10 steps", "to convergence", "reset")
 
@@ -50,21 +57,35 @@ def one_blas_thread():
 class SolverExplorer(Displayed):
     """Base of the solver explorers (see the module docstring)."""
 
-    def _start(self, rows, width_ratios=(1.3, 1, 1)):
-        """Create the buttons, Play, status and figure, build the problem, and lay out ``rows`` above them."""
+    #: the figure size by name (``"notebook"``, ``"classroom"``, ``"wide"``); a subclass sets it from its ``size=``
+    size = "notebook"
+
+    def _start(self, rows, step_view=False):
+        """Create the buttons, Play, status and figure, build the problem, and lay out ``rows`` above them.
+
+        ``step_view``: the figure has a panel for the solver's step (``ax_step``).
+        """
         import ipywidgets as w
 
-        self.buttons = {name: w.Button(description=name) for name in BUTTONS}
+        self.size = check_size(self.size)
+        self.buttons = {name: w.Button(description=name, layout=w.Layout(width="auto")) for name in BUTTONS}
         self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
-        self.status = w.HTML()
-        self._figure(width_ratios)
+        self.status = w.HTML(layout=w.Layout(width=f"{self.size.width_px}px"))
+        for slider in self.sliders.values():  # long sliders: one a row, as wide as the figure
+            slider.layout = w.Layout(width=f"{self.size.width_px}px")
+            slider.style = {"description_width": "60px"}
+        self._figure(step_view)
         self._rebuild()
+        self._layout()  # once the first artists (titles, labels, legend) exist
+        self._figure_view.refresh()
         self.buttons["step"].on_click(lambda _: self.step(1))
         self.buttons["10 steps"].on_click(lambda _: self.step(10))
         self.buttons["to convergence"].on_click(lambda _: self.converge())
         self.buttons["reset"].on_click(lambda _: self.reset())
         self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
-        controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play]), self.dropdowns["click"], self.status])
+        wrap = w.Layout(flex_flow="row wrap", width=f"{self.size.width_px}px")
+        controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play], layout=wrap), self.dropdowns["click"],
+                           self.status])
         self.widget = ExplorerBox([controls, self._figure_view.view])
 
     # ---- running the solver ------------------------------------------------------------------
@@ -148,12 +169,14 @@ class SolverExplorer(Displayed):
         from matplotlib.ticker import FuncFormatter, MaxNLocator
 
         ax = self.ax_curve
-        self._curves = [ax.plot([], [], color=c, lw=1.2)[0] for c in ("#3182bd", "#e6550d", "#31a354")]
+        self._curves = [ax.plot([], [], color=c, lw=1.2, label=label)[0]
+                        for c, label in (("#3182bd", "primal"), ("#e6550d", "dual"), ("#31a354", "relative gap"))]
         ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{int(round(v))}"))
         ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
-        ax.set_title("primal (blue), dual (orange), gap (green)", fontsize=9)
-        ax.set_xlabel("steps")
+        # the colours named in the title: a legend box would cost a tenth of a redraw
+        style_axes(ax, self.size, title="primal (blue), dual (orange), gap (green)", xlabel="steps",
+                   ylabel="log scale")
 
     def _update_curves(self):
         h = np.array(self.history, dtype=float)  # (n_iter, primal, dual, gap)
@@ -164,14 +187,61 @@ class SolverExplorer(Displayed):
         self.ax_curve.relim()
         self.ax_curve.autoscale_view()
 
-    def _figure(self, width_ratios):
+    def _figure(self, step_view):
+        """The figure (2 x 2 panels, see the module docstring), ``size.width_px`` wide."""
         import matplotlib.pyplot as plt
 
+        width = self.size.width_px / FIGURE_DPI
         with plt.ioff():
-            self.fig, (self.ax_data, self.ax_alpha, self.ax_curve) = plt.subplots(
-                1, 3, figsize=(10.5, 3.5), dpi=FIGURE_DPI, gridspec_kw={"width_ratios": list(width_ratios)})
-            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.14, top=0.9, wspace=0.3)
+            self.fig = plt.figure(figsize=(width, 0.92 * width), dpi=FIGURE_DPI)
+        grid = self.fig.add_gridspec(2, 2, width_ratios=(1.1, 1))
+        if step_view:
+            self.ax_data, self.ax_step = self.fig.add_subplot(grid[0, 0]), self.fig.add_subplot(grid[0, 1])
+            self.ax_alpha = self.fig.add_subplot(grid[1, 0])
+        else:
+            self.ax_data, self.ax_step = self.fig.add_subplot(grid[:, 0]), None
+            self.ax_alpha = self.fig.add_subplot(grid[0, 1])
+        self.ax_curve = self.fig.add_subplot(grid[1, 1])
+        self._legend = None
         self._figure_view = FigureView(self.fig)
         if self._figure_view.live:
             self.fig.canvas.mpl_connect("button_press_event", self._on_click)
 
+    def _figure_legend(self, handles):
+        """A legend of ``handles`` (the markers' meanings) under the panels, replacing the previous one.
+
+        It never changes while the explorer runs, so it is drawn once, into an image that the figure
+        pastes at each redraw (``figimage``): a legend box laid out and drawn again at every
+        redraw cost a fifth of a move of C.
+        """
+        from io import BytesIO
+
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.image import imread
+
+        if self._legend is not None:
+            self._legend.remove()
+        sheet = Figure(dpi=FIGURE_DPI)
+        FigureCanvasAgg(sheet)
+        sheet.legend(handles=handles, loc="center", ncol=3, fontsize=self.size.font - 0.5, frameon=False,
+                     handletextpad=0.3, columnspacing=1.0)
+        buffer = BytesIO()
+        sheet.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight", pad_inches=0.02, facecolor="white")
+        buffer.seek(0)
+        image = imread(buffer)
+        left = max(0.0, (self.fig.bbox.width - image.shape[1]) / 2)
+        self._legend = self.fig.figimage(image, xo=left, yo=2, origin="upper", zorder=5)
+
+    def _layout(self):
+        """Place the panels once, by matplotlib's constrained layout, then fix them: a redraw lays out nothing.
+
+        The legend under the panels is kept clear of them by the room its height needs.
+        """
+        self.fig.set_layout_engine("constrained", h_pad=0.04, w_pad=0.04, hspace=0.06, wspace=0.04)
+        legend_height = 0.0
+        if self._legend is not None:
+            legend_height = (self._legend.get_array().shape[0] + 2) / self.fig.bbox.height
+        self.fig.get_layout_engine().set(rect=(0.0, legend_height + 0.01, 1.0, 1.0 - legend_height - 0.01))
+        self.fig.get_layout_engine().execute(self.fig)
+        self.fig.set_layout_engine("none")

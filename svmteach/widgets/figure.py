@@ -8,11 +8,59 @@ cell that has not run in a live kernel) is :data:`HINT` instead of ``VBox(childr
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import ipywidgets as w
 
-#: 840 x 280 pixels for the explorers' 10.5 x 3.5 inch figures: a notebook's width, and a
-#: third fewer pixels for Agg to fill than at 100 dpi
+#: Dots per inch of the explorers' figures: a pixel of the canvas is a pixel of the page
+#: (ipympl draws the figure at its size in pixels), and a third fewer pixels for Agg to fill than at 100 dpi
 FIGURE_DPI = 80
+
+
+class FigureSize(NamedTuple):
+    """An explorer's figure size: its width in pixels (height: the explorer's aspect) and its fonts in points.
+
+    At :data:`FIGURE_DPI` a font of ``p`` points is ``p * FIGURE_DPI / 72`` pixels high.
+    """
+
+    name: str
+    width_px: int
+    font: float  # titles, axis labels, legends
+    ticks: float  # tick labels
+
+
+#: The named sizes of the ``size=`` option of every explorer.  ipympl draws a canvas at a fixed size
+#: in pixels, so each fits a window:
+#: ``"notebook"`` (the default): 580 px, inside the notebook column of a 1024 px wide JupyterLab
+#: window with its side bar open (592 px there);  ``"classroom"``: for a projector, 840 px wide
+#: (a 1024 px window with the side bar closed) with tick labels of 13 pt, 14.4 px;  ``"wide"``:
+#: 1400 px, a 1920 px window's notebook column.
+SIZES = {
+    "notebook": FigureSize("notebook", 580, 9.0, 8.5),
+    "classroom": FigureSize("classroom", 840, 14.0, 13.0),
+    "wide": FigureSize("wide", 1400, 13.0, 12.0),
+}
+
+
+def check_size(size):
+    """The :class:`FigureSize` named ``size`` (one of :data:`SIZES`), or raise a ValueError naming ``size``."""
+    if isinstance(size, FigureSize):
+        return size
+    if not isinstance(size, str) or size not in SIZES:
+        raise ValueError(f"size must be one of {tuple(SIZES)}, got {size!r}")
+    return SIZES[size]
+
+
+def style_axes(ax, size, title=None, xlabel=None, ylabel=None):
+    """Set ``ax``'s tick labels, and its title and axis labels when given, in the fonts of ``size``
+    (explicit sizes: a notebook's ``rcParams`` must not change an explorer's fonts)."""
+    ax.tick_params(labelsize=size.ticks)
+    if title is not None:
+        ax.set_title(title, fontsize=size.font)
+    if xlabel is not None:
+        ax.set_xlabel(xlabel, fontsize=size.font)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel, fontsize=size.font)
 
 #: The plain-text form of every explorer (and of its ``widget``).
 HINT = "Interactive explorer: run this notebook in JupyterLab (svmteach lab) to use it"
@@ -37,6 +85,25 @@ class Displayed:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
+
+    def snapshot_png(self):
+        """The explorer's figure as it is now, as PNG bytes (at :data:`FIGURE_DPI`: the size it has on the page)."""
+        from io import BytesIO
+
+        buffer = BytesIO()
+        self.fig.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        return buffer.getvalue()
+
+    def snapshot(self):
+        """The figure as it is now, as an ``IPython.display.Image``.
+
+        A committed notebook shows a widget only in a live kernel: GitHub and nbviewer show its
+        plain text.  A cell ``explorer.snapshot()`` under the explorer's cell keeps its first
+        picture in the notebook for those readers.
+        """
+        from IPython.display import Image
+
+        return Image(data=self.snapshot_png(), format="png")
 
 
 class FigureView:
