@@ -372,3 +372,245 @@ def test_a_non_live_explorer_leaves_no_figure_to_pyplot():
     MulticlassExplorer(X, y)
     RLSPathExplorer(X, y, lams=[0.1, 1.0])
     assert set(plt.get_fignums()) == before
+
+
+# ---- the step views: dual coordinate ascent's parabola, SMO's box -------------------------------
+
+def _dual(X, y, alpha):
+    """The binary dual without bias, computed from the data (linear kernel): 1'a - 1/2 ||sum_i a_i y_i x_i||^2."""
+    w = X.T @ (alpha * y)
+    return float(alpha.sum() - 0.5 * w @ w)
+
+
+def test_parabola_view_draws_the_step_it_took():
+    """Press step: the parabola drawn is the dual along coordinate i (computed from the data), its vertex
+    and the clipped point are where the dual is largest on the line and on [0, C], and the drawing moves."""
+    X, y = data.overlapping_blobs(30, seed=2)
+    ex = BinaryExplorer(X, y, solver="dual_cd", C=1.0)
+    view, C = ex.step_view, 1.0
+    assert view.picture is None and len(view.curve.get_xdata()) == 0  # no step yet: nothing drawn
+    seen = {"inside": 0, "clipped": 0}
+    last_curve = None
+    for _ in range(40):
+        before = np.array(ex.state.alpha, dtype=float)
+        ex.buttons["step"].click()
+        s, p = ex.state, view.picture
+        i = s.i
+        assert p.i == i and "coordinate %d" % i in ex.status.value
+        # the dual along coordinate i, from the data: D(alpha + (x - alpha_i) e_i) - D(alpha)
+        def along(x):
+            a = before.copy()
+            a[i] = x
+            return _dual(X, y, a) - _dual(X, y, before)
+        xs, ys = view.curve.get_data()
+        np.testing.assert_allclose(ys[::17], [along(x) for x in xs[::17]], rtol=1e-9, atol=1e-12)
+        # the vertex: where the quadratic along the line is largest (from three of its values)
+        c2, c1, _ = np.polyfit([0.0, 0.5, 1.0], [along(0.0), along(0.5), along(1.0)], 2)
+        vertex = -c1 / (2 * c2)
+        assert p.unclipped == pytest.approx(vertex, rel=1e-8, abs=1e-10)
+        assert p.clipped == pytest.approx(min(max(vertex, 0.0), C), rel=1e-8, abs=1e-10)
+        assert p.old == before[i]
+        np.testing.assert_allclose(view.after.get_data(), [[p.clipped], [along(p.clipped)]], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(view.before.get_data(), [[before[i]], [0.0]])
+        if p.arrow == 0:  # the vertex is in view: drawn where it is, at the top of the curve
+            np.testing.assert_allclose(view.vertex.get_data(), [[vertex], [along(vertex)]], rtol=1e-8, atol=1e-12)
+            assert xs[np.argmax(ys)] == pytest.approx(vertex, abs=np.ptp(xs) / len(xs))
+        else:  # far outside the box: an arrow at the edge, on the vertex's side
+            assert view.arrow.get_visible() and np.sign(vertex - 0.5 * C) == p.arrow
+        seen["inside" if 0 <= vertex <= C else "clipped"] += 1
+        if last_curve is not None:
+            assert not np.array_equal(ys, last_curve)  # the drawing changed with the step
+        last_curve = ys.copy()
+        if min(seen.values()) >= 2:
+            break
+    assert min(seen.values()) >= 2, seen
+
+
+def test_parabola_view_marks_a_far_vertex_with_an_arrow():
+    """At C = 0.001 the first vertex lies 50 C right of the box: the view stops and an arrow points to it."""
+    X, y = data.overlapping_blobs(30, seed=2)
+    ex = BinaryExplorer(X, y, solver="dual_cd", C=0.001)
+    ex.buttons["step"].click()
+    p = ex.step_view.picture
+    assert p.unclipped > 50 * p.C and p.arrow == 1 and p.clipped == p.C
+    assert ex.step_view.arrow.get_visible() and len(ex.step_view.vertex.get_xdata()) == 0
+    assert p.xlim[1] < p.unclipped and "vertex" in ex.step_view.arrow.get_text()
+    assert ex.ax_step.get_xlim() == pytest.approx(p.xlim)
+
+
+def test_smo_box_view_draws_the_pair_its_segment_L_and_H():
+    """Press step: the box view shows the pair's segment between L and H (found here by brute force on a
+    grid of the box), of slope -y_i y_j, the point before, the unclipped maximiser of the dual along the
+    line and the clipped one (the dual's maximiser on the segment, by brute force), and it changes."""
+    X, y = data.overlapping_blobs(30, seed=3)
+    C = 0.5
+    ex = BinaryExplorer(X, y, solver="smo", selection="max_violating_pair", C=C)
+    view = ex.step_view
+    kinds, last = set(), None
+    for _ in range(60):
+        before = np.array(ex.state.alpha, dtype=float)
+        ex.buttons["step"].click()
+        s, p = ex.state, view.picture
+        i, j = s.i, s.j
+        same = y[i] == y[j]
+
+        def pair(aj):  # the pair's alpha on the constraint line y_i a_i + y_j a_j = const
+            a = before.copy()
+            a[i] = before[i] + y[i] * y[j] * (before[j] - aj)
+            a[j] = aj
+            return a
+
+        grid = np.linspace(0.0, C, 20001)
+        ai = before[i] + y[i] * y[j] * (before[j] - grid)
+        feasible = grid[(ai >= -1e-12) & (ai <= C + 1e-12)]
+        assert p.L == pytest.approx(feasible.min(), abs=C / 20000) and p.H == pytest.approx(feasible.max(), abs=C / 20000)
+        (xL, yL), (xH, yH) = np.array(view.segment.get_data()).T
+        assert (xL, xH) == pytest.approx((p.L, p.H)) and (yH - yL) == pytest.approx(-y[i] * y[j] * (xH - xL))
+        assert p.slope == (-1.0 if same else 1.0)
+        np.testing.assert_allclose(view.before.get_data(), [[before[j]], [before[i]]])
+        # the clipped point: the dual's maximiser over the segment (bias: y'alpha = 0 holds along it)
+        on_segment = np.linspace(p.L, p.H, 2001)
+        best = on_segment[np.argmax([_dual(X, y, pair(aj)) for aj in on_segment])]
+        assert p.after[0] == pytest.approx(best, abs=(p.H - p.L) / 2000 + 1e-12)
+        np.testing.assert_allclose(view.after.get_data(), [[s.alpha_j_new], [s.alpha_i_new]])
+        np.testing.assert_allclose(np.array(ex.state.alpha)[[j, i]], [s.alpha_j_new, s.alpha_i_new])
+        # the unclipped point: the vertex of the dual along the whole line
+        c2, c1, _ = np.polyfit([-1.0, 0.0, 1.0], [_dual(X, y, pair(t)) for t in (-1.0, 0.0, 1.0)], 2)
+        assert p.unclipped[0] == pytest.approx(-c1 / (2 * c2), rel=1e-7, abs=1e-9)
+        assert p.clipped == (not p.L <= p.unclipped[0] <= p.H)
+        assert f"pair ({i}, {j})" in ex.status.value and f"pair ({i}, {j})" in ex.ax_step.get_title()
+        kinds.add((bool(same), p.clipped))
+        drawn = (view.segment.get_data(), view.after.get_data())
+        if last is not None:
+            assert not all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(drawn, last))
+        last = drawn
+        if {(True, True), (False, True), (False, False)} <= kinds:
+            break
+    assert {(True, True), (False, True), (False, False)} <= kinds, kinds
+
+
+def test_the_subgradient_explorer_has_no_step_view_but_says_why():
+    X, y = data.overlapping_blobs(20, seed=0)
+    ex = BinaryExplorer(X, y, solver="primal_subgradient")
+    ex.buttons["step"].click()
+    assert ex.step_view is None and "every" in ex.ax_step.texts[0].get_text()
+
+
+def test_switching_solver_switches_the_step_view(explorer):
+    from svmteach.viz.parabola import ParabolaView
+    from svmteach.viz.smo_box import SMOBoxView
+
+    assert isinstance(explorer.step_view, SMOBoxView)
+    explorer.dropdowns["solver"].value = "dual_cd"
+    explorer.buttons["step"].click()
+    assert isinstance(explorer.step_view, ParabolaView) and explorer.step_view.picture.i == explorer.state.i
+
+
+# ---- warm start, sizes, legend, labels, snapshots -----------------------------------------------
+
+def test_moving_C_warm_starts_from_the_solution_shown(explorer):
+    """The move hands the state shown to the solver's warm_start, and the result is the optimum at the
+    new C (QP oracle); the step count carries on and the status line says so."""
+    from oracles import binary_dual_optimum
+
+    explorer.buttons["to convergence"].click()
+    shown, calls = explorer.state, []
+    original = explorer.solver.warm_start
+
+    def spy(problem, state):
+        calls.append((problem.C, state))
+        return original(problem, state)
+
+    explorer.solver.warm_start = spy
+    explorer.sliders["C"].value = 0.5
+    assert len(calls) == 1 and calls[0][0] == pytest.approx(0.5) and calls[0][1] is shown
+    assert explorer.state.n_iter >= shown.n_iter and explorer.history[0][0] == shown.n_iter
+    X, y = explorer.problem.X, explorer.problem.y
+    optimum, _ = binary_dual_optimum(X @ X.T, y, 0.5, bias=True)
+    assert explorer.state.dual == pytest.approx(optimum, rel=1e-4)
+    assert explorer.state.alpha.max() <= 0.5 + 1e-12 and abs(explorer.state.alpha @ y) < 1e-9
+    assert "warm start from the solution at C = 1" in explorer.status.value
+
+
+def test_sizes_fit_their_windows_and_classroom_fonts_read_from_the_back():
+    from svmteach.widgets.figure import FIGURE_DPI, SIZES
+
+    X, y = data.overlapping_blobs(20, seed=0)
+    default = BinaryExplorer(X, y)
+    assert default.fig.bbox.width <= 592  # the notebook column of a 1024 px window with the side bar open
+    classroom = BinaryExplorer(X, y, solver="dual_cd", size="classroom")
+    classroom.buttons["step"].click()
+    assert classroom.fig.bbox.width == SIZES["classroom"].width_px
+    for ax in classroom.fig.axes:
+        for label in ax.get_xticklabels() + ax.get_yticklabels():
+            assert label.get_fontsize() * FIGURE_DPI / 72 >= 14  # pixels on the page
+        assert ax.title.get_fontsize() * FIGURE_DPI / 72 >= 14
+    with pytest.raises(ValueError, match="^size must be one of"):
+        BinaryExplorer(X, y, size="huge")
+
+
+def test_every_panel_is_labelled_and_the_legend_shows_the_kkt_outlines(explorer):
+    from svmteach.viz.binary import KKT_OUTLINE
+    from svmteach import objectives as obj
+
+    explorer.buttons["10 steps"].click()
+    for ax in (explorer.ax_data, explorer.ax_step, explorer.ax_alpha, explorer.ax_curve):
+        assert ax.get_xlabel() and ax.get_ylabel()
+    # the legend, pasted under the panels: the magenta ring of alpha = C is in its rows of the picture
+    explorer.fig.canvas.draw()
+    img = np.asarray(explorer.fig.canvas.buffer_rgba())[..., :3].astype(int)
+    legend = explorer._legend.get_array()
+    band = img[img.shape[0] - 2 - legend.shape[0]:img.shape[0] - 2]
+    magenta = np.array([int(KKT_OUTLINE[obj.AT_C][0][k:k + 2], 16) for k in (1, 3, 5)])
+    assert np.any(np.all(np.abs(band - magenta) <= 12, axis=-1))
+    top = np.min([ax.get_position().y0 for ax in explorer.fig.axes])
+    assert top * explorer.fig.bbox.height >= legend.shape[0]  # no panel reaches into the legend
+
+
+def test_snapshot_is_the_figure_as_png(explorer):
+    from IPython.display import Image
+
+    png = explorer.snapshot_png()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image as mpimg
+    from io import BytesIO
+
+    picture = mpimg.imread(BytesIO(png))
+    assert picture.shape[:2] == (round(explorer.fig.bbox.height), round(explorer.fig.bbox.width))
+    assert isinstance(explorer.snapshot(), Image)
+
+
+def test_rls_explorer_error_curves_against_refits():
+    """Training, leave-one-out and held-out error rates at every lambda: a scikit-learn KernelRidge refit
+    at one lambda agrees on training and held-out data; a larger gamma fits the training data better
+    while its held-out error grows (the panel's point)."""
+    from sklearn.kernel_ridge import KernelRidge
+
+    from svmteach.widgets import RLSPathExplorer
+
+    X, y = data.moons(120, noise=0.2, seed=0)
+    Xt, yt = data.moons(300, noise=0.2, seed=1)
+    ex = RLSPathExplorer(X, y, gamma=2.0, lams=np.logspace(-4, 1, 11), X_test=Xt, y_test=yt)
+    for gamma in (2.0, 100.0):
+        ex.sliders["gamma"].value = gamma
+        for index in (0, 5):
+            lam = ex.lams[index]
+            ref = KernelRidge(alpha=lam, kernel="rbf", gamma=gamma).fit(X, np.where(y > 0, 1.0, -1.0))
+            assert ex.state["train_error_rate"][index] == pytest.approx(np.mean(np.where(ref.predict(X) > 0, 1, -1) != y))
+            assert ex.state["test_error_rate"][index] == pytest.approx(np.mean(np.where(ref.predict(Xt) > 0, 1, -1) != yt))
+        labels = [line.get_label() for line in ex.ax_loo.get_lines()]
+        assert {"training", "leave-one-out", "held-out"} <= set(labels)
+        held_out = ex.ax_loo.get_lines()[labels.index("held-out")]
+        np.testing.assert_allclose(held_out.get_ydata(), ex.state["test_error_rate"])
+    assert "held-out" in ex.status.value and ex.ax_loo.get_xlabel() and ex.ax_loo.get_ylabel()
+    small = 0  # the smallest lambda: gamma = 100 fits the training data at least as well, and predicts worse
+    ex.sliders["gamma"].value = 2.0
+    fit_2, test_2 = ex.state["train_error_rate"][small], ex.state["test_error_rate"][small]
+    ex.sliders["gamma"].value = 100.0
+    assert ex.state["train_error_rate"][small] <= fit_2 and ex.state["test_error_rate"][small] > test_2
+    with pytest.raises(ValueError, match="^X_test and y_test must be given together"):
+        RLSPathExplorer(X, y, X_test=Xt)
+    with pytest.raises(ValueError, match="^y_test's labels must be among"):
+        RLSPathExplorer(X, y, X_test=Xt, y_test=np.full(len(Xt), 7))
+    with pytest.raises(ValueError, match="^size must be one of"):
+        RLSPathExplorer(X, y, size=3)

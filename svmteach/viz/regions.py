@@ -47,7 +47,7 @@ def scatter_classes(ax, X, codes, k, **kwargs):
     return ax.scatter(X[:, 0], X[:, 1], c=np.asarray(class_colors(k))[np.asarray(codes)], **style)
 
 
-def _label(value):
+def label_text(value):
     """A class label as text: whole numbers without their ".0" (labels -1.0 and 1.0 read -1 and 1)."""
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return str(int(value))
@@ -60,7 +60,7 @@ def class_legend(ax, classes, loc="best", fontsize=11, title="class", **kwargs):
 
     colors = class_colors(len(classes))
     handles = [Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor=c, markeredgecolor="white",
-                      label=_label(label)) for c, label in zip(colors, classes)]
+                      label=label_text(label)) for c, label in zip(colors, classes)]
     return ax.legend(handles=handles, loc=loc, fontsize=fontsize, title=title, title_fontsize=fontsize, **kwargs)
 
 

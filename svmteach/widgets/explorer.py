@@ -22,7 +22,8 @@ from functools import cache
 import numpy as np
 
 from .editing import ADD, REMOVE, click_action, without_nearest
-from .figure import FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, style_axes
+from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, figure_inches, fix_layout,
+                     paste_legend, style_axes)
 
 BUTTONS = ("step", "10 steps", "to convergence", "reset")
 
@@ -191,9 +192,8 @@ class SolverExplorer(Displayed):
         """The figure (2 x 2 panels, see the module docstring), ``size.width_px`` wide."""
         import matplotlib.pyplot as plt
 
-        width = self.size.width_px / FIGURE_DPI
         with plt.ioff():
-            self.fig = plt.figure(figsize=(width, 0.92 * width), dpi=FIGURE_DPI)
+            self.fig = plt.figure(figsize=figure_inches(self.size), dpi=FIGURE_DPI)
         grid = self.fig.add_gridspec(2, 2, width_ratios=(1.1, 1))
         if step_view:
             self.ax_data, self.ax_step = self.fig.add_subplot(grid[0, 0]), self.fig.add_subplot(grid[0, 1])
@@ -208,40 +208,12 @@ class SolverExplorer(Displayed):
             self.fig.canvas.mpl_connect("button_press_event", self._on_click)
 
     def _figure_legend(self, handles):
-        """A legend of ``handles`` (the markers' meanings) under the panels, replacing the previous one.
-
-        It never changes while the explorer runs, so it is drawn once, into an image that the figure
-        pastes at each redraw (``figimage``): a legend box laid out and drawn again at every
-        redraw cost a fifth of a move of C.
-        """
-        from io import BytesIO
-
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.image import imread
-
+        """A legend of ``handles`` (the markers' meanings) under the panels, replacing the previous one
+        (:func:`~svmteach.widgets.figure.paste_legend`)."""
         if self._legend is not None:
             self._legend.remove()
-        sheet = Figure(dpi=FIGURE_DPI)
-        FigureCanvasAgg(sheet)
-        sheet.legend(handles=handles, loc="center", ncol=3, fontsize=self.size.font - 0.5, frameon=False,
-                     handletextpad=0.3, columnspacing=1.0)
-        buffer = BytesIO()
-        sheet.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight", pad_inches=0.02, facecolor="white")
-        buffer.seek(0)
-        image = imread(buffer)
-        left = max(0.0, (self.fig.bbox.width - image.shape[1]) / 2)
-        self._legend = self.fig.figimage(image, xo=left, yo=2, origin="upper", zorder=5)
+        self._legend = paste_legend(self.fig, handles, self.size)
 
     def _layout(self):
-        """Place the panels once, by matplotlib's constrained layout, then fix them: a redraw lays out nothing.
-
-        The legend under the panels is kept clear of them by the room its height needs.
-        """
-        self.fig.set_layout_engine("constrained", h_pad=0.04, w_pad=0.04, hspace=0.06, wspace=0.04)
-        legend_height = 0.0
-        if self._legend is not None:
-            legend_height = (self._legend.get_array().shape[0] + 2) / self.fig.bbox.height
-        self.fig.get_layout_engine().set(rect=(0.0, legend_height + 0.01, 1.0, 1.0 - legend_height - 0.01))
-        self.fig.get_layout_engine().execute(self.fig)
-        self.fig.set_layout_engine("none")
+        """Place the panels once, clear of the legend, then fix them (:func:`~svmteach.widgets.figure.fix_layout`)."""
+        fix_layout(self.fig, self._legend)

@@ -51,6 +51,12 @@ def check_size(size):
     return SIZES[size]
 
 
+def figure_inches(size, aspect=0.92):
+    """``(width, height)`` in inches of an explorer's figure of ``size``: ``size.width_px`` wide, ``aspect``
+    times that high, both whole pixels at :data:`FIGURE_DPI`."""
+    return size.width_px / FIGURE_DPI, round(aspect * size.width_px) / FIGURE_DPI
+
+
 def style_axes(ax, size, title=None, xlabel=None, ylabel=None):
     """Set ``ax``'s tick labels, and its title and axis labels when given, in the fonts of ``size``
     (explicit sizes: a notebook's ``rcParams`` must not change an explorer's fonts)."""
@@ -71,6 +77,42 @@ def with_hint(bundle):
     if bundle is None:
         return None
     return {**bundle, "text/plain": HINT}
+
+
+def paste_legend(fig, handles, size, ncol=3):
+    """Draw a legend of ``handles`` once, into an image pasted at the bottom centre of ``fig``; return the
+    ``FigureImage`` (``remove()`` it to replace the legend).
+
+    An explorer's legend never changes while it runs: pasting an image (``figimage``) costs nothing
+    at a redraw, where a legend box laid out and drawn again cost a fifth of a move of C.
+    """
+    from io import BytesIO
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.image import imread
+
+    sheet = Figure(dpi=FIGURE_DPI)
+    FigureCanvasAgg(sheet)
+    sheet.legend(handles=handles, loc="center", ncol=ncol, fontsize=size.font - 0.5, frameon=False,
+                 handletextpad=0.3, columnspacing=1.0)
+    buffer = BytesIO()
+    sheet.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight", pad_inches=0.02, facecolor="white")
+    buffer.seek(0)
+    image = imread(buffer)
+    left = max(0.0, (fig.bbox.width - image.shape[1]) / 2)
+    return fig.figimage(image, xo=left, yo=2, origin="upper", zorder=5)
+
+
+def fix_layout(fig, legend=None):
+    """Place ``fig``'s panels once by matplotlib's constrained layout, above ``legend`` (a pasted image,
+    or None), then switch the layout off: a redraw lays out nothing (titles and tick labels that
+    change while the explorer runs keep the room they had)."""
+    legend_height = 0.0 if legend is None else (legend.get_array().shape[0] + 4) / fig.bbox.height
+    fig.set_layout_engine("constrained", h_pad=0.04, w_pad=0.04, hspace=0.06, wspace=0.04,
+                          rect=(0.0, legend_height, 1.0, 1.0 - legend_height))
+    fig.get_layout_engine().execute(fig)
+    fig.set_layout_engine("none")
 
 
 class ExplorerBox(w.VBox):

@@ -1,12 +1,16 @@
-"""RLSPathExplorer: regularized least squares along its whole regularization path (seeds 003 and 004).
+"""RLSPathExplorer: regularized least squares along its whole regularization path (MIT 9.520, Class 06;
+Rifkin and Lippert 2007).
 
 The path ``c(lambda) = (K + lambda I)^{-1} Y`` for every lambda of a grid, and the
 leave-one-out residuals for every lambda, come from one decomposition of K
 (:func:`svmteach.rls.regularization_path`, :func:`svmteach.rls.loo_errors`), so moving
 the lambda slider costs nothing but a redraw; moving the kernel or gamma recomputes
 the decomposition.  The figure shows the classifier at the chosen lambda, the
-coefficients c_i(lambda) of a few samples along the path, and the leave-one-out curve
-(mean squared residual and error rate) with the chosen and the best lambda.
+coefficients c_i(lambda) of a few samples along the path, and the error rates against
+lambda: on the training data, leave-one-out, and on held-out data when some are given.
+The training error falls as gamma grows and lambda shrinks; the leave-one-out and held-out
+errors do not follow it, which is the point of the panel: a better fit of the training data is
+not a better classifier.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from ..problems import check_labels, check_X
 from ..rls import check_lambdas, loo_errors, regularization_path
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
-from ..viz.regions import cell_grid, data_box
-from .figure import FIGURE_DPI, Displayed, ExplorerBox, FigureView
+from ..viz.regions import cell_grid, data_box, label_text
+from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, figure_inches, fix_layout,
+                     paste_legend, style_axes)
 
 KERNELS = ("gaussian", "linear", "polynomial", "laplacian")
 GRID = 70
@@ -34,16 +39,20 @@ class RLSPathExplorer(Displayed):
     X, y : 2-D points and labels (two classes: one +-1 column; more: one +-1 column per class).
     kernel : str;  gamma : float;  lams : increasing grid of lambdas (default 10^-4 .. 10^2, 61 values);
     lam : the lambda shown first (default: the leave-one-out best).
+    X_test, y_test : held-out 2-D points and their labels (among y's classes), or None: their error
+        rate against lambda is drawn beside the training and leave-one-out ones.
+    size : {"notebook", "classroom", "wide"}, the figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
 
     Attributes
     ----------
     widget : what to display.  sliders : {"lambda", "gamma"};  dropdowns : {"kernel"};
     buttons : {"best lambda"};  state : dict with ``lam``, ``index`` (into ``lams``), ``kernel``,
     ``gamma``, ``coef`` (n, t) at lam, ``path`` (L, n, t), ``loo_mse`` (L,), ``loo_error_rate`` (L,),
-    ``best_lam``.
+    ``train_error_rate`` (L,), ``test_error_rate`` (L,) or None without held-out data, ``best_lam``.
     """
 
-    def __init__(self, X, y, kernel="gaussian", gamma=1.0, lams=None, lam=None):
+    def __init__(self, X, y, kernel="gaussian", gamma=1.0, lams=None, lam=None, X_test=None, y_test=None,
+                 size="notebook"):
         import ipywidgets as w
 
         self.X = np.asarray(check_X(X, "X", dtype=np.float64))
@@ -59,28 +68,47 @@ class RLSPathExplorer(Displayed):
             self.Y = np.where(self.codes == 1, 1.0, -1.0)[:, None]
         else:
             self.Y = np.where(self.codes[:, None] == np.arange(len(self.classes))[None, :], 1.0, -1.0)
+        if (X_test is None) != (y_test is None):
+            raise ValueError("X_test and y_test must be given together (or neither)")
+        self.X_test = self.test_codes = None
+        if X_test is not None:
+            self.X_test = np.asarray(check_X(X_test, "X_test", dtype=np.float64))
+            if self.X_test.shape[1] != 2:
+                raise ValueError(f"X_test must hold 2-D points (shape (m, 2)), got shape {self.X_test.shape}")
+            y_test = np.asarray(y_test)
+            if y_test.shape != (self.X_test.shape[0],):
+                raise ValueError(f"y_test must have one label per row of X_test ({self.X_test.shape[0]}), "
+                                 f"got shape {y_test.shape}")
+            if not np.all(np.isin(y_test, self.classes)):
+                raise ValueError(f"y_test's labels must be among y's classes {list(self.classes)}")
+            self.test_codes = np.searchsorted(self.classes, y_test)
+        self.size = check_size(size)
         lo, hi = np.log10(self.lams[0]), np.log10(self.lams[-1])
         step = (hi - lo) / max(len(self.lams) - 1, 1)
+        long = dict(layout=w.Layout(width=f"{self.size.width_px}px"), style={"description_width": "60px"})
         self.sliders = {
             "lambda": w.FloatLogSlider(value=self.lams[0], base=10, min=lo, max=hi, step=step or 0.1,
-                                       description="lambda", continuous_update=False),
+                                       description="lambda", continuous_update=False, **long),
             "gamma": w.FloatLogSlider(value=gamma, base=10, min=-2, max=2, step=0.05, description="gamma",
-                                      continuous_update=False),
+                                      continuous_update=False, **long),
         }
-        self.dropdowns = {"kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel")}
-        self.buttons = {"best lambda": w.Button(description="best lambda")}
-        self.status = w.HTML()
+        self.dropdowns = {"kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel",
+                                               layout=w.Layout(width="auto"))}
+        self.buttons = {"best lambda": w.Button(description="best lambda", layout=w.Layout(width="auto"))}
+        self.status = w.HTML(layout=w.Layout(width=f"{self.size.width_px}px"))
         self._figure()
         self._compute()
         self.sliders["lambda"].value = self.state["best_lam"] if lam is None else float(lam)
         self.show(self.sliders["lambda"].value)
+        fix_layout(self.fig, self._legend)  # once the first artists exist
+        self._figure_view.refresh()
         self.sliders["lambda"].observe(lambda ch: self.show(ch["new"]), names="value")
         self.sliders["gamma"].observe(lambda ch: self._recompute(), names="value")
         self.dropdowns["kernel"].observe(lambda ch: self._recompute(), names="value")
         self.buttons["best lambda"].on_click(lambda _: self._to_best())
-        self.widget = ExplorerBox([
-            w.HBox([self.sliders["lambda"], self.sliders["gamma"], self.dropdowns["kernel"], self.buttons["best lambda"]]),
-            self.status, self._figure_view.view])
+        self.widget = ExplorerBox([self.sliders["lambda"], self.sliders["gamma"],
+                                   w.HBox([self.dropdowns["kernel"], self.buttons["best lambda"]]),
+                                   self.status, self._figure_view.view])
 
     # ---- model -------------------------------------------------------------------------------
     def _compute(self):
@@ -95,10 +123,26 @@ class RLSPathExplorer(Displayed):
         else:
             wrong = np.argmax(loo_scores, axis=2) != self.codes[None, :]
         loo_mse = np.mean(R ** 2, axis=(1, 2))
+        # training scores f(x_j) = sum_i c_i(lambda) k(x_i, x_j) for every lambda: K @ path
+        train_error = self._error_rates(np.einsum("jm,lmt->ljt", K, path), self.codes)
+        test_error = None
+        if self.X_test is not None:
+            test_error = self._error_rates(np.einsum("jm,lmt->ljt", self.kernel(self.X_test, self.X), path),
+                                           self.test_codes)
         self.state = dict(kernel=self.kernel.name, gamma=self.kernel.gamma, path=path, loo_mse=loo_mse,
-                          loo_error_rate=wrong.mean(axis=1), best_lam=float(self.lams[int(np.argmin(loo_mse))]),
+                          loo_error_rate=wrong.mean(axis=1), train_error_rate=train_error,
+                          test_error_rate=test_error, best_lam=float(self.lams[int(np.argmin(loo_mse))]),
                           lam=float("nan"), index=-1, coef=None)
         self._artists = None
+
+    def _error_rates(self, scores, codes):
+        """(L,) the fraction of points misclassified at each lambda, from their (L, m, t) scores: the sign
+        of the one column (two classes), else the largest column (one versus all)."""
+        if scores.shape[2] == 1:
+            predicted = (scores[..., 0] > 0).astype(int)
+        else:
+            predicted = np.argmax(scores, axis=2)
+        return np.mean(predicted != codes[None, :], axis=1)
 
     def _recompute(self):
         self._compute()
@@ -120,17 +164,22 @@ class RLSPathExplorer(Displayed):
 
     # ---- drawing -------------------------------------------------------------------------------
     def _figure(self):
+        """The data on the left; the coefficient paths and the error rates against lambda on the right."""
         import matplotlib.pyplot as plt
 
         with plt.ioff():
-            self.fig, (self.ax_data, self.ax_path, self.ax_loo) = plt.subplots(
-                1, 3, figsize=(10.5, 3.5), dpi=FIGURE_DPI, gridspec_kw={"width_ratios": [1.2, 1, 1]})
-            self.fig.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.9, wspace=0.32)
+            self.fig = plt.figure(figsize=figure_inches(self.size), dpi=FIGURE_DPI)
+        grid = self.fig.add_gridspec(2, 2, width_ratios=(1.1, 1))
+        self.ax_data = self.fig.add_subplot(grid[:, 0])
+        self.ax_path, self.ax_loo = self.fig.add_subplot(grid[0, 1]), self.fig.add_subplot(grid[1, 1])
+        self._legend = None
         self._figure_view = FigureView(self.fig)
 
     def _init_artists(self):
-        X, s, k = self.X, self.state, len(self.classes)
-        xlim, ylim = data_box(X, 0.7)
+        from matplotlib.lines import Line2D
+
+        X, s, k, size = self.X, self.state, len(self.classes), self.size
+        xlim, ylim = data_box(X if self.X_test is None else np.vstack([X, self.X_test]), 0.7)
         self._grid = cell_grid(xlim, ylim, GRID)
         for ax in (self.ax_data, self.ax_path, self.ax_loo):
             ax.clear()
@@ -138,26 +187,41 @@ class RLSPathExplorer(Displayed):
         self._regions = draw_class_regions(self.ax_data, np.zeros((GRID, GRID), dtype=int), (*xlim, *ylim), k)
         colors = class_colors(k)
         self.ax_data.scatter(X[:, 0], X[:, 1], c=np.asarray(colors)[self.codes], s=30, zorder=3)
+        if self.X_test is not None:  # held-out points: hollow, in their class colour
+            self.ax_data.scatter(self.X_test[:, 0], self.X_test[:, 1], s=30, zorder=3, facecolors="none",
+                                 edgecolors=np.asarray(colors)[self.test_codes], linewidths=1.2)
         self.ax_data.set_xlim(xlim)
         self.ax_data.set_ylim(ylim)
         self.ax_data.set_aspect("equal")
+        style_axes(self.ax_data, size, xlabel="x\u2081", ylabel="x\u2082")
         path = s["path"][:, :, 0]
         shown = np.argsort(-np.abs(path[0]))[:SHOWN_PATHS]
         for i in shown:
             self.ax_path.semilogx(self.lams, path[:, i], color=colors[self.codes[i]], lw=1)
         self.ax_path.axhline(0, color="gray", lw=0.5)
-        self.ax_path.set_title(f"coefficients $c_i(\\lambda)$ ({len(shown)} samples, first output)")
-        self.ax_path.set_xlabel(r"$\lambda$")
-        # black and grey: the class colours stay for the classes
-        self.ax_loo.loglog(self.lams, s["loo_mse"], color="black", label="mean squared LOO residual")
-        self.ax_loo.loglog(self.lams, np.maximum(s["loo_error_rate"], 1e-3), color="#969696", ls="--",
-                           label="LOO error rate (floor 1e-3)")
+        style_axes(self.ax_path, size, title=f"coefficients of {len(shown)} samples", xlabel="\u03bb",
+                   ylabel="c\u1d62(\u03bb)")
+        # black and greys: the class colours stay for the classes
+        ax = self.ax_loo
+        ax.semilogx(self.lams, s["train_error_rate"], color="#969696", lw=1.5, label="training")
+        ax.semilogx(self.lams, s["loo_error_rate"], color="black", lw=2, label="leave-one-out")
+        if s["test_error_rate"] is not None:
+            ax.semilogx(self.lams, s["test_error_rate"], color="black", lw=1.5, ls="--", label="held-out")
         best = int(np.argmin(s["loo_mse"]))
-        self.ax_loo.plot([self.lams[best]], [s["loo_mse"][best]], "k*", ms=10, label="best")
-        self.ax_loo.set_xlabel(r"$\lambda$")
-        self.ax_loo.legend(fontsize=8, loc="lower right")
+        ax.plot([self.lams[best]], [s["loo_error_rate"][best]], "k*", ms=11,
+                label="best \u03bb (LOO squared residual)")
+        ax.set_ylim(bottom=0)
+        style_axes(ax, size, title=f"error rates, \u03b3 = {s['gamma']:.3g}", xlabel="\u03bb", ylabel="error rate")
+        ax.legend(fontsize=size.font - 1.5, loc="upper left", framealpha=0.85)
         self._markers = [self.ax_path.axvline(self.lams[0], color="k", ls="--", lw=1),
                          self.ax_loo.axvline(self.lams[0], color="k", ls="--", lw=1)]
+        if self._legend is None:  # the classes; hollow: held-out points
+            handles = [Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor=c, markeredgecolor="none",
+                              label=f"class {label_text(label)}") for c, label in zip(colors, self.classes)]
+            if self.X_test is not None:
+                handles.append(Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor="none",
+                                      markeredgecolor="#636363", label="held-out point"))
+            self._legend = paste_legend(self.fig, handles, size, ncol=min(len(handles), 4))
         self._artists = True
 
     def redraw(self):
@@ -180,7 +244,9 @@ class RLSPathExplorer(Displayed):
         for m in self._markers:
             m.set_xdata([s["lam"], s["lam"]])
         i = s["index"]
-        self.ax_data.set_title(f"RLS, {s['kernel']} kernel: lambda = {s['lam']:.3g}")
-        self.status.value = (f"lambda = {s['lam']:.3g}: leave-one-out mean squared residual {s['loo_mse'][i]:.4f}, "
-                             f"error rate {s['loo_error_rate'][i]:.3f}; best lambda {s['best_lam']:.3g}")
+        self.ax_data.set_title(f"RLS, {s['kernel']} kernel: \u03bb = {s['lam']:.3g}", fontsize=self.size.font)
+        held_out = "" if s["test_error_rate"] is None else f", held-out {s['test_error_rate'][i]:.3f}"
+        self.status.value = (f"lambda = {s['lam']:.3g}, gamma = {s['gamma']:.3g}: error rate training "
+                             f"{s['train_error_rate'][i]:.3f}, leave-one-out {s['loo_error_rate'][i]:.3f}{held_out}; "
+                             f"leave-one-out mean squared residual {s['loo_mse'][i]:.4f}; best lambda {s['best_lam']:.3g}")
         self._figure_view.refresh()
