@@ -35,7 +35,7 @@ from .data import synthetic_multiclass
 from .problems import MulticlassProblem
 from .solvers import CSBlondel, ParallelBlock, WWExact, solve
 
-SEQUENTIAL = {"ww": WWExact, "cs": CSBlondel}
+SEQUENTIAL = {"ww": WWExact, "cs": CSBlondel}  # the course's names for ExactBlock on each loss
 
 
 class Progress:

@@ -192,28 +192,29 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
         return self.classes_[positive.astype(int)]
 
 
-MULTICLASS_SOLVERS = {"ww": ("exact", "shark", "parallel"), "cs": ("blondel", "parallel")}
-
-
 class MulticlassSVC(ClassifierMixin, BaseEstimator):
-    """Linear multiclass SVM without bias: Weston-Watkins or Crammer-Singer, solved in the dual.
+    """Linear multiclass SVM without bias: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
 
     .. math::
 
         \\text{WW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i),
         \\qquad
         \\text{CS:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
+        \\qquad
+        \\text{LLW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i), \\ \\textstyle\\sum_m w_m = 0
 
     Parameters
     ----------
     C : float, default 1.0
-    loss : {"ww", "cs"}, default "ww"
+    loss : {"ww", "cs", "llw"}, default "ww"
+        A key of :data:`svmteach.losses.LOSSES`.
     M : float, default 1.0
         Weston-Watkins margin scale (1/2 is Shark's convention).
     solver : {None, "exact", "shark", "blondel", "parallel"}
-        None picks the best for the loss: "exact" (WW) or "blondel" (CS), one sample at
-        a time; "parallel" (either loss) updates every sample at once
+        None picks the loss's default: "exact" (WW, LLW) or "blondel" (CS), one sample at
+        a time; "shark" solves WW only; "parallel" (any loss) updates every sample at once
         (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU.
+        :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices.
     tol : float, default 1e-3
         Stop at this relative duality gap, checked once per epoch.
     max_iter : int, default 1000
@@ -247,15 +248,12 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         self.record_history = record_history
 
     def make_solver(self):
-        from .solvers import CSBlondel, ParallelBlock, WWExact, WWShark
+        from .losses import get_loss
+        from .solvers import make_multiclass_solver
 
-        check_choice("loss", self.loss, tuple(MULTICLASS_SOLVERS))
+        loss = get_loss(self.loss)
         check_random_state(self.random_state)  # checked now, whichever solver uses it
-        name = self.solver if self.solver is not None else MULTICLASS_SOLVERS[self.loss][0]
-        check_choice("solver", name, MULTICLASS_SOLVERS[self.loss])
-        if name == "parallel":
-            return ParallelBlock()
-        return {"exact": WWExact, "shark": WWShark, "blondel": CSBlondel}[name](random_state=self.random_state)
+        return make_multiclass_solver(self.solver, loss, self.random_state)
 
     def fit(self, X, y):
         from .problems import MulticlassProblem
@@ -265,7 +263,7 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         max_epochs = check_max_iter(self.max_iter)
         check_flag(self.record_history, "record_history")
         problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device)
-        n = 1 if solver.name == "parallel" else problem.n_samples  # steps per epoch
+        n = solver.steps_per_epoch(problem)
         result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,
                        record_history=self.record_history)
         if not result.converged:

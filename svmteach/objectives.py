@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 from .backend import array_namespace
+from .losses.base import one_hot as _one_hot, scores as _scores
 
 #: KKT categories of a point (seed 003, 'Optimality conditions'):
 #: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
@@ -154,86 +155,44 @@ def optimal_intercept(problem, alpha, f):
 
 # ---- multiclass (linear, no bias) -------------------------------------------------------------
 #
-# Weston-Watkins (seed 000): alpha is (n, k) with 0 <= alpha_ij <= C for j != y_i and
-# alpha_{i y_i} = -sum_{j != y_i} alpha_ij;  W = -M alpha' X  (k, d);
-# D(alpha) = sum_{j != y_i} alpha_ij - 1/2 ||W||^2.
-# Crammer-Singer (seed 002; Blondel et al. 2014): alpha is (n, k) with sum_m alpha_i^m = 0 and
-# alpha_i^m <= C [m = y_i];  W = alpha' X;  D(alpha) = -1/2 ||W||^2 - sum_{m != y_i} alpha_i^m.
+# Each loss (svmteach.losses) owns its mathematics; these are the course's names for it.
 
 
 def one_hot(problem):
     """(n, k) boolean matrix, True at (i, y_i)."""
-    xp = problem.xp
-    return problem.codes[:, None] == xp.arange(problem.k)[None, :]
+    return _one_hot(problem)
 
 
 def multiclass_weights(problem, alpha):
     """The (k, d) weight matrix the dual variables define (in float64)."""
-    xp = problem.xp
-    X = xp.astype(problem.X, xp.float64) if hasattr(xp, "astype") else problem.X
-    W = alpha.T @ X
-    return -problem.M * W if problem.loss == "ww" else W
+    return problem.loss_object.weights(problem, alpha)
 
 
 def multiclass_scores(problem, W):
     """(n, k) scores :math:`s_{im} = w_m^\\top x_i`."""
-    xp = problem.xp
-    X = xp.astype(problem.X, W.dtype) if hasattr(xp, "astype") else problem.X
-    return X @ W.T
+    return _scores(problem, W)
 
 
 def multiclass_losses(problem, S):
-    """(n,) loss of each sample at scores ``S`` (the sum of hinges for WW, the largest for CS)."""
-    xp = problem.xp
-    Y = one_hot(problem)
-    s_y = xp.sum(xp.where(Y, S, 0.0), axis=1)
-    if problem.loss == "ww":
-        hinge = xp.maximum(1.0 - problem.M * (s_y[:, None] - S), 0.0)
-        return xp.sum(xp.where(Y, 0.0, hinge), axis=1)
-    rival = xp.max(xp.where(Y, -xp.inf, S), axis=1)
-    return xp.maximum(1.0 + rival - s_y, 0.0)
+    """(n,) loss of each sample at scores ``S``."""
+    return problem.loss_object.sample_losses(problem, S)
 
 
 def multiclass_primal(problem, W, S=None):
     """:math:`\\tfrac12\\|W\\|_F^2 + C \\sum_i \\ell_i`."""
-    xp = problem.xp
-    S = multiclass_scores(problem, W) if S is None else S
-    return float(0.5 * xp.sum(W * W) + problem.C * xp.sum(multiclass_losses(problem, S)))
+    return problem.loss_object.primal(problem, W, S)
 
 
 def multiclass_dual(problem, alpha, W):
     """The dual objective (to be maximised) at ``alpha`` with its weights ``W``."""
-    xp = problem.xp
-    Y = one_hot(problem)
-    alpha_y = xp.sum(xp.where(Y, alpha, 0.0))
-    # WW: sum_{j != y} alpha_ij = -sum_i alpha_{i y_i};  CS: -sum_{m != y} alpha = +sum_i alpha_i^{y_i}
-    linear = -alpha_y if problem.loss == "ww" else alpha_y
-    return float(linear - 0.5 * xp.sum(W * W))
+    return problem.loss_object.dual(problem, alpha, W)
 
 
 def multiclass_gradient(problem, S):
-    """(n, k) gradient of the minimisation dual, :math:`-\\partial D / \\partial \\alpha`.
-
-    WW: :math:`M (s_{iy_i} - s_{ij}) - 1` (0 in the y_i column, which is not free);
-    CS: :math:`g_i^m = s_{im} + \\Delta_i^m` with :math:`\\Delta_i^m = [m \\ne y_i]`.
-    """
-    xp = problem.xp
-    Y = one_hot(problem)
-    if problem.loss == "ww":
-        s_y = xp.sum(xp.where(Y, S, 0.0), axis=1)
-        return xp.where(Y, 0.0, problem.M * (s_y[:, None] - S) - 1.0)
-    return xp.where(Y, S, S + 1.0)
+    """(n, k) gradient of the minimisation dual, :math:`-\\partial D / \\partial \\alpha`, at scores ``S``."""
+    return problem.loss_object.gradient(problem, S)
 
 
 def multiclass_kkt_violation(problem, alpha, S):
-    """Largest KKT violation: projected gradient (WW, box [0, C]) or Blondel's :math:`v_i` (CS)."""
-    xp = problem.xp
-    Y = one_hot(problem)
-    G = multiclass_gradient(problem, S)
-    C = problem.C
-    if problem.loss == "ww":
-        pg = xp.where(alpha <= 0.0, xp.minimum(G, 0.0), xp.where(alpha >= C, xp.maximum(G, 0.0), G))
-        return float(xp.max(xp.abs(xp.where(Y, 0.0, pg))))
-    upper = xp.where(Y, xp.full(Y.shape, C, dtype=xp.float64), 0.0)
-    low = xp.min(xp.where(alpha < upper, G, xp.inf), axis=1)
-    return float(xp.max(xp.max(G, axis=1) - low))
+    """The loss's largest KKT violation (0 exactly at the optimum)."""
+    return problem.loss_object.kkt_violation(problem, alpha, S)

@@ -18,6 +18,7 @@ import numpy as np
 
 from .backend import array_namespace, is_numpy, to_device, to_numpy
 from .kernels import check_kernel_finite, check_kernel_psd, gram, kernel_diagonal, make_kernel
+from .losses import get_loss
 
 
 def _reject_sparse(A, name):
@@ -310,19 +311,20 @@ class BinaryProblem(DataShape):
 
 
 
-LOSSES = ("ww", "cs")
-
 
 @dataclass(frozen=True, eq=False)
 class MulticlassProblem(DataShape):
-    r"""A linear multiclass SVM without bias: Weston-Watkins (``"ww"``) or Crammer-Singer (``"cs"``).
+    r"""A linear multiclass SVM without bias: Weston-Watkins (``"ww"``), Crammer-Singer (``"cs"``) or
+    Lee-Lin-Wahba (``"llw"``); each loss is a module of :mod:`svmteach.losses`.
 
     .. math::
 
         \text{WW:} \quad \tfrac12 \|W\|_F^2 + C \sum_i \sum_{j \ne y_i}
             \max(0, 1 - M (w_{y_i} - w_j)^\top x_i), \\
         \text{CS:} \quad \tfrac12 \|W\|_F^2 + C \sum_i
-            \max(0, 1 + \max_{m \ne y_i} w_m^\top x_i - w_{y_i}^\top x_i).
+            \max(0, 1 + \max_{m \ne y_i} w_m^\top x_i - w_{y_i}^\top x_i), \\
+        \text{LLW:} \quad \tfrac12 \|W\|_F^2 + C \sum_i \sum_{m \ne y_i} \max(0, 1 + w_m^\top x_i)
+            \quad \text{s.t.} \; \textstyle\sum_m w_m = 0.
 
     Parameters
     ----------
@@ -332,10 +334,11 @@ class MulticlassProblem(DataShape):
         At least two distinct labels of any type.
     C : float
         Positive, finite penalty.
-    loss : {"ww", "cs"}
+    loss : {"ww", "cs", "llw"}
+        The loss's name, a key of :data:`svmteach.losses.LOSSES`; ``loss_object`` is the loss itself.
     M : float
-        The Weston-Watkins margin scale of seed 000 (1: Weston-Watkins / Keerthi et al.;
-        1/2: Shark's convention); any M > 0.  Crammer-Singer ignores it.
+        The Weston-Watkins margin scale (1: Weston-Watkins / Keerthi et al.; 1/2: Shark's
+        convention); any M > 0.  The other losses ignore it.
     device : {None, "cpu", "gpu", "auto"}
         As for :class:`BinaryProblem`; on "gpu", keep X float32 for speed.
 
@@ -356,8 +359,7 @@ class MulticlassProblem(DataShape):
     sqnorm: object = field(init=False)
 
     def __post_init__(self):
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        object.__setattr__(self, "loss", get_loss(self.loss).name)
         X = check_X(to_device(self.X, self.device), "X")
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
@@ -379,3 +381,8 @@ class MulticlassProblem(DataShape):
     @property
     def k(self) -> int:
         return len(self.classes)
+
+    @property
+    def loss_object(self):
+        """The :class:`~svmteach.losses.base.MulticlassLoss` called ``loss``."""
+        return get_loss(self.loss)

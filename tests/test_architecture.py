@@ -27,18 +27,20 @@ ROOT = PACKAGE.parent
 
 #: Cached compiled functions that still read compiled functions or constants of another file.
 #: Not safe: after editing one of those names, delete numba's cache files (the README says so).
-#: They stay until each multiclass loss has one module that holds its compiled row solution with
-#: its compiled epoch: ``project_simplex_row`` and ``ww_block_row`` are public functions of
-#: :mod:`svmteach.projections` (tested there), and ``EPS`` / ``EPOCH_FASTMATH`` are shared by the
-#: three multiclass solvers.  The dict is compared exactly, so a new cross-file read fails the test.
+#: Each multiclass loss's compiled epoch lives in its loss module; Weston-Watkins' and
+#: Crammer-Singer's call their row solutions ``ww_block_row`` and ``project_simplex_row``, public
+#: functions of :mod:`svmteach.projections` (tested there), and ``EPS`` / ``EPOCH_FASTMATH`` are the
+#: shared constants of :mod:`svmteach.losses.base`.  (Lee-Lin-Wahba's row solution sits beside its
+#: epoch.)  The dict is compared exactly, so a new cross-file read fails the test.
 ALLOWED_CROSS_FILE = {
-    "svmteach.solvers.cs_blondel._cs_epoch": {
-        "svmteach.projections.project_simplex_row", "svmteach.solvers.multiclass_base.EPS",
-        "svmteach.solvers.multiclass_base.EPOCH_FASTMATH"},
-    "svmteach.solvers.ww_exact._ww_exact_epoch": {
-        "svmteach.projections.ww_block_row", "svmteach.solvers.multiclass_base.EPS",
-        "svmteach.solvers.multiclass_base.EPOCH_FASTMATH"},
-    "svmteach.solvers.ww_shark._ww_shark_epoch": {"svmteach.solvers.multiclass_base.EPOCH_FASTMATH"},
+    "svmteach.losses.crammer_singer._cs_epoch": {
+        "svmteach.projections.project_simplex_row", "svmteach.losses.base.EPS",
+        "svmteach.losses.base.EPOCH_FASTMATH"},
+    "svmteach.losses.weston_watkins._ww_exact_epoch": {
+        "svmteach.projections.ww_block_row", "svmteach.losses.base.EPS",
+        "svmteach.losses.base.EPOCH_FASTMATH"},
+    "svmteach.losses.lee_lin_wahba._llw_epoch": {"svmteach.losses.base.EPS", "svmteach.losses.base.EPOCH_FASTMATH"},
+    "svmteach.solvers.ww_shark._ww_shark_epoch": {"svmteach.losses.base.EPOCH_FASTMATH"},
 }
 
 

@@ -132,23 +132,24 @@ def test_fast_path_equals_step_path(loss, M, Solver):
 def test_states_show_the_step():
     X, y = random_multiclass(n=12, d=2, k=4, seed=6)
     ww = MulticlassProblem(X, y, C=1.0, loss="ww")
-    s = WWExact(random_state=0).step(ww, WWExact(random_state=0).init(ww))
+    s = WWExact(random_state=0).step(ww, WWExact(random_state=0).init(ww)).block  # the step's picture
     assert s.u.shape == (3,) and s.breakpoints.shape == (6,) and np.all(np.diff(s.breakpoints) >= 0)
     np.testing.assert_allclose(s.beta, np.clip(s.u - s.t, 0, 1.0))  # the block's KKT conditions
-    sh = WWShark(random_state=0).step(ww, WWShark(random_state=0).init(ww))
+    sh = WWShark(random_state=0).step(ww, WWShark(random_state=0).init(ww)).block
     assert len(sh.moves_j) >= 1 and sh.grads.shape == (len(sh.moves_j) + 1, 4)
     assert np.all(np.abs(sh.moves_m) <= np.abs(sh.moves_m_unclipped) + 1e-15)
     cs = MulticlassProblem(X, y, C=1.0, loss="cs")
-    c = CSBlondel(random_state=0).step(cs, CSBlondel(random_state=0).init(cs))
+    cs_state = CSBlondel(random_state=0).step(cs, CSBlondel(random_state=0).init(cs))
+    c = cs_state.block
     assert not c.skipped and c.beta.sum() == pytest.approx(c.z)
     np.testing.assert_allclose(c.beta, np.maximum(c.beta_hat - c.theta, 0), atol=1e-12)
     # the picture is in Blondel's scale (the course's): beta_hat = r (C_i - alpha_i) + g / r, z = C r,
     # and the new block is alpha_i = C_i - beta / r, with r = ||x_i||
-    r = np.linalg.norm(cs.X[c.i])
-    Ci = np.where(np.arange(4) == cs.codes[c.i], 1.0, 0.0)
+    r = np.linalg.norm(cs.X[cs_state.i])
+    Ci = np.where(np.arange(4) == cs.codes[cs_state.i], 1.0, 0.0)
     np.testing.assert_allclose(c.beta_hat, r * Ci + c.grad / r, atol=1e-12)  # alpha_i was 0
     assert c.z == pytest.approx(r)
-    np.testing.assert_allclose(c.alpha[c.i], Ci - c.beta / r, atol=1e-12)
+    np.testing.assert_allclose(cs_state.alpha[cs_state.i], Ci - c.beta / r, atol=1e-12)
 
 
 def test_history_per_epoch_with_paused_clock():

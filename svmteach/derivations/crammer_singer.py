@@ -262,7 +262,7 @@ def numeric_checks():
         r = float(np.linalg.norm(Xn[0]))
         Ci = np.array([Cn if m == labels[0] else 0.0 for m in range(k)])
         blondel = np.append(r * (Ci - An[0]) + derived[0] / r, Cn * r)  # (beta_hat, z) of the slides
-        projections.append((np.append(new.beta_hat, new.z), blondel))
+        projections.append((np.append(new.block.beta_hat, new.block.z), blondel))
     return [
         numeric(MODEL, "objectives.multiclass_gradient", r"g_i^m = w_m^\top x_i + \Delta_i^m",
                 "svmteach.objectives.multiclass_gradient", grads,
@@ -270,7 +270,7 @@ def numeric_checks():
                 what=r"the library's $(n, k)$ gradient"),
         numeric(MODEL, "CSBlondel: beta_hat and z",
                 r"\hat\beta = \|x_i\|(C_i - \alpha_i) + g_i / \|x_i\|, \quad z = C\|x_i\|",
-                "svmteach.solvers.cs_blondel", projections,
+                "svmteach.losses.crammer_singer", projections,
                 note=r"The state shows the slides' $\hat\beta$ and $z$. The solver computes the same projection "
                      r"multiplied by $\|x_i\|$ (the projection is positively homogeneous), so that nothing is "
                      r"divided by a small $\|x_i\|$, and divides the picture by $\|x_i\|$ afterwards.",

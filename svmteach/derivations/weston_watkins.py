@@ -318,7 +318,7 @@ def numeric_checks():
         updates.append((record[0, 3:], expect))
         solver = WWExact(random_state=0)
         new = solver.update(p, solver.init(p)._replace(alpha=An, W=Wn), i)
-        us.append((new.u, np.asarray(u_fn(Xn.ravel(), list(vals.values()), Mn), dtype=float).ravel()))
+        us.append((new.block.u, np.asarray(u_fn(Xn.ravel(), list(vals.values()), Mn), dtype=float).ravel()))
     return [
         numeric(MODEL, "objectives.multiclass_gradient",
                 r"\frac{\partial f}{\partial \alpha_{ij}} = M\,(w_{y_i} - w_j)^\top x_i - 1",
@@ -339,7 +339,7 @@ def numeric_checks():
         numeric(MODEL, "WWExact: block vector u",
                 r"f = M^2\|x_i\|^2\Big(\frac12\|\beta\|^2 + \frac12(\mathbf{1}^\top\beta)^2 - u^\top\beta\Big) + "
                 r"\mathrm{const}",
-                "svmteach.solvers.ww_exact", us,
+                "svmteach.losses.weston_watkins", us,
                 note=r"$\beta$ are the free entries $\alpha_{ij}$ ($j \ne y_i$) of the sample's row; $u$ is read off "
                      r"the derived $f$ as minus its gradient at $\beta = 0$ divided by $M^2\|x_i\|^2$.",
                 what=r"the exact solver's block vector $u$"),

@@ -336,10 +336,8 @@ def solve(
     if history is not None:
         _record(history, state, elapsed)
     epoch = solver.steps_per_epoch(problem)  # a whole epoch without a move: a fixed point (below)
-    # (a solver not yet ported onto Solver has no steps_between_measures: its epoch; to go once all inherit)
-    between = solver.steps_between_measures if isinstance(solver, Solver) else solver.steps_per_epoch
-    chunk = between(problem) if fast else 1
-    still = getattr(solver, "still_is_fixed_point", False)
+    chunk = solver.steps_between_measures(problem) if fast else 1
+    still = solver.still_is_fixed_point
     last_alpha, since = problem.xp.asarray(state.alpha, copy=True) if still else None, 0
     start = int(state.n_iter)
     while not solver.converged(state, tol) and int(state.n_iter) - start < max_iter:

@@ -1,44 +1,69 @@
-"""What the three multiclass block solvers share: one step visits one sample.
+"""What the sequential multiclass solvers share: one step visits one sample.
 
-Each solver (:mod:`ww_exact`, :mod:`ww_shark`, :mod:`cs_blondel`) updates the
-block :math:`\\alpha_i \\in \\mathbb R^k` of one sample per step and keeps the
+Each solver (:mod:`exact_block`, :mod:`ww_shark`) updates the block
+:math:`\\alpha_i \\in \\mathbb R^k` of one sample per step and keeps the
 weights :math:`W` (k, d) in step with it, so a step costs O(kd) (plus the
 block's own O(k log k) or inner loop).  Samples are visited in a fresh random
 permutation every epoch, drawn as for dual coordinate ascent.  The objectives
 cost a pass over the data, so steps leave ``primal``, ``dual``, ``gap`` and
-``kkt`` as they were; :meth:`MulticlassSolver.measure` evaluates them.
+``kkt`` as they were; :meth:`MulticlassSolver.measure` evaluates them.  The mathematics of
+the loss (weights, objectives, box) is asked of ``problem.loss_object``.
 
-The compiled fast path runs the same sample updates a whole epoch per call
-(:mod:`numba_multiclass`); its last step is replayed by the step path, so the
-state it returns carries the same picture of that step.
+The compiled fast path runs the same sample updates a whole epoch per call; its last step is
+replayed by the step path, so the state it returns carries the same picture of that step.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from ..projections import project_simplex_sort
-from .base import check_state_alpha, gap_reached, seed_from
+from .base import Solver, check_state_alpha, seed_from
 from .dual_cd import epoch_permutation
 
-#: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
-#: NaN and infinity keep their meaning.  Results match the step path to rounding.
-EPOCH_FASTMATH = {"reassoc", "contract"}
 
-#: A block whose quadratic term is below ``EPS`` times its linear term is solved as linear: its
-#: curvature is lost in the rounding of the gradient (see :mod:`ww_exact` and :mod:`cs_blondel`).
-EPS = float(np.finfo(np.float64).eps)
+class MulticlassState(NamedTuple):
+    """The state of a sequential multiclass solver after ``n_iter`` sample visits.
+
+    Attributes
+    ----------
+    n_iter : int, sample visits so far.
+    alpha : (n, k) float64 dual variables (the convention of the problem's loss).
+    W : (k, d) float64 weights, updated incrementally (recomputed from alpha by ``measure``).
+    epoch : int, passes begun;  pos : int, the position in this epoch's order;
+    perm : (n,) int64 this epoch's visiting order;  seed : int, the seed the orders are drawn from.
+    i : int, the sample the last step visited (-1 before the first step).
+    primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
+        violation, as of the last ``measure`` (NaN before it).
+    block : the picture of the last step, a NamedTuple documented by its solver (the loss's
+        ``Block`` for the exact block solvers, :class:`~svmteach.solvers.ww_shark.SharkMoves` for Shark's).
+    """
+
+    n_iter: int
+    alpha: object
+    W: object
+    epoch: int
+    pos: int
+    perm: np.ndarray
+    seed: int
+    i: int
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+    block: object
 
 
-class MulticlassSolver:
-    """Base class: a subclass defines ``State``, ``update(problem, state, i)`` and ``_epoch`` (compiled)."""
+class MulticlassSolver(Solver):
+    """Base class: a subclass defines ``State``, ``blank_block``, ``update(problem, state, i)`` and
+    ``_epoch`` (compiled), and ``loss_class`` when it solves one loss only (None: any loss)."""
 
-    loss = "ww"
     name = "multiclass"
+    loss_class = None
     #: An epoch visits every sample; one that moves no alpha leaves W as it was, so every
     #: block is already solved and no later epoch moves either (see :func:`~svmteach.solvers.solve`).
     still_is_fixed_point = True
@@ -46,14 +71,18 @@ class MulticlassSolver:
     def __init__(self, random_state=None):
         self.random_state = random_state
 
-    def _check_problem(self, problem):
-        if problem.loss != self.loss:
-            raise ValueError(
-                f"solver {self.name!r} solves the {self.loss!r} loss, but the problem's loss is {problem.loss!r}"
-            )
+    @classmethod
+    def solves(cls, loss) -> bool:
+        """Whether this solver solves the loss object ``loss``."""
+        return cls.loss_class is None or isinstance(loss, cls.loss_class)
 
-    def steps_per_epoch(self, problem) -> int:
-        return problem.n_samples
+    def _check_problem(self, problem):
+        loss = getattr(problem, "loss_object", None)
+        if loss is None:
+            raise TypeError(f"problem must be a MulticlassProblem, got {type(problem).__name__}")
+        if not self.solves(loss):
+            raise ValueError(f"solver {self.name!r} solves the {self.loss_class.name!r} loss, "
+                             f"but the problem's loss is {problem.loss!r}")
 
     def init(self, problem):
         self._check_problem(problem)
@@ -63,27 +92,25 @@ class MulticlassSolver:
         W = xp.zeros((k, d), dtype=xp.float64)
         perm = epoch_permutation(seed, 0, np.ones(n, dtype=bool))
         nan = math.nan
-        base = dict(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
-                    primal=nan, dual=nan, gap=nan, kkt=nan)
-        return self.measure(problem, self.State(**base, **self.blank_picture(problem)))
+        state = self.State(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
+                           primal=nan, dual=nan, gap=nan, kkt=nan, block=self.blank_block(problem))
+        return self.measure(problem, state)
 
     def warm_start(self, problem, state):
         """``state`` (of another C, say) made a feasible, measured state of ``problem``.
 
-        Each row of alpha is projected into this problem's set (:func:`feasible_alpha`),
+        Each row of alpha is projected into this problem's set (the loss's ``feasible``),
         W is recomputed from it, W = W(alpha), and the picture of the last step is cleared;
         the position in the epoch and the step count carry on.
         """
         self._check_problem(problem)
-        alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k)))
+        alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
+        alpha = problem.loss_object.feasible(problem, alpha)
         if len(state.perm) != problem.n_samples:
             raise ValueError(f"state.perm has {len(state.perm)} entries but the problem has {problem.n_samples} samples")
         state = state._replace(alpha=alpha, W=obj.multiclass_weights(problem, alpha), i=-1,
-                               **self.blank_picture(problem))
+                               block=self.blank_block(problem))
         return self.measure(problem, state)
-
-    def converged(self, state, tol) -> bool:
-        return gap_reached(state.gap, tol)
 
     def measure(self, problem, state):
         """The state with W recomputed from alpha, W = W(alpha), and the primal, dual, relative gap and
@@ -113,10 +140,24 @@ class MulticlassSolver:
         return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i)
 
     def advance(self, problem, state, n_steps: int, tol=None):
-        """``n_steps`` sample visits: compiled epochs on NumPy, the last one replayed by ``step``."""
+        """``n_steps`` sample visits, one epoch's worth at a time by the compiled path on NumPy (the last
+        visit replayed by ``step``, so the state carries its picture).  With ``tol``, the state is measured
+        between two epochs and the run stops there once converged; the last state is returned unmeasured
+        (the caller measures it), as the contract says."""
         n_steps = int(n_steps)
-        if n_steps <= 0:
-            return state
+        every = self.steps_between_measures(problem)
+        while n_steps > 0:
+            take = min(n_steps, every)
+            state = self._visits(problem, state, take)
+            n_steps -= take
+            if tol is not None and n_steps > 0:
+                state = self.measure(problem, state)
+                if self.converged(state, tol):
+                    break
+        return state
+
+    def _visits(self, problem, state, n_steps: int):
+        """``n_steps`` >= 1 sample visits: compiled epochs on NumPy, the last visit replayed by ``step``."""
         if not is_numpy(problem.xp):
             for _ in range(n_steps):
                 state = self.step(problem, state)
@@ -137,29 +178,6 @@ class MulticlassSolver:
     def coefficients(self, problem, state):
         """``(alpha, W)`` as NumPy arrays."""
         return to_numpy(state.alpha), to_numpy(state.W)
-
-
-def feasible_alpha(problem, alpha):
-    """The Euclidean projection of each row of ``alpha`` (n, k) onto the problem's dual set.
-
-    Weston-Watkins: the free variables are the off-label entries, in the box [0, C], so
-    they are clipped to it, and the label entry is minus their sum.  Crammer-Singer:
-    :math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C e_{y_i}`; writing
-    :math:`a = u_i - \\beta`, it is the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = C\\}`,
-    so :math:`\\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is).
-    Used to continue a run on another problem (another C).
-    """
-    xp, C = problem.xp, problem.C
-    Y = obj.one_hot(problem)
-    alpha = xp.astype(alpha, xp.float64)
-    if problem.loss == "ww":
-        off = xp.where(Y, 0.0, xp.clip(alpha, 0.0, C))  # beta_ij in [0, C]
-        return xp.where(Y, -xp.sum(off, axis=1, keepdims=True), off)  # alpha_{i y_i} = -1'beta_i
-    upper = xp.where(Y, xp.full(Y.shape, C, dtype=xp.float64), 0.0)
-    beta = project_simplex_sort(upper - alpha, C)
-    new = upper - beta
-    # rows summing to 0 to the last bit: the label entry from the others (it stays <= C up to rounding)
-    return xp.where(Y, xp.minimum(-xp.sum(xp.where(Y, 0.0, new), axis=1, keepdims=True), C), new)
 
 
 def sample_arrays(problem, state, i):

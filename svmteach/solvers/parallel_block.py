@@ -1,13 +1,13 @@
-"""Every sample's block at once: a parallel solver for the Weston-Watkins and Crammer-Singer duals.
+"""Every sample's block at once: a parallel solver for the dual of any multiclass loss.
 
-The sequential solvers (:mod:`ww_exact`, :mod:`cs_blondel`) solve one sample's block
-exactly and update W before the next sample.  A GPU wants the opposite: thousands of
+The sequential solver (:mod:`exact_block`) solves one sample's block
+exactly and updates W before the next sample.  A GPU wants the opposite: thousands of
 samples at once.  One step of :class:`ParallelBlock` does, for all n samples together:
 
 1. **Block targets.**  With the scores :math:`S = X W^\\top` of the current W, every
-   block problem is solved exactly as if it were alone (the batched
-   :func:`~svmteach.projections.ww_block_solve` for WW, the batched simplex projection
-   for CS).  This gives a feasible point :math:`T`; :math:`D = T - \\alpha` is a descent
+   block problem is solved exactly as if it were alone (the loss's ``block_targets``: the
+   batched :func:`~svmteach.projections.ww_block_solve` for WW, the batched simplex projection
+   for CS, the batched root of the Lee-Lin-Wahba block).  This gives a feasible point :math:`T`; :math:`D = T - \\alpha` is a descent
    direction (a block-diagonally scaled projected gradient step), but taking all of
    it at once overshoots, because the blocks are coupled through W.
 2. **Exact search in a plane.**  The minimisation dual :math:`f` is quadratic, so along
@@ -28,7 +28,7 @@ samples at once.  One step of :class:`ParallelBlock` does, for all n samples tog
    previous step, and all the quantities are k x d.
 3. **New scores.**  :math:`W \\leftarrow W + \\Delta W` and :math:`S = X W^\\top`.
 
-So a step reads X twice (:math:`\\Delta W(D) = \\mp M D^\\top X` and :math:`S = X W^\\top`),
+So a step reads X twice (:math:`\\Delta W(D) = A(D)^\\top X` and :math:`S = X W^\\top`),
 both as matrix products, and does O(nk log k) elementwise work: on a GPU it runs near
 the memory bandwidth.  Its objectives come for free from S (the primal) and W (the
 dual).  W is updated incrementally, so it drifts from :math:`W(\\alpha)` by rounding;
@@ -57,9 +57,7 @@ from typing import NamedTuple
 
 from .. import objectives as obj
 from ..backend import to_numpy
-from .base import check_state_alpha, gap_reached
-from .multiclass_base import EPS, feasible_alpha
-from ..projections import project_simplex_sort, ww_block_solve
+from .base import Solver, check_state_alpha
 
 
 #: The plane's point is refused when a coefficient is larger than this: a huge multiple of a
@@ -104,8 +102,8 @@ class ParallelBlockState(NamedTuple):
     kkt: float
 
 
-class ParallelBlock:
-    """Block-parallel exact subproblems with an exact plane search, for WW and CS (see the module).
+class ParallelBlock(Solver):
+    """Block-parallel exact subproblems with an exact plane search, for any multiclass loss (see the module).
 
     Parameters
     ----------
@@ -131,11 +129,22 @@ class ParallelBlock:
         self.momentum = bool(momentum)
 
     def steps_per_epoch(self, problem) -> int:
+        """1: every step reads all of X (twice)."""
+        return 1
+
+    def steps_between_measures(self, problem) -> int:
+        """``refresh``: :func:`svmteach.solve` measures (certifies the gap) once every this many steps."""
         return self.refresh
 
+    loss_class = None  # every loss
+
+    @classmethod
+    def solves(cls, loss) -> bool:
+        """Whether this solver solves the loss object ``loss`` (every multiclass loss)."""
+        return True
+
     def init(self, problem):
-        if getattr(problem, "loss", None) not in ("ww", "cs"):
-            raise TypeError(f"problem must be a MulticlassProblem (loss 'ww' or 'cs'), got {type(problem).__name__}")
+        _check_problem(problem)
         xp, n, k = problem.xp, problem.n_samples, problem.k
         return self._start(problem, xp.zeros((n, k), dtype=xp.float64), 0)
 
@@ -144,10 +153,9 @@ class ParallelBlock:
 
         The previous step is forgotten (it belonged to another problem): the next step is a line search.
         """
-        if getattr(problem, "loss", None) not in ("ww", "cs"):
-            raise TypeError(f"problem must be a MulticlassProblem (loss 'ww' or 'cs'), got {type(problem).__name__}")
+        _check_problem(problem)
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
-        return self._start(problem, feasible_alpha(problem, alpha), state.n_iter)
+        return self._start(problem, problem.loss_object.feasible(problem, alpha), state.n_iter)
 
     def _start(self, problem, alpha, n_iter):
         """A measured state at a feasible ``alpha`` with exact W and S and no previous step."""
@@ -160,9 +168,6 @@ class ParallelBlock:
                                    primal=nan, dual=nan, gap=nan, kkt=nan)
         return _with_measures(problem, state)
 
-    def converged(self, state, tol) -> bool:
-        return gap_reached(state.gap, tol)
-
     def measure(self, problem, state):
         """The objectives at W and S recomputed from alpha (two passes over X; none when they are exact)."""
         if not state.exact:
@@ -174,7 +179,7 @@ class ParallelBlock:
         xp = problem.xp
         alpha, W = state.alpha, state.W
         G = obj.multiclass_gradient(problem, state.S)  # the gradient of f, (n, k)
-        T = block_targets(problem, alpha, G)
+        T = problem.loss_object.block_targets(problem, alpha, G)
         D = T - alpha
         dW = weights(problem, D)  # first pass over X
         plane_ok = self.momentum and state.n_iter > 0
@@ -207,11 +212,13 @@ class ParallelBlock:
             plane_change = float(xp.sum(G * cand_alpha) + 0.5 * xp.sum(cand_W * cand_W))
             if plane_change < min(change, 0.0):
                 step_alpha, step_W, use_plane = cand_alpha, cand_W, True
-        new_alpha = clip_to_box(problem, alpha + step_alpha)
+        new_alpha = problem.loss_object.repair(problem, alpha + step_alpha)
         new_W = W + step_W
-        new = ParallelBlockState(state.n_iter + 1, new_alpha, new_W, scores(problem, new_W),  # second pass
-                                 new_alpha - alpha, step_W, T, t, plane, use_plane, False,
-                                 state.primal, state.dual, state.gap, state.kkt)
+        new = ParallelBlockState(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W,
+                                 S=scores(problem, new_W),  # second pass
+                                 step_alpha=new_alpha - alpha, step_W=step_W, target=T, t=t, plane=plane,
+                                 used_plane=use_plane, exact=False,
+                                 primal=state.primal, dual=state.dual, gap=state.gap, kkt=state.kkt)
         return _with_measures(problem, new)
 
     def advance(self, problem, state, n_steps: int, tol=None):
@@ -232,11 +239,16 @@ class ParallelBlock:
 # ---- the pieces, written for any array namespace -------------------------------------------------
 
 
+def _check_problem(problem):
+    if getattr(problem, "loss_object", None) is None:
+        raise TypeError(f"problem must be a MulticlassProblem, got {type(problem).__name__}")
+
+
 def weights(problem, alpha):
-    """W(alpha) in float64, computed in X's precision (no float64 copy of a float32 X)."""
+    """W(alpha) = A(alpha)' X in float64, computed in X's precision (no float64 copy of a float32 X)."""
     xp = problem.xp
-    W = xp.astype(xp.astype(alpha, problem.X.dtype).T @ problem.X, xp.float64)
-    return -problem.M * W if problem.loss == "ww" else W
+    A = problem.loss_object.weight_rows(problem, alpha)
+    return xp.astype(xp.astype(A, problem.X.dtype).T @ problem.X, xp.float64)
 
 
 def scores(problem, W):
@@ -245,108 +257,13 @@ def scores(problem, W):
     return xp.astype(problem.X @ xp.astype(W, problem.X.dtype).T, xp.float64)
 
 
-def block_curvatures(problem):
-    """(n,) the curvature of each block: :math:`M^2 \\|x_i\\|^2` (WW) or :math:`\\|x_i\\|^2` (CS), floored above 0.
-
-    A zero row makes its block linear; a tiny positive curvature gives that linear
-    block's exact minimiser at the bounds (the sequential solvers' special case).
-    """
-    xp = problem.xp
-    a = problem.sqnorm * (problem.M**2 if problem.loss == "ww" else 1.0)
-    floor = 1e-12 * max(float(xp.max(a)), 1.0)
-    return xp.maximum(a, floor)
-
-
-def _off_label_columns(problem):
-    """(n, k-1) the column indices j != y_i of each row, in order, and the inverse gather (n, k)."""
-    xp, k = problem.xp, problem.k
-    y = problem.codes[:, None]
-    j = xp.arange(k - 1)[None, :]
-    others = j + xp.astype(j >= y, j.dtype)
-    col = xp.arange(k)[None, :]
-    back = xp.clip(col - xp.astype(col > y, col.dtype), 0, k - 2)  # where column m of alpha sits in beta
-    return others, back
-
-
-def block_targets(problem, alpha, G):
-    """(n, k): every sample's block problem solved exactly against the same gradient G (same W)."""
-    xp, C = problem.xp, problem.C
-    Y = obj.one_hot(problem)
-    a = block_curvatures(problem)[:, None]
-    if problem.loss == "ww":
-        # beta = alpha's off-label entries; u = beta + 1'beta - g/a  (WWExact's u = c / a)
-        others, back = _off_label_columns(problem)
-        beta = xp.take_along_axis(alpha, others, axis=1)
-        g = xp.take_along_axis(G, others, axis=1)
-        u = beta + xp.sum(beta, axis=1, keepdims=True) - g / a
-        new = ww_block_solve(u, C, check=False)
-        spread = xp.take_along_axis(new, back, axis=1)
-        return xp.where(Y, -xp.sum(new, axis=1, keepdims=True), spread)
-    # CS (Blondel, as CSBlondel.update): alpha_i = C_i - C p / 1'p, p = proj(beta_hat / z, 1),
-    # beta_hat = a (C_i - alpha_i) + g_i, z = C a: nothing divided by a small a; rows land on their simplex
-    upper = label_bound(problem)
-    beta_hat = a * (upper - alpha) + G
-    z = C * a
-    curved = z > EPS * xp.max(xp.abs(beta_hat), axis=1, keepdims=True)  # else the linear block
-    p = project_simplex_sort(xp.where(curved, beta_hat / xp.where(curved, z, 1.0), 0.0), 1.0, check=False)
-    top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)
-    share = xp.where(curved, p / xp.sum(p, axis=1, keepdims=True), top / xp.sum(top, axis=1, keepdims=True))
-    return rows_summing_to_zero(problem, upper - C * share)
-
-
-def rows_summing_to_zero(problem, A):
-    """Crammer-Singer's A with each row summing to 0 to the last bit (the label entry from the others).
-
-    The projection's rounding (divided by a small :math:`\\|x_i\\|`) and the rounding that
-    accumulates in alpha step after step would otherwise tilt every slope computed from
-    ``T - alpha``, and the line search would stall.  Where the label entry would pass C,
-    it stops there and the excess goes to the most negative other entry (room to spare).
-    """
-    xp = problem.xp
-    Y = obj.one_hot(problem)
-    rest = -xp.sum(xp.where(Y, 0.0, A), axis=1, keepdims=True)
-    A = xp.where(Y, xp.minimum(rest, problem.C), A)
-    excess = xp.sum(A, axis=1, keepdims=True)
-    lowest = xp.argmin(xp.where(Y, math.inf, A), axis=1, keepdims=True)
-    return A - xp.where(xp.arange(problem.k)[None, :] == lowest, excess, 0.0)
-
-
-def bounds(problem):
-    """(lower, upper) of alpha, (n, k) each: WW's box [0, C] off the label (the label entry is free);
-    CS's upper bound C [m = y_i] (the sum-to-zero constraint holds along every direction used)."""
-    xp = problem.xp
-    Y = obj.one_hot(problem)
-    inf = xp.full(Y.shape, math.inf, dtype=xp.float64)
-    if problem.loss == "ww":
-        return xp.where(Y, -inf, 0.0), xp.where(Y, inf, problem.C)
-    return -inf, label_bound(problem)
-
-
-def label_bound(problem):
-    """(n, k) ``C [m = y_i]``: Crammer-Singer's upper bounds."""
-    xp = problem.xp
-    Y = obj.one_hot(problem)
-    return xp.where(Y, xp.full(Y.shape, problem.C, dtype=xp.float64), 0.0)
-
-
 def feasible_scale(problem, alpha, P):
-    """The largest s in [0, 1] with ``alpha + s P`` inside the bounds (a ratio test)."""
+    """The largest s in [0, 1] with ``alpha + s P`` inside the loss's bounds (a ratio test)."""
     xp = problem.xp
-    lower, upper = bounds(problem)
+    lower, upper = problem.loss_object.bounds(problem)
     room = xp.where(P > 0, upper - alpha, xp.where(P < 0, lower - alpha, math.inf))
     ratio = xp.where(P != 0, room / xp.where(P != 0, P, 1.0), math.inf)
     return xp.clip(xp.min(ratio), 0.0, 1.0)
-
-
-def clip_to_box(problem, alpha):
-    """alpha with rounding excursions past the bounds removed (the label column recomputed)."""
-    xp = problem.xp
-    lower, upper = bounds(problem)
-    alpha = xp.clip(alpha, lower, upper)
-    if problem.loss == "ww":
-        Y = obj.one_hot(problem)
-        return xp.where(Y, -xp.sum(xp.where(Y, 0.0, alpha), axis=1, keepdims=True), alpha)
-    return rows_summing_to_zero(problem, alpha)
 
 
 def _with_measures(problem, state):

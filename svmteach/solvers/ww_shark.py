@@ -1,7 +1,7 @@
-"""Weston-Watkins dual by Shark's coordinate steps (seed 000; Shark's ``QpMcLinearWW``).
+"""Weston-Watkins dual by Shark's coordinate steps (the blog post "The Weston-Watkins SVM dual problem", 2020; Shark's ``QpMcLinearWW``).
 
 For sample i, with scores :math:`s = W x_i`, the negative gradient of the dual
-(a minimisation) in coordinate :math:`j \\ne y_i` is (seed 000, 'Derivatives')
+(a minimisation) in coordinate :math:`j \\ne y_i` is (the blog post, 'Derivatives')
 
 .. math::
 
@@ -10,7 +10,7 @@ For sample i, with scores :math:`s = W x_i`, the negative gradient of the dual
 Moving :math:`\\alpha_{ij}` by m and :math:`\\alpha_{iy_i}` by -m (to stay feasible),
 the dual changes by a parabola with curvature :math:`2 M^2 \\|x_i\\|^2`, so the greedy
 step is :math:`m = -\\partial f / \\partial \\alpha_{ij} \\,/\\, (2 M^2 \\|x_i\\|^2)`
-(seed 000, 'Greedy step size'), clipped so that :math:`\\alpha_{ij} \\in [0, C]`.
+(the blog post, 'Greedy step size'), clipped so that :math:`\\alpha_{ij} \\in [0, C]`.
 The step moves :math:`w_j` by :math:`-M m x_i` and :math:`w_{y_i}` by :math:`+M m x_i`,
 so the negative gradient drops by :math:`2 M^2 m \\|x_i\\|^2` at j and by
 :math:`M^2 m \\|x_i\\|^2` at every other :math:`t \\ne y_i` ('Computing the step vector').
@@ -32,17 +32,18 @@ import numpy as np
 from numba import njit
 
 from ..backend import to_numpy
-from .multiclass_base import EPOCH_FASTMATH, MulticlassSolver, replace_row, sample_arrays
+from ..losses import WestonWatkins
+from ..losses.base import EPOCH_FASTMATH
+from .multiclass_base import MulticlassSolver, MulticlassState, replace_row, sample_arrays
 
 MAXITER_MULTIPLIER = 10
 
 
-class WWSharkState(NamedTuple):
-    """State of :class:`WWShark` after ``n_iter`` sample visits.
+class SharkMoves(NamedTuple):
+    """The picture of one visit of :class:`WWShark` to a sample (empty before the first step).
 
     Attributes
     ----------
-    n_iter, epoch, pos, seed, i, alpha (n, k), W (k, d), perm, primal, dual, gap, kkt : as for WWExact.
     y : int, the sample's class.
     grads : (n_moves + 1, k) the negative gradient before the first move and after each move
         (0 in the y column).
@@ -51,24 +52,20 @@ class WWSharkState(NamedTuple):
     delta : (k,) the total change of alpha_i.
     """
 
-    n_iter: int
-    alpha: object
-    W: object
-    epoch: int
-    pos: int
-    perm: np.ndarray
-    seed: int
-    i: int
-    primal: float
-    dual: float
-    gap: float
-    kkt: float
     y: int
     grads: np.ndarray
     moves_j: np.ndarray
     moves_m_unclipped: np.ndarray
     moves_m: np.ndarray
     delta: object
+
+
+class WWSharkState(MulticlassState):
+    """State of :class:`WWShark`: the fields of :class:`~svmteach.solvers.multiclass_base.MulticlassState`
+    (n_iter, alpha, W, epoch, pos, perm, seed, i, primal, dual, gap, kkt, block), with ``block`` the
+    :class:`SharkMoves` of the last visit."""
+
+    __slots__ = ()
 
 
 @njit(cache=True)
@@ -138,7 +135,7 @@ class WWShark(MulticlassSolver):
     """
 
     State = WWSharkState
-    loss = "ww"
+    loss_class = WestonWatkins
     name = "shark"
 
     def __init__(self, inner_tol: float = 1e-12, max_inner=None, random_state=None):
@@ -151,16 +148,16 @@ class WWShark(MulticlassSolver):
     def _max_inner(self, problem):
         return MAXITER_MULTIPLIER * problem.k if self.max_inner is None else int(self.max_inner)
 
-    def blank_picture(self, problem):
+    def blank_block(self, problem):
         empty = np.zeros(0)
-        return dict(y=-1, grads=np.zeros((0, problem.k)), moves_j=np.zeros(0, dtype=np.int64),
-                    moves_m_unclipped=empty, moves_m=empty, delta=None)
+        return SharkMoves(y=-1, grads=np.zeros((0, problem.k)), moves_j=np.zeros(0, dtype=np.int64),
+                          moves_m_unclipped=empty, moves_m=empty, delta=None)
 
     def update(self, problem, state, i):
         xp, M, C, k = problem.xp, problem.M, problem.C, problem.k
         x, q, yi, s = sample_arrays(problem, state, i)
         s = to_numpy(s)
-        g = 1.0 - M * (s[yi] - s)  # negative gradient (seed 000)
+        g = 1.0 - M * (s[yi] - s)  # negative gradient
         g[yi] = 0.0
         old = to_numpy(state.alpha[i, :]).astype(np.float64)
         a_i = old.copy()
@@ -171,9 +168,9 @@ class WWShark(MulticlassSolver):
         rec = record[:n_moves]
         delta = xp.asarray(a_i - old)
         W = state.W - M * delta[:, None] * x[None, :]
-        return state._replace(alpha=replace_row(xp, state.alpha, i, xp.asarray(a_i)), W=W, y=yi,
-                              grads=np.vstack([g0[None, :], rec[:, 3:]]), moves_j=rec[:, 0].astype(np.int64),
-                              moves_m_unclipped=rec[:, 1].copy(), moves_m=rec[:, 2].copy(), delta=delta)
+        moves = SharkMoves(y=yi, grads=np.vstack([g0[None, :], rec[:, 3:]]), moves_j=rec[:, 0].astype(np.int64),
+                           moves_m_unclipped=rec[:, 1].copy(), moves_m=rec[:, 2].copy(), delta=delta)
+        return state._replace(alpha=replace_row(xp, state.alpha, i, xp.asarray(a_i)), W=W, block=moves)
 
     def _epoch(self, problem, alpha, W, order):
         _ww_shark_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), float(problem.M),

@@ -1,7 +1,7 @@
-"""MulticlassExplorer: watch the Weston-Watkins and Crammer-Singer solvers on 2-D data with a few classes.
+"""MulticlassExplorer: watch the multiclass solvers on 2-D data with a few classes.
 
-Controls: a log-scale C slider, the loss and its solver (WW: exact blocks, Shark's
-moves, parallel; CS: Blondel's blocks, parallel), buttons "step", "10 steps", "to
+Controls: a log-scale C slider, the loss (every loss of :mod:`svmteach.losses`) and its solver
+(the registry's choices for that loss, :func:`svmteach.solvers.multiclass_solver_names`), buttons "step", "10 steps", "to
 convergence", "reset", a Play widget, and what a click on the plot does (add a point of
 the chosen class, or remove the nearest point; shift-click or right-click adds a point
 of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import objectives as obj
 from ..backend import to_numpy
+from ..losses import LOSSES, get_loss
 from ..problems import MulticlassProblem
-from ..solvers import CSBlondel, ParallelBlock, WWExact, WWShark
+from ..solvers import MulticlassState, make_multiclass_solver, multiclass_solver_names
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
 from ..viz.regions import cell_grid, data_box
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
 
-SOLVERS = {"ww": {"exact": WWExact, "shark": WWShark, "parallel": ParallelBlock},
-           "cs": {"blondel": CSBlondel, "parallel": ParallelBlock}}
+#: The solvers offered for each loss, by name, the loss's default first.
+SOLVERS = {name: multiclass_solver_names(loss) for name, loss in LOSSES.items()}
 GRID = 70  # points per side of the grid the regions are drawn on
 
 
@@ -35,7 +35,7 @@ class MulticlassExplorer(SolverExplorer):
     Parameters
     ----------
     X, y : 2-D points and their labels (2 to 8 classes).
-    C : float;  loss : {"ww", "cs"};  solver : a solver of that loss (see ``SOLVERS``);
+    C : float;  loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see ``SOLVERS``);
     M : float, WW's margin scale;  tol : the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
     may run before it stops short (and says so).
@@ -55,9 +55,8 @@ class MulticlassExplorer(SolverExplorer):
         self.y = np.asarray(y)
         if self.X.ndim != 2 or self.X.shape[1] != 2:
             raise ValueError(f"X must hold 2-D points (shape (n, 2)) to be drawn, got shape {self.X.shape}")
-        if loss not in SOLVERS:
-            raise ValueError(f"loss must be one of {tuple(SOLVERS)}, got {loss!r}")
-        solver = solver if solver is not None else next(iter(SOLVERS[loss]))
+        get_loss(loss)  # a ValueError naming loss
+        solver = solver if solver is not None else SOLVERS[loss][0]
         if solver not in SOLVERS[loss]:
             raise ValueError(f"solver must be one of {tuple(SOLVERS[loss])} for loss {loss!r}, got {solver!r}")
         self.labels = np.unique(self.y)
@@ -81,8 +80,8 @@ class MulticlassExplorer(SolverExplorer):
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
-        Solver = SOLVERS[self.dropdowns["loss"].value][self.dropdowns["solver"].value]
-        return Solver() if Solver is ParallelBlock else Solver(random_state=self.random_state)
+        return make_multiclass_solver(self.dropdowns["solver"].value, get_loss(self.dropdowns["loss"].value),
+                                      self.random_state)
 
     def _rebuild(self, redraw=True):
         self.problem = MulticlassProblem(self.X, self.y, C=self.sliders["C"].value,
@@ -138,19 +137,18 @@ class MulticlassExplorer(SolverExplorer):
         self._artists_for = self.problem.X
 
     def sample_weights(self, alpha=None):
-        """(n,) each sample's dual weight: :math:`\\sum_{j \\ne y_i} \\alpha_{ij}` (WW) or :math:`\\alpha_i^{y_i}` (CS),
-        between 0 and (k-1) C (WW) or C (CS); 0 for a sample that is not a support vector."""
+        """(n,) each sample's dual weight, as the loss defines it (``dual_weights``): :math:`\\sum_{j \\ne y_i}
+        \\alpha_{ij}` (WW, LLW) or :math:`\\alpha_i^{y_i}` (CS), between 0 and the loss's ``dual_weight_bound``;
+        0 for a sample that is not a support vector."""
         if alpha is None:
             alpha = self.solver.coefficients(self.problem, self.state)[0]
-        alpha = to_numpy(alpha)
-        Y = to_numpy(obj.one_hot(self.problem))
-        return -alpha[Y] if self.problem.loss == "ww" else alpha[Y]
+        return to_numpy(self.problem.loss_object.dual_weights(self.problem, self.problem.xp.asarray(alpha)))
 
     def visited(self):
         """The sample the last step visited, as a list of at most one index: the solvers that visit one
         sample a step document it as their state's ``i`` (-1 before the first step); ParallelBlock
         updates every sample at once and highlights none."""
-        if isinstance(self.solver, ParallelBlock):
+        if not isinstance(self.state, MulticlassState):  # ParallelBlock moves every sample at once
             return []
         i = self.state.i
         return [int(i)] if i is not None and i >= 0 else []
@@ -179,15 +177,15 @@ class MulticlassExplorer(SolverExplorer):
         i = self.visited()
         self._visited.set_offsets(self.X[i] if i else np.empty((0, 2)))
         name = self.dropdowns["solver"].value
-        self.ax_data.set_title(f"{self.problem.loss.upper()} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}")
+        self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}")
         for bar, height in zip(self._bars, weights):
             bar.set_height(height)
-        top = self.problem.C * ((k - 1) if self.problem.loss == "ww" else 1)
+        top = self.problem.loss_object.dual_weight_bound(self.problem)
         self._C_line.set_ydata([top, top])
         self.ax_alpha.set_ylim(0, 1.05 * top)
         self.ax_alpha.set_title("each sample's dual weight (dashed: its bound)")
         self._update_curves()
-        self.status.value = (f"<b>{self.problem.loss.upper()}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
+        self.status.value = (f"<b>{self.problem.loss_object.title}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}, "
                              f"{int(support.sum())} support vectors")
         self._figure_view.refresh()

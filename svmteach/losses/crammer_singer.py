@@ -1,6 +1,11 @@
-"""Crammer-Singer dual by Blondel, Fujino and Ueda (2014): one block per step, by a simplex projection.
+"""The Crammer-Singer loss: primal, dual, gradient, box, and its block solved by a simplex projection.
 
-The dual (seed 002, 'Dual Form'; derived in ``svmteach.derivations``) is
+.. math::
+
+    \\min_W \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
+
+(Crammer and Singer 2001).  The dual ("Optimizing SVM Multiclass Dual Solvers", slides, 'Dual
+Form'; derived in ``svmteach.derivations``) is
 
 .. math::
 
@@ -8,17 +13,18 @@ The dual (seed 002, 'Dual Form'; derived in ``svmteach.derivations``) is
         + \\sum_{i, m} \\Delta_i^m \\alpha_i^m
     \\quad \\text{s.t.} \\quad \\sum_m \\alpha_i^m = 0, \\; \\alpha_i^m \\le C_i^m,
 
-with :math:`\\Delta_i^m = [m \\ne y_i]`, :math:`C_i^m = C [m = y_i]` and :math:`w_m = \\sum_i \\alpha_i^m x_i`.
-Its partial gradient is :math:`g_i^m = w_m^\\top x_i + \\Delta_i^m`.  (Seed 002's
-Algorithm 3, line 6, subtracts 2 from :math:`g_i[y_i]` after adding 1 everywhere; the
-derivative gives :math:`g_i^{y_i} = w_{y_i}^\\top x_i`, so 1 is to be subtracted.)
+with :math:`\\Delta_i^m = [m \\ne y_i]`, :math:`C_i^m = C [m = y_i]` and :math:`w_m = \\sum_i \\alpha_i^m x_i`;
+as a maximisation :math:`D = -f = \\sum_i \\alpha_i^{y_i} - \\tfrac12 \\|W\\|_F^2`.
+Its partial gradient is :math:`g_i^m = w_m^\\top x_i + \\Delta_i^m`.  (The slides' Algorithm 3,
+line 6, subtracts 2 from :math:`g_i[y_i]` after adding 1 everywhere; the derivative gives
+:math:`g_i^{y_i} = w_{y_i}^\\top x_i`, so 1 is to be subtracted.)
 
-The sample is skipped when its violation
+**The block** (Blondel, Fujino and Ueda 2014).  The sample is skipped when its violation
 :math:`v_i = \\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < C_i^m} g_i^m` is at most ``skip_tol``.
 Otherwise the exact block problem
 :math:`\\min_\\delta \\tfrac q2 \\|\\delta\\|^2 + g_i^\\top \\delta` s.t.
 :math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le C_i - \\alpha_i`, with :math:`q = \\|x_i\\|^2` (the dual is
-quadratic, so this is exact; seed 002 drops the factor q), is solved with the new block
+quadratic, so this is exact; the slides drop the factor q), is solved with the new block
 written as :math:`\\alpha_i = C_i - \\beta`: the feasible rows are exactly those with
 :math:`\\beta \\ge 0,\\ \\mathbf 1^\\top \\beta = C`, and completing the square,
 :math:`\\beta` is the projection of :math:`(C_i - \\alpha_i) + g_i / q` onto that simplex.
@@ -54,16 +60,14 @@ import numpy as np
 from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
-from .base import check_tol
-from .multiclass_base import EPOCH_FASTMATH, EPS, MulticlassSolver, replace_row, sample_arrays
+from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, one_hot
 
 
-class CSBlondelState(NamedTuple):
-    """State of :class:`CSBlondel` after ``n_iter`` sample visits.
+class CSBlock(NamedTuple):
+    """The picture of one Crammer-Singer block step (``None`` / NaN before the first step).
 
     Attributes
     ----------
-    n_iter, epoch, pos, seed, i, alpha (n, k), W (k, d), perm, primal, dual, gap, kkt : as for WWExact.
     y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
     beta_hat, z, beta, theta : the picture in Blondel's scale (the course's):
     beta_hat (k,) the point projected, ``||x_i|| (C_i - alpha_i) + g_i / ||x_i||``;  z : float, the
@@ -74,18 +78,6 @@ class CSBlondelState(NamedTuple):
     delta : (k,) the change of alpha_i, ``C_i - beta / ||x_i|| - alpha_i``.
     """
 
-    n_iter: int
-    alpha: object
-    W: object
-    epoch: int
-    pos: int
-    perm: np.ndarray
-    seed: int
-    i: int
-    primal: float
-    dual: float
-    gap: float
-    kkt: float
     y: int
     grad: object
     violation: float
@@ -97,42 +89,109 @@ class CSBlondelState(NamedTuple):
     delta: object
 
 
-class CSBlondel(MulticlassSolver):
-    """Blondel's block coordinate descent for the Crammer-Singer dual.
+class CrammerSinger(MulticlassLoss):
+    """The Crammer-Singer loss (see the module docstring).  Block option: ``skip_tol``."""
 
-    Parameters
-    ----------
-    skip_tol : float
-        Samples whose violation v_i is at most this are skipped (Algorithm 3, line 10).
-        The default 0 skips only samples that are exactly optimal: any positive threshold
-        caps the accuracy the run can reach (a gap of 1e-8 at C = 100 with 1e-10).
-    random_state : int, Generator or None
-    """
+    name = "cs"
+    title = "Crammer-Singer"
+    Block = CSBlock
+    default_solver = "blondel"
+    block_options = ("skip_tol",)
 
-    State = CSBlondelState
-    loss = "cs"
-    name = "blondel"
+    def weight_rows(self, problem, alpha):
+        return alpha  # W = alpha' X
 
-    def __init__(self, skip_tol: float = 0.0, random_state=None):
-        super().__init__(random_state)
-        self.skip_tol = check_tol(skip_tol, "skip_tol")
+    def dual_linear(self, problem, alpha):
+        xp = problem.xp
+        return float(xp.sum(xp.where(one_hot(problem), alpha, 0.0)))  # -sum_{m != y} alpha = sum_i alpha_i^{y_i}
 
-    def blank_picture(self, problem):
+    def sample_losses(self, problem, S):
+        xp = problem.xp
+        Y = one_hot(problem)
+        s_y = xp.sum(xp.where(Y, S, 0.0), axis=1)
+        rival = xp.max(xp.where(Y, -xp.inf, S), axis=1)
+        return xp.maximum(1.0 + rival - s_y, 0.0)
+
+    def gradient(self, problem, S):
+        """:math:`g_i^m = s_{im} + \\Delta_i^m` with :math:`\\Delta_i^m = [m \\ne y_i]`."""
+        xp = problem.xp
+        return xp.where(one_hot(problem), S, S + 1.0)
+
+    def kkt_violation(self, problem, alpha, S):
+        """Blondel's :math:`\\max_i v_i`."""
+        xp = problem.xp
+        G = self.gradient(problem, S)
+        low = xp.min(xp.where(alpha < self._upper(problem), G, xp.inf), axis=1)
+        return float(xp.max(xp.max(G, axis=1) - low))
+
+    def _upper(self, problem):
+        """(n, k) ``C [m = y_i]``: the upper bounds."""
+        xp = problem.xp
+        Y = one_hot(problem)
+        return xp.where(Y, xp.full(Y.shape, problem.C, dtype=xp.float64), 0.0)
+
+    def bounds(self, problem):
+        xp = problem.xp
+        return xp.full((problem.n_samples, problem.k), -math.inf, dtype=xp.float64), self._upper(problem)
+
+    def repair(self, problem, alpha):
+        """Each row summing to 0 to the last bit (the label entry from the others).
+
+        Rounding (of the projection, and accumulated step after step) would otherwise tilt every
+        slope the parallel solver computes from ``T - alpha``, and its line search would stall.  Where
+        the label entry would pass C, it stops there and the excess goes to the most negative other
+        entry (room to spare).
+        """
+        xp = problem.xp
+        Y = one_hot(problem)
+        A = xp.minimum(alpha, self._upper(problem))
+        rest = -xp.sum(xp.where(Y, 0.0, A), axis=1, keepdims=True)
+        A = xp.where(Y, xp.minimum(rest, problem.C), A)
+        excess = xp.sum(A, axis=1, keepdims=True)
+        lowest = xp.argmin(xp.where(Y, math.inf, A), axis=1, keepdims=True)
+        return A - xp.where(xp.arange(problem.k)[None, :] == lowest, excess, 0.0)
+
+    def feasible(self, problem, alpha):
+        """:math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C e_{y_i}`; writing
+        :math:`a = u_i - \\beta`, it is the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = C\\}`,
+        so :math:`\\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is)."""
+        xp, C = problem.xp, problem.C
+        Y = one_hot(problem)
+        upper = self._upper(problem)
+        new = upper - project_simplex_sort(upper - xp.astype(alpha, xp.float64), C)
+        # rows summing to 0 to the last bit: the label entry from the others (it stays <= C up to rounding)
+        return xp.where(Y, xp.minimum(-xp.sum(xp.where(Y, 0.0, new), axis=1, keepdims=True), C), new)
+
+    def curvature_scale(self, problem):
+        return 1.0
+
+    def block_targets(self, problem, alpha, G):
+        """As :meth:`block_step` for every row: alpha_i = C_i - C p / 1'p, p = proj(beta_hat / z, 1)."""
+        xp, C = problem.xp, problem.C
+        a = self.block_curvatures(problem)[:, None]
+        upper = self._upper(problem)
+        beta_hat = a * (upper - alpha) + G
+        z = C * a
+        curved = z > EPS * xp.max(xp.abs(beta_hat), axis=1, keepdims=True)  # else the linear block
+        p = project_simplex_sort(xp.where(curved, beta_hat / xp.where(curved, z, 1.0), 0.0), 1.0, check=False)
+        top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)
+        share = xp.where(curved, p / xp.sum(p, axis=1, keepdims=True), top / xp.sum(top, axis=1, keepdims=True))
+        return self.repair(problem, upper - C * share)
+
+    def blank_block(self, problem):
         nan = math.nan
-        return dict(y=-1, grad=None, violation=nan, skipped=False, beta_hat=None, z=nan, beta=None,
-                    theta=nan, delta=None)
+        return CSBlock(y=-1, grad=None, violation=nan, skipped=False, beta_hat=None, z=nan, beta=None,
+                       theta=nan, delta=None)
 
-    def update(self, problem, state, i):
+    def block_step(self, problem, alpha_i, s, q, y, skip_tol=0.0):
         xp, C, k = problem.xp, problem.C, problem.k
-        x, q, yi, s = sample_arrays(problem, state, i)
-        is_y = xp.arange(k) == yi
+        is_y = xp.arange(k) == y
         g = xp.where(is_y, s, s + 1.0)  # g_i^m = w_m' x_i + Delta_i^m
         upper = xp.where(is_y, xp.full(k, C, dtype=xp.float64), 0.0)  # C_i
-        alpha_i = state.alpha[i, :]
         v = float(xp.max(g) - xp.min(xp.where(alpha_i < upper, g, xp.inf)))
-        if v <= self.skip_tol:
-            return state._replace(y=yi, grad=g, violation=v, skipped=True, beta_hat=None, z=math.nan,
-                                  beta=None, theta=math.nan, delta=xp.zeros(k, dtype=xp.float64))
+        if v <= skip_tol:
+            return alpha_i, CSBlock(y=y, grad=g, violation=v, skipped=True, beta_hat=None, z=math.nan,
+                                    beta=None, theta=math.nan, delta=xp.zeros(k, dtype=xp.float64))
         beta_hat = q * (upper - alpha_i) + g  # Blondel's beta_hat times ||x_i||: nothing divided by it
         z = C * q
         if z > EPS * float(xp.max(xp.abs(beta_hat))):
@@ -148,36 +207,40 @@ class CSBlondel(MulticlassSolver):
         new = upper - C * share  # alpha_i = C_i - beta, 1'beta = C
         # the label entry from the others, so that the row sums to 0 to the last bit (<= C up to rounding)
         new = xp.where(is_y, xp.minimum(-xp.sum(xp.where(is_y, 0.0, new)), C), new)
-        delta = new - alpha_i
-        W = state.W + delta[:, None] * x[None, :]
         # the picture in Blondel's scale: proj(beta_hat / r, z / r) = proj(beta_hat, z) / r, r = ||x_i||
         r = math.sqrt(q)
         picture = (dict(beta_hat=beta_hat / r, z=z / r, beta=beta / r, theta=theta / r) if r > 0 else
                    dict(beta_hat=None, z=0.0, beta=None, theta=math.nan))
-        return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=W, y=yi, grad=g, violation=v,
-                              skipped=False, delta=delta, **picture)
+        return new, CSBlock(y=y, grad=g, violation=v, skipped=False, delta=new - alpha_i, **picture)
 
-    def _epoch(self, problem, alpha, W, order):
-        _cs_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), self.skip_tol, alpha, W, order)
+    def epoch(self, problem, alpha, W, order, skip_tol=0.0):
+        _cs_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), float(skip_tol), alpha, W, order)
+
+    def dual_weights(self, problem, alpha):
+        xp = problem.xp
+        return xp.sum(xp.where(one_hot(problem), alpha, 0.0), axis=1)  # alpha_i^{y_i} in [0, C]
+
+    def dual_weight_bound(self, problem):
+        return problem.C
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
-    """The step of :class:`CSBlondel` for every sample of ``order``, in place."""
+    """:meth:`CrammerSinger.block_step` for every sample of ``order``, in place."""
     k, d = W.shape
     g = np.empty(k)
     beta_hat = np.empty(k)
     beta = np.empty(k)
     for i in order:
         y = codes[i]
-        for m in range(k):
+        for m in range(k):  # g_i^m = w_m' x_i + [m != y_i]
             acc = 0.0
             for t in range(d):
                 acc += W[m, t] * X[i, t]
             g[m] = acc + (0.0 if m == y else 1.0)
         gmax = -np.inf
         gmin = np.inf
-        for m in range(k):
+        for m in range(k):  # v_i = max_m g - min_{m: alpha < C_i} g
             gmax = max(gmax, g[m])
             up = C if m == y else 0.0
             if alpha[i, m] < up:
@@ -187,7 +250,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
         q = sqnorm[i]
         z = C * q
         hmax = 0.0
-        for m in range(k):
+        for m in range(k):  # beta_hat = q (C_i - alpha_i) + g_i
             up = C if m == y else 0.0
             beta_hat[m] = q * (up - alpha[i, m]) + g[m]
             hmax = max(hmax, abs(beta_hat[m]))
@@ -206,7 +269,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
         for m in range(k):
             if m != y:
                 rest += C * (beta[m] / mass)
-        for m in range(k):
+        for m in range(k):  # alpha_i = C_i - C p / 1'p, the label entry from the others; W += delta x_i'
             nv = min(rest, C) if m == y else -C * (beta[m] / mass)
             dlt = nv - alpha[i, m]
             if dlt != 0.0:

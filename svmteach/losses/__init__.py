@@ -1,0 +1,35 @@
+"""The multiclass losses, one module each, and the registry that names them.
+
+A loss object owns its primal, dual, gradient, box, KKT measure and its block problem solved
+exactly (one row with a picture, a compiled epoch, and every row at once); see
+:class:`~svmteach.losses.base.MulticlassLoss` for the contract.  Solvers, objectives, estimators
+and explorers ask ``problem.loss_object``; the loss's name is compared here only.
+
+========  =======================  ==============================================
+name      class                    primal loss of sample i
+========  =======================  ==============================================
+``"ww"``  :class:`WestonWatkins`   :math:`\\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)`
+``"cs"``  :class:`CrammerSinger`   :math:`\\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)`
+``"llw"`` :class:`LeeLinWahba`     :math:`\\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i)`, with :math:`\\sum_m w_m = 0`
+========  =======================  ==============================================
+"""
+
+from .base import MulticlassLoss
+from .crammer_singer import CrammerSinger
+from .lee_lin_wahba import LeeLinWahba
+from .weston_watkins import WestonWatkins
+
+#: Every multiclass loss by its name (the estimators' and problems' ``loss=`` value).
+LOSSES = {loss.name: loss for loss in (WestonWatkins(), CrammerSinger(), LeeLinWahba())}
+
+
+def get_loss(name):
+    """The loss object called ``name`` (a key of :data:`LOSSES`); a ValueError naming ``loss`` otherwise."""
+    if isinstance(name, MulticlassLoss):
+        return name
+    if not isinstance(name, str) or name not in LOSSES:
+        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {name!r}")
+    return LOSSES[name]
+
+
+__all__ = ["LOSSES", "get_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba"]

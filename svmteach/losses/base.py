@@ -1,0 +1,174 @@
+"""The contract of a multiclass loss: what a solver, the objectives and an explorer may ask it.
+
+Every multiclass SVM of the course is linear, has no bias, and has a dual over an (n, k)
+matrix :math:`\\alpha` whose weights are a fixed linear map of it,
+
+.. math::
+
+    W(\\alpha) = A(\\alpha)^\\top X \\quad (k \\times d), \\qquad
+    D(\\alpha) = \\ell(\\alpha) - \\tfrac12 \\|W(\\alpha)\\|_F^2 \\quad \\text{(maximised)},
+
+with a linear term :math:`\\ell` and a constraint set that splits into one block per sample.
+A loss object says what :math:`A`, :math:`\\ell`, the blocks and the primal are
+(:meth:`weight_rows`, :meth:`dual_linear`, :meth:`bounds`, :meth:`sample_losses`);
+everything else here is written once from those.  A solver asks the loss of its problem
+(``problem.loss_object``), never its name.
+
+The one-sample block problem, solved exactly, comes three ways, all in the loss's module:
+:meth:`block_step` (one row, with the picture of the step, for the step path and the
+explorers), :meth:`epoch` (compiled, a whole visiting order in place: the fast path) and
+:meth:`block_targets` (every row at once against the same W: the parallel solver).
+
+Adding a loss is one module defining a subclass, and one line in :data:`svmteach.losses.LOSSES`.
+"""
+
+from __future__ import annotations
+
+#: A block whose quadratic term is below ``EPS`` times its linear term is solved as linear:
+#: its curvature is lost in the rounding of the gradient.
+EPS = 2.220446049250313e-16
+
+#: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
+#: NaN and infinity keep their meaning.  Results match the step path to rounding.
+EPOCH_FASTMATH = {"reassoc", "contract"}
+
+
+class MulticlassLoss:
+    """Base class of the multiclass losses (see the module docstring for the contract).
+
+    Attributes a subclass sets: ``name`` (its key in the registry and the estimators'
+    ``loss=`` value), ``title`` (for people), ``Block`` (the NamedTuple picture of one exact
+    block step, documented field by field), ``default_solver`` (the name of the solver the
+    estimators use when none is given), ``block_options`` (the keyword options its block step
+    accepts, e.g. Crammer-Singer's ``skip_tol``).
+    """
+
+    name = ""
+    title = ""
+    Block = None
+    default_solver = "exact"
+    block_options = ()
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    # ---- what a subclass defines -------------------------------------------------------------
+    def weight_rows(self, problem, alpha):
+        """The (n, k) matrix :math:`A(\\alpha)` with :math:`W = A^\\top X` (linear in alpha)."""
+        raise NotImplementedError
+
+    def dual_linear(self, problem, alpha) -> float:
+        """The linear term :math:`\\ell(\\alpha)` of the (maximised) dual."""
+        raise NotImplementedError
+
+    def sample_losses(self, problem, S):
+        """(n,) each sample's loss at scores ``S`` (n, k)."""
+        raise NotImplementedError
+
+    def gradient(self, problem, S):
+        """(n, k) gradient of the minimisation dual :math:`f = -D` at scores :math:`S = X W^\\top`
+        (0 in the columns that are not free variables)."""
+        raise NotImplementedError
+
+    def kkt_violation(self, problem, alpha, S) -> float:
+        """The largest KKT violation at ``alpha`` with scores ``S``: 0 exactly at the optimum."""
+        raise NotImplementedError
+
+    def bounds(self, problem):
+        """``(lower, upper)``, (n, k) each: the box of alpha (infinite where an entry is free)."""
+        raise NotImplementedError
+
+    def repair(self, problem, alpha):
+        """``alpha`` after a step of the parallel solver: rounding excursions past the bounds removed and
+        the block's equality (a row sum, a fixed entry) restored exactly."""
+        raise NotImplementedError
+
+    def feasible(self, problem, alpha):
+        """The Euclidean projection of each row of ``alpha`` onto this loss's block set (a warm start)."""
+        raise NotImplementedError
+
+    def curvature_scale(self, problem) -> float:
+        """The block Hessian's scale per unit :math:`\\|x_i\\|^2` (the parallel solver's metric)."""
+        raise NotImplementedError
+
+    def block_targets(self, problem, alpha, G):
+        """(n, k): every block solved exactly as if alone, against the gradient ``G`` of one W."""
+        raise NotImplementedError
+
+    def blank_block(self, problem):
+        """The ``Block`` of a state that has taken no step yet."""
+        raise NotImplementedError
+
+    def block_step(self, problem, alpha_i, s, q, y, **options):
+        """One sample's block solved exactly: ``(new_row, block)``.
+
+        ``alpha_i`` (k,) the sample's row, ``s`` (k,) its scores W x_i, ``q`` its squared norm,
+        ``y`` its class index; ``block`` is this loss's ``Block`` picture of the step.
+        """
+        raise NotImplementedError
+
+    def epoch(self, problem, alpha, W, order, **options):
+        """:meth:`block_step` for every sample of ``order`` (int64), in place on float64 ``alpha``
+        and ``W``, compiled."""
+        raise NotImplementedError
+
+    def dual_weights(self, problem, alpha):
+        """(n,) one non-negative number per sample for a bar chart of the dual (the sum of its
+        multipliers), and :meth:`dual_weight_bound` its largest possible value."""
+        raise NotImplementedError
+
+    def dual_weight_bound(self, problem) -> float:
+        raise NotImplementedError
+
+    # ---- written once from the above ---------------------------------------------------------
+    def weights(self, problem, alpha):
+        """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64."""
+        xp = problem.xp
+        return self.weight_rows(problem, xp.astype(alpha, xp.float64)).T @ xp.astype(problem.X, xp.float64)
+
+    def primal(self, problem, W, S=None) -> float:
+        """:math:`\\tfrac12 \\|W\\|_F^2 + C \\sum_i \\ell_i(W)`."""
+        xp = problem.xp
+        S = scores(problem, W) if S is None else S
+        return float(0.5 * xp.sum(W * W) + problem.C * xp.sum(self.sample_losses(problem, S)))
+
+    def dual(self, problem, alpha, W) -> float:
+        """:math:`D(\\alpha) = \\ell(\\alpha) - \\tfrac12 \\|W\\|_F^2` at ``alpha`` with its weights ``W``."""
+        xp = problem.xp
+        return float(self.dual_linear(problem, alpha) - 0.5 * xp.sum(W * W))
+
+    def block_curvatures(self, problem):
+        """(n,) each block's curvature, ``curvature_scale * ||x_i||^2``, floored above 0 (the parallel
+        solver's metric): a zero row's linear block then gets its exact minimiser at the bounds."""
+        xp = problem.xp
+        a = problem.sqnorm * self.curvature_scale(problem)
+        return xp.maximum(a, 1e-12 * max(float(xp.max(a)), 1.0))
+
+    def check_block_options(self, options):
+        unknown = set(options) - set(self.block_options)
+        if unknown:
+            raise TypeError(f"the {self.title} block step takes no option {sorted(unknown)[0]!r}"
+                            f" (it takes {list(self.block_options) or 'none'})")
+
+
+# ---- helpers every loss uses ---------------------------------------------------------------------
+
+
+def one_hot(problem):
+    """(n, k) boolean matrix, True at (i, y_i)."""
+    xp = problem.xp
+    return problem.codes[:, None] == xp.arange(problem.k)[None, :]
+
+
+def scores(problem, W):
+    """(n, k) scores :math:`s_{im} = w_m^\\top x_i`."""
+    xp = problem.xp
+    return xp.astype(problem.X, W.dtype) @ W.T
+
+
+def off_label_box_violation(problem, alpha, G):
+    """The largest projected-gradient entry over the off-label entries, each in the box [0, C]."""
+    xp, C = problem.xp, problem.C
+    pg = xp.where(alpha <= 0.0, xp.minimum(G, 0.0), xp.where(alpha >= C, xp.maximum(G, 0.0), G))
+    return float(xp.max(xp.abs(xp.where(one_hot(problem), 0.0, pg))))
+

@@ -1,0 +1,218 @@
+"""The Weston-Watkins loss: primal, dual, gradient, box, and its block solved exactly.
+
+.. math::
+
+    \\min_W \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)
+
+(Weston and Watkins 1999; the dual as in the blog post "The Weston-Watkins SVM dual problem",
+2020, derived in ``svmteach.derivations``).  The dual variables are (n, k) with
+:math:`0 \\le \\alpha_{ij} \\le C` for :math:`j \\ne y_i` and :math:`\\alpha_{iy_i} = -\\sum_{j \\ne y_i} \\alpha_{ij}`;
+:math:`W = -M \\alpha^\\top X` and :math:`D(\\alpha) = \\sum_{j \\ne y_i} \\alpha_{ij} - \\tfrac12 \\|W\\|_F^2`.
+
+**The block, solved exactly** (Wang and Scott, ICML 2021).  With the block
+:math:`\\beta = (\\alpha_{ij})_{j \\ne y_i}` of sample i and everything else fixed, the dual (as a
+minimisation) is, up to a constant,
+
+.. math::
+
+    \\tfrac{a}{2}\\bigl(\\|\\beta\\|^2 + (\\mathbf 1^\\top \\beta)^2\\bigr) - c^\\top \\beta, \\qquad
+    a = M^2 \\|x_i\\|^2, \\quad c_j = 1 - M (s_{y_i} - s_j) + a (\\alpha_{ij} - \\alpha_{iy_i}),
+
+with scores :math:`s = W x_i`, because :math:`\\alpha_{iy_i} = -\\mathbf 1^\\top\\beta` makes the
+block's Hessian :math:`a (I + \\mathbf 1 \\mathbf 1^\\top)`.  Dividing by a, the block is
+:func:`svmteach.projections.ww_block_solve` with :math:`u = c / a`, solved exactly by
+sorting its 2(k-1) breakpoints.  A zero row (a = 0) leaves a linear problem: each
+:math:`\\beta_j` goes to C where :math:`c_j > 0` and to 0 where :math:`c_j < 0`.  So does a row of
+tiny norm whose quadratic term is negligible: for every feasible block,
+:math:`\\tfrac a2 (\\|\\beta\\|^2 + (\\mathbf 1^\\top\\beta)^2) \\le \\tfrac a2 k^2 C^2`, and once
+:math:`a k C \\le \\epsilon \\max_j |c_j|` that moves the root :math:`t` by less than the rounding of c,
+so the linear rule is the exact block step to working precision (and :math:`u = c / a`, which
+could overflow, is never formed).
+The weights follow: :math:`W \\leftarrow W - M\\, \\delta\\, x_i^\\top` for the change δ of :math:`\\alpha_i`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..projections import ww_block_row, ww_block_solve
+from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, off_label_box_violation, one_hot
+
+
+class WWBlock(NamedTuple):
+    """The picture of one exact Weston-Watkins block step (``None`` / NaN before the first step).
+
+    Attributes
+    ----------
+    y : int, the sample's class;  grad : (k,) dual gradient ``M (s_y - s_j) - 1`` before the step (0 at y).
+    u : (k-1,) the block problem's vector ``c / a`` (``c`` itself for a linear block);
+    breakpoints : (2k-2,) sorted ``u - C`` and ``u``;  t : float, the root ``1' beta``;
+    beta : (k-1,) the block's solution;  delta : (k,) the change of alpha_i.
+    """
+
+    y: int
+    grad: object
+    u: object
+    breakpoints: object
+    t: float
+    beta: object
+    delta: object
+
+
+class WestonWatkins(MulticlassLoss):
+    """The Weston-Watkins loss with margin scale ``problem.M`` (see the module docstring)."""
+
+    name = "ww"
+    title = "Weston-Watkins"
+    Block = WWBlock
+
+    def weight_rows(self, problem, alpha):
+        return -problem.M * alpha  # W = -M alpha' X
+
+    def dual_linear(self, problem, alpha):
+        xp = problem.xp
+        return float(-xp.sum(xp.where(one_hot(problem), alpha, 0.0)))  # sum_{j != y} alpha_ij = -sum_i alpha_{iy_i}
+
+    def sample_losses(self, problem, S):
+        xp = problem.xp
+        Y = one_hot(problem)
+        s_y = xp.sum(xp.where(Y, S, 0.0), axis=1)
+        hinge = xp.maximum(1.0 - problem.M * (s_y[:, None] - S), 0.0)
+        return xp.sum(xp.where(Y, 0.0, hinge), axis=1)
+
+    def gradient(self, problem, S):
+        """:math:`M (s_{iy_i} - s_{ij}) - 1` (0 in the y_i column, which is not free)."""
+        xp = problem.xp
+        Y = one_hot(problem)
+        s_y = xp.sum(xp.where(Y, S, 0.0), axis=1)
+        return xp.where(Y, 0.0, problem.M * (s_y[:, None] - S) - 1.0)
+
+    def kkt_violation(self, problem, alpha, S):
+        return off_label_box_violation(problem, alpha, self.gradient(problem, S))
+
+    def bounds(self, problem):
+        xp = problem.xp
+        Y = one_hot(problem)
+        inf = xp.full(Y.shape, math.inf, dtype=xp.float64)
+        return xp.where(Y, -inf, 0.0), xp.where(Y, inf, problem.C)  # the label entry is free
+
+    def repair(self, problem, alpha):
+        return self.feasible(problem, alpha)
+
+    def feasible(self, problem, alpha):
+        """The off-label entries clipped to [0, C]; the label entry minus their sum."""
+        xp = problem.xp
+        Y = one_hot(problem)
+        off = xp.where(Y, 0.0, xp.clip(xp.astype(alpha, xp.float64), 0.0, problem.C))
+        return xp.where(Y, -xp.sum(off, axis=1, keepdims=True), off)
+
+    def curvature_scale(self, problem):
+        return problem.M ** 2
+
+    def block_targets(self, problem, alpha, G):
+        xp, C, k = problem.xp, problem.C, problem.k
+        Y = one_hot(problem)
+        a = self.block_curvatures(problem)[:, None]
+        # the off-label columns j != y_i of each row, in order, and where column m sits among them
+        y = problem.codes[:, None]
+        j = xp.arange(k - 1)[None, :]
+        others = j + xp.astype(j >= y, j.dtype)
+        col = xp.arange(k)[None, :]
+        back = xp.clip(col - xp.astype(col > y, col.dtype), 0, k - 2)
+        # beta = alpha's off-label entries; u = beta + 1'beta - g/a  (the block step's u = c / a)
+        beta = xp.take_along_axis(alpha, others, axis=1)
+        g = xp.take_along_axis(G, others, axis=1)
+        u = beta + xp.sum(beta, axis=1, keepdims=True) - g / a
+        new = ww_block_solve(u, C, check=False)
+        return xp.where(Y, -xp.sum(new, axis=1, keepdims=True), xp.take_along_axis(new, back, axis=1))
+
+    def blank_block(self, problem):
+        return WWBlock(y=-1, grad=None, u=None, breakpoints=None, t=math.nan, beta=None, delta=None)
+
+    def block_step(self, problem, alpha_i, s, q, y, **options):
+        self.check_block_options(options)
+        xp, M, C, k = problem.xp, problem.M, problem.C, problem.k
+        a = M * M * q
+        others = xp.asarray([j for j in range(k) if j != y])
+        grad = M * (s[y] - s) - 1.0  # d f / d alpha_ij (the y_i entry is 0)
+        c = -xp.take(grad, others) + a * (xp.take(alpha_i, others) - alpha_i[y])
+        if a * k * C > EPS * float(xp.max(xp.abs(c))):
+            u = c / a
+            beta = ww_block_solve(u[None, :], C, check=False)[0, :]
+        else:  # zero row, or a curvature below the rounding of c: a linear block, solved at the bounds
+            u = c
+            beta = xp.where(c > 0, C, xp.where(c < 0, 0.0, xp.take(alpha_i, others)))
+        new = xp.concat([beta[:y], xp.reshape(-xp.sum(beta), (1,)), beta[y:]])  # alpha_{i y_i} = -1'beta
+        return new, WWBlock(y=y, grad=xp.where(xp.arange(k) == y, 0.0, grad), u=u,
+                            breakpoints=xp.sort(xp.concat([u - C, u])), t=float(xp.sum(beta)),
+                            beta=beta, delta=new - alpha_i)
+
+    def epoch(self, problem, alpha, W, order, **options):
+        self.check_block_options(options)
+        _ww_exact_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), float(problem.M),
+                        alpha, W, order)
+
+    def dual_weights(self, problem, alpha):
+        xp = problem.xp
+        return -xp.sum(xp.where(one_hot(problem), alpha, 0.0), axis=1)  # sum_{j != y_i} alpha_ij
+
+    def dual_weight_bound(self, problem):
+        return problem.C * (problem.k - 1)
+
+
+@njit(cache=True, fastmath=EPOCH_FASTMATH)
+def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
+    """:meth:`WestonWatkins.block_step` for every sample of ``order``, in place."""
+    k, d = W.shape
+    s = np.empty(k)
+    c = np.empty(k - 1)
+    u = np.empty(k - 1)
+    beta = np.empty(k - 1)
+    points = np.empty(2 * (k - 1))
+    work = np.empty(2 * (k - 1), dtype=np.int64)
+    for i in order:
+        y = codes[i]
+        for m in range(k):  # s = W x_i
+            acc = 0.0
+            for t in range(d):
+                acc += W[m, t] * X[i, t]
+            s[m] = acc
+        a = M * M * sqnorm[i]
+        p = 0
+        for j in range(k):  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
+            if j != y:
+                c[p] = -(M * (s[y] - s[j]) - 1.0) + a * (alpha[i, j] - alpha[i, y])
+                p += 1
+        cmax = 0.0
+        for p in range(k - 1):
+            cmax = max(cmax, abs(c[p]))
+        if a * k * C > EPS * cmax:
+            for p in range(k - 1):
+                u[p] = c[p] / a
+            ww_block_row(u, C, beta, points, work)
+        else:  # the linear block: each beta_j at the bound its c_j points to
+            p = 0
+            for j in range(k):
+                if j != y:
+                    beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else alpha[i, j])
+                    p += 1
+        new_y = 0.0
+        for p in range(k - 1):
+            new_y -= beta[p]
+        p = 0
+        for j in range(k):
+            if j == y:
+                nv = new_y
+            else:
+                nv = beta[p]
+                p += 1
+            dlt = nv - alpha[i, j]
+            if dlt != 0.0:  # W <- W - M delta x_i'
+                alpha[i, j] = nv
+                f = M * dlt
+                for t in range(d):
+                    W[j, t] = W[j, t] - f * X[i, t]
