@@ -84,3 +84,31 @@ def cs_dual_optimum(X, codes, C):
     A_eq = np.kron(np.eye(n), np.ones((1, k)))
     a = solve_qp(H, delta, A_eq, np.zeros(n), np.eye(n * k), upper)
     return float(-0.5 * a @ H @ a - delta @ a)
+
+
+def llw_primal_optimum(X, codes, C):
+    """The Lee-Lin-Wahba primal solved as a QP with its sum-to-zero constraint: ``(W*, P(W*))``.
+
+    Variables ``w`` (k*d, row m of W is w_m) and slacks ``xi_im`` (m != y_i):
+    ``min 1/2 |w|^2 + C sum xi  s.t.  w_m'x_i - xi_im <= -1,  -xi_im <= 0,  sum_m w_m = 0``.
+    The returned value is the primal recomputed from W* with its hinges, not read off the slacks.
+    """
+    X = np.asarray(X, float)
+    n, d = X.shape
+    k = int(codes.max()) + 1
+    pairs = [(i, m) for i in range(n) for m in range(k) if m != codes[i]]
+    nw, nx = k * d, len(pairs)
+    P = np.zeros((nw + nx, nw + nx))
+    P[:nw, :nw] = np.eye(nw)
+    q = np.concatenate([np.zeros(nw), np.full(nx, C)])
+    margin = np.zeros((nx, nw + nx))
+    for r, (i, m) in enumerate(pairs):
+        margin[r, m * d:(m + 1) * d] = X[i]
+        margin[r, nw + r] = -1.0
+    slack = np.hstack([np.zeros((nx, nw)), -np.eye(nx)])
+    A_eq = np.hstack([np.tile(np.eye(d), (1, k)), np.zeros((d, nx))])  # sum_m w_m = 0
+    z = solve_qp(P, q, A_eq, np.zeros(d), np.vstack([margin, slack]), np.concatenate([-np.ones(nx), np.zeros(nx)]))
+    W = z[:nw].reshape(k, d)
+    S = X @ W.T
+    hinge = sum(max(0.0, 1.0 + S[i, m]) for i, m in pairs)
+    return W, float(0.5 * np.sum(W * W) + C * hinge)
