@@ -143,7 +143,7 @@ class ParabolaView:
             for line in (self.curve, self.before, self.vertex, self.after):
                 line.set_data([], [])
             self.arrow.set_visible(False)
-            self.note.set_text("press step: the parabola of the chosen coordinate")
+            self.note.set_text("press step:\nthe parabola of\nthe chosen coordinate")
             self.ax.set_xlim(-0.15 * C, 1.15 * C)
             self.ax.set_ylim(-1.0, 1.0)
             self.ax.set_title("dual along one coordinate", **self._label)

@@ -150,7 +150,7 @@ class SMOBoxView:
             self.H_text.set_text("")
             self.arrow.set_visible(False)
             self.arrow_text.set_visible(False)
-            self.note.set_text("press step: the box of the chosen pair")
+            self.note.set_text("press step:\nthe box of\nthe chosen pair")
             self.ax.set_xlim(-0.1 * C, 1.1 * C)
             self.ax.set_ylim(-0.1 * C, 1.1 * C)
             self.ax.set_xlabel("\u03b1\u2c7c", **self._label)

@@ -187,6 +187,8 @@ class SolverExplorer(Displayed):
                 line.set_data(h[:, 0], np.where(values > 0, np.log10(values), np.nan))  # a dual <= 0 is not drawn
         self.ax_curve.relim()
         self.ax_curve.autoscale_view()
+        if h[-1, 0] - h[0, 0] < 1:  # one state: a unit of steps, not a range of -0.03 .. 0.03
+            self.ax_curve.set_xlim(h[0, 0] - 0.05, h[0, 0] + 1.05)
 
     def _figure(self, step_view):
         """The figure (2 x 2 panels, see the module docstring), ``size.width_px`` wide."""

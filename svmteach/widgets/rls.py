@@ -188,8 +188,8 @@ class RLSPathExplorer(Displayed):
         colors = class_colors(k)
         self.ax_data.scatter(X[:, 0], X[:, 1], c=np.asarray(colors)[self.codes], s=30, zorder=3)
         if self.X_test is not None:  # held-out points: hollow, in their class colour
-            self.ax_data.scatter(self.X_test[:, 0], self.X_test[:, 1], s=30, zorder=3, facecolors="none",
-                                 edgecolors=np.asarray(colors)[self.test_codes], linewidths=1.2)
+            self.ax_data.scatter(self.X_test[:, 0], self.X_test[:, 1], s=16, zorder=2, facecolors="none",
+                                 edgecolors=np.asarray(colors)[self.test_codes], linewidths=0.8)
         self.ax_data.set_xlim(xlim)
         self.ax_data.set_ylim(ylim)
         self.ax_data.set_aspect("equal")
@@ -212,7 +212,7 @@ class RLSPathExplorer(Displayed):
                 label="best \u03bb (LOO squared residual)")
         ax.set_ylim(bottom=0)
         style_axes(ax, size, title=f"error rates, \u03b3 = {s['gamma']:.3g}", xlabel="\u03bb", ylabel="error rate")
-        ax.legend(fontsize=size.font - 1.5, loc="upper left", framealpha=0.85)
+        ax.legend(fontsize=size.font - 1.5, loc="lower right", framealpha=0.85)
         self._markers = [self.ax_path.axvline(self.lams[0], color="k", ls="--", lw=1),
                          self.ax_loo.axvline(self.lams[0], color="k", ls="--", lw=1)]
         if self._legend is None:  # the classes; hollow: held-out points
