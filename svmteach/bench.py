@@ -3,7 +3,7 @@
 For each size n and each loss (Weston-Watkins, Crammer-Singer), on
 :func:`svmteach.data.synthetic_multiclass` (d = 784, k = 10, float32, C = 1):
 
-- **CPU**: the compiled sequential solver (``WWExact`` / ``CSBlondel``, one thread),
+- **CPU**: the compiled sequential solver (the loss's default: ``ExactBlock`` / ``CSBlondel``, one thread),
   run by :func:`svmteach.solve` to the relative duality gap ``tol``; its time, epochs
   and time per epoch.  A run that would pass ``--cpu-budget`` seconds is stopped and
   reported as a lower bound (">").
@@ -33,9 +33,9 @@ import numpy as np
 from .backend import cupy_available
 from .data import synthetic_multiclass
 from .problems import MulticlassProblem
-from .solvers import CSBlondel, ParallelBlock, WWExact, solve
+from .losses import LOSSES, get_loss
+from .solvers import ParallelBlock, make_multiclass_solver, solve
 
-SEQUENTIAL = {"ww": WWExact, "cs": CSBlondel}  # the course's names for ExactBlock on each loss
 
 
 class Progress:
@@ -110,7 +110,7 @@ def gpu_name() -> str:
 def run_cpu(X, y, loss, tol, budget):
     """The compiled sequential solver: ``(seconds, epochs, seconds per epoch, gap, converged)``."""
     problem = MulticlassProblem(X, y, C=1.0, loss=loss)
-    solver = SEQUENTIAL[loss](random_state=0)
+    solver = make_multiclass_solver(None, get_loss(loss), random_state=0)  # the loss's sequential default
     solve(solver, MulticlassProblem(X[:200], y[:200], loss=loss), tol=tol)  # compile
     bar = Progress(f"cpu {loss} n={len(y)}", tol, budget)
     t0 = time.perf_counter()
@@ -216,7 +216,7 @@ DESCRIPTION = """\
 Times the CPU fast path against the parallel solver, for Weston-Watkins and
 Crammer-Singer, on synthetic data (d = 784 features, k = 10 classes, float32, C = 1).
 
-  CPU       the compiled sequential solver (WWExact or CSBlondel, one thread) run to
+  CPU       the compiled sequential solver (the loss's default, one thread) run to
             the relative duality gap --tol: its time, epochs and time per epoch.
             A run longer than --cpu-budget seconds is stopped and reported as a
             lower bound (">").
@@ -282,7 +282,7 @@ def add_arguments(parser):
     parser.add_argument("--k", type=_at_least(2), default=10, help="classes, at least 2 (default 10)")
     parser.add_argument("--tol", type=_positive_finite, default=1e-3,
                         help="relative duality gap to reach (default 1e-3)")
-    parser.add_argument("--losses", nargs="+", choices=("ww", "cs"), default=["ww", "cs"])
+    parser.add_argument("--losses", nargs="+", choices=tuple(LOSSES), default=["ww", "cs"])
     parser.add_argument("--cpu-budget", type=_positive_finite, default=300.0,
                         help="seconds after which a run is stopped and reported as a lower bound (default 300)")
     parser.add_argument("--json", type=_writable_file, default=None,
