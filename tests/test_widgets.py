@@ -614,3 +614,24 @@ def test_rls_explorer_error_curves_against_refits():
         RLSPathExplorer(X, y, X_test=Xt, y_test=np.full(len(Xt), 7))
     with pytest.raises(ValueError, match="^size must be one of"):
         RLSPathExplorer(X, y, size=3)
+
+
+def test_committed_notebooks_keep_each_explorers_first_picture():
+    """Read without a kernel (GitHub, nbviewer) a widget is only text: the cell after every explorer cell
+    shows that explorer's snapshot as a PNG image."""
+    import json
+    from pathlib import Path
+
+    seen = 0
+    for path in sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        for k, cell in enumerate(cells):
+            source = "".join(cell["source"])
+            if cell["cell_type"] != "code" or "Explorer(" not in source:
+                continue
+            name = source.split("Explorer(")[0].split("\n")[-1].split("=")[0].strip()
+            after = cells[k + 1]
+            assert f"{name}.snapshot()" in "".join(after["source"]), (path.name, k)
+            assert any("image/png" in out.get("data", {}) for out in after.get("outputs", [])), (path.name, k)
+            seen += 1
+    assert seen >= 6
