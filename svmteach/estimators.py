@@ -11,7 +11,8 @@ from sklearn.exceptions import ConvergenceWarning
 from .backend import to_numpy
 from .kernels import gram
 from .problems import BinaryProblem, check_X
-from .solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, solve
+from .losses import get_loss
+from .solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, make_multiclass_solver, solve
 from .solvers import base
 from .solvers.base import check_choice, check_random_state
 from .solvers.smo import RULES
@@ -47,6 +48,39 @@ def check_flag(value, name: str) -> bool:
     return bool(value)
 
 
+def check_optional_max_iter(max_iter):
+    """None (the solver's default) or a positive integer."""
+    return None if max_iter is None else check_max_iter(max_iter)
+
+
+def check_choice_of(options):
+    """A validator of a parameter that must be one of ``options``."""
+    return lambda value, name: check_choice(name, value, tuple(options))
+
+
+def checked_by_problem(value, name):
+    """A parameter the problem validates when it is built (C, the kernel and its constants, M, device)."""
+    return value
+
+
+class ValidatedParameters:
+    """Estimators whose parameters are validated from one declarative table, ``PARAMETERS``.
+
+    ``PARAMETERS`` maps each ``__init__`` parameter to a validator ``f(value, name) -> value`` that
+    raises a TypeError / ValueError naming the parameter (in the spirit of scikit-learn's
+    ``_parameter_constraints``); :meth:`checked_params` runs them all, in ``fit``, before any work.
+    """
+
+    PARAMETERS: dict = {}
+
+    def checked_params(self) -> dict:
+        """Every parameter, validated: ``{name: value}``."""
+        params = self.get_params(deep=False)
+        missing = set(params) - set(self.PARAMETERS)
+        assert not missing, f"{type(self).__name__}.PARAMETERS has no validator for {sorted(missing)}"
+        return {name: self.PARAMETERS[name](value, name) for name, value in params.items()}
+
+
 def check_predict_X(est, X):
     """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``."""
     X = check_X(X, "X")
@@ -58,7 +92,7 @@ def check_predict_X(est, X):
     return X
 
 
-class BinarySVC(ClassifierMixin, BaseEstimator):
+class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     """Binary soft-margin SVM whose solver can be watched step by step.
 
     .. math::
@@ -115,6 +149,14 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.record_history = record_history
 
+    PARAMETERS = {
+        "C": checked_by_problem, "kernel": checked_by_problem, "gamma": checked_by_problem,
+        "degree": checked_by_problem, "coef0": checked_by_problem, "device": checked_by_problem,
+        "solver": check_choice_of(BINARY_SOLVERS), "selection": check_choice_of(RULES),
+        "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_optional_max_iter(value),
+        "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
+    }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
@@ -126,25 +168,22 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
                              coef0=self.coef0, device=self.device)
 
     def make_solver(self):
-        check_choice("solver", self.solver, tuple(BINARY_SOLVERS))
-        check_random_state(self.random_state)  # checked now, whichever solver uses it
-        if self.solver == "smo":
-            return SMO(selection=check_choice("selection", self.selection, RULES), random_state=self.random_state)
-        if self.solver == "dual_cd":
-            return DualCoordinateAscent(random_state=self.random_state)
+        params = self.checked_params()
+        if params["solver"] == "smo":
+            return SMO(selection=params["selection"], random_state=params["random_state"])
+        if params["solver"] == "dual_cd":
+            return DualCoordinateAscent(random_state=params["random_state"])
         return PrimalSubgradient()
 
     def fit(self, X, y):
+        params = self.checked_params()
         solver = self.make_solver()
-        tol = check_tol(self.tol)
-        check_flag(self.record_history, "record_history")
+        tol = params["tol"]
         problem = self.make_problem(X, y)
         n = problem.n_samples
-        max_iter = self.max_iter
+        max_iter = params["max_iter"]
         if max_iter is None:
             max_iter = 10_000 if self.solver == "primal_subgradient" else max(10**6, 1000 * n)
-        else:
-            max_iter = check_max_iter(max_iter)
         result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
         if not result.converged:
             why = (f"stopped at max_iter={max_iter}" if result.n_iter >= max_iter else
@@ -192,7 +231,7 @@ class BinarySVC(ClassifierMixin, BaseEstimator):
         return self.classes_[positive.astype(int)]
 
 
-class MulticlassSVC(ClassifierMixin, BaseEstimator):
+class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     """Linear multiclass SVM without bias: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
 
     .. math::
@@ -247,21 +286,24 @@ class MulticlassSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.record_history = record_history
 
-    def make_solver(self):
-        from .losses import get_loss
-        from .solvers import make_multiclass_solver
+    PARAMETERS = {
+        "C": checked_by_problem, "M": checked_by_problem, "device": checked_by_problem,
+        "loss": lambda value, name: get_loss(value).name, "solver": checked_by_problem,  # by the registry, below
+        "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_max_iter(value),
+        "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
+    }
 
-        loss = get_loss(self.loss)
-        check_random_state(self.random_state)  # checked now, whichever solver uses it
-        return make_multiclass_solver(self.solver, loss, self.random_state)
+    def make_solver(self):
+        params = self.checked_params()
+        return make_multiclass_solver(params["solver"], get_loss(params["loss"]), params["random_state"])
 
     def fit(self, X, y):
         from .problems import MulticlassProblem
 
+        params = self.checked_params()
         solver = self.make_solver()
-        tol = check_tol(self.tol)
-        max_epochs = check_max_iter(self.max_iter)
-        check_flag(self.record_history, "record_history")
+        tol = params["tol"]
+        max_epochs = params["max_iter"]
         problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device)
         n = solver.steps_per_epoch(problem)
         result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,

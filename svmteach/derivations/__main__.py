@@ -17,7 +17,7 @@ def main(argv=None) -> int:
                                      description="Derive every SVM formula of the course with SymPy and check it.")
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     parser.add_argument("--model", action="append", type=_model,
-                        help="only this model (repeatable): binary, smo, dual_cd, primal_subgradient, ww, cs, rls")
+                        help="only this model (repeatable): binary, smo, dual_cd, primal_subgradient, ww, cs, llw, rls")
     args = parser.parse_args(argv)
     steps = all_steps(args.model)
     if args.json:

@@ -28,6 +28,12 @@ SYMBOLIC, NUMERIC = "sympy", "numeric"
 
 #: The course's source documents and papers, by the short name a step's ``source`` starts with.
 SOURCES = {
+    "Lee, Lin and Wahba (2004)": "Y. Lee, Y. Lin, G. Wahba, \u201cMulticategory support vector machines: theory and "
+                                 "application to the classification of microarray data and satellite radiance data\u201d, "
+                                 "Journal of the American Statistical Association 99(465), 67-81, 2004",
+    "Dogan, Glasmachers and Igel (2016)": "\u00dc. Do\u011fan, T. Glasmachers, C. Igel, \u201cA unified view on "
+                                          "multi-class support vector classification\u201d, Journal of Machine "
+                                          "Learning Research 17(45), 1-32, 2016",
     "Weston-Watkins dual blog post": "\u201cThe Weston-Watkins SVM dual problem\u201d, blog post, 6 November 2020",
     "CISC 371 notes": "CISC 371 (Queen's University), Class 30, \u201cSupport Vector Machine \u2013 Dual "
                       "Formulation\u201d, lecture notes",
