@@ -1,4 +1,4 @@
-"""The regularization path against single Cholesky solves (seed 003: 'finding c(lambda) for many
+"""The regularization path against single Cholesky solves (Rosasco's MIT 9.520 notes: 'finding c(lambda) for many
 lambdas is (essentially) free').
 
     python benchmarks/rls.py           # n = 2000, 100 lambdas, gaussian kernel

@@ -1,6 +1,6 @@
 """Kernel functions and Gram matrices.
 
-The kernels of the course (seed 003, 'Kernels'; seed 004, the kernel list):
+The kernels of the course (Rosasco's MIT 9.520 notes, 'Kernels'; the ECE 532 duality notes, the kernel list):
 
 .. math::
 
@@ -9,9 +9,9 @@ The kernels of the course (seed 003, 'Kernels'; seed 004, the kernel list):
     k_{\\text{gaussian}}(x, z) = \\exp(-\\gamma \\|x - z\\|^2), \\qquad
     k_{\\text{laplacian}}(x, z) = \\exp(-\\gamma \\|x - z\\|).
 
-The seeds write the Gaussian with :math:`1/\\sigma^2` (seed 003) or
-:math:`1/(2\\sigma^2)` (seed 004); here :math:`\\gamma` is that factor, as in
-LIBSVM.  The Laplacian uses the Euclidean norm, as seed 004 writes it
+The course material writes the Gaussian with :math:`1/\\sigma^2` (Rosasco's MIT 9.520 notes) or
+:math:`1/(2\\sigma^2)` (the ECE 532 duality notes); here :math:`\\gamma` is that factor, as in
+LIBSVM.  The Laplacian uses the Euclidean norm, as the ECE 532 duality notes write it
 (scikit-learn's ``laplacian_kernel`` uses the L1 norm instead).
 """
 

@@ -21,7 +21,7 @@ import math
 from .backend import array_namespace
 from .losses.base import one_hot as _one_hot, scores as _scores
 
-#: KKT categories of a point (seed 003, 'Optimality conditions'):
+#: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'):
 #: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
 AT_ZERO, FREE, AT_C = 0, 1, 2
 CATEGORY_NAMES = ("alpha = 0", "0 < alpha < C", "alpha = C")
@@ -70,7 +70,7 @@ def margins(problem, f, b=0.0):
 
 
 def slacks(problem, f, b=0.0):
-    """Slacks :math:`\\xi_i = \\max(0, 1 - y_i (f_i + b))` (seed 002, 'Slack interpretation')."""
+    """Slacks :math:`\\xi_i = \\max(0, 1 - y_i (f_i + b))` (the slides "Optimizing SVM Multiclass Dual Solvers", 'Slack interpretation')."""
     xp = array_namespace(f)
     return xp.maximum(1.0 - margins(problem, f, b), 0.0)
 

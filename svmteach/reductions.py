@@ -1,7 +1,7 @@
 """Multiclass by reduction to binary SVMs: one-vs-rest and one-vs-one, built from BinarySVC.
 
 The course compares these with the single-machine losses of Weston-Watkins and
-Crammer-Singer (seed 002, 'Binary reduction vs. single loss function'):
+Crammer-Singer (the slides "Optimizing SVM Multiclass Dual Solvers", 'Binary reduction vs. single loss function'):
 one-vs-rest trains k classifiers, one-vs-one trains k(k-1)/2.
 """
 

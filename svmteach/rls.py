@@ -1,7 +1,7 @@
 """Regularized least squares (kernel ridge): dual and primal solutions, the regularization path,
 leave-one-out residuals, and a scikit-learn classifier.
 
-The course's RLS (seed 003, 'RLS'; seed 004, 'dual RLS'):
+The course's RLS (Rosasco's MIT 9.520 notes, 'RLS'; the ECE 532 duality notes, 'dual RLS'):
 
 .. math::
 
@@ -12,7 +12,7 @@ solved by Cholesky since :math:`K + \\lambda I` is symmetric positive definite f
 :math:`\\lambda > 0`.  In the linear case :math:`w = X^\\top c = (X^\\top X + \\lambda I)^{-1} X^\\top Y`
 (the push-through identity), an O(n d^2) solve when d < n.
 
-With one decomposition of K (O(n^3) once) every further lambda costs O(n^2) (seed 003,
+With one decomposition of K (O(n^3) once) every further lambda costs O(n^2) (Rosasco's MIT 9.520 notes,
 'Is there a more efficient method...?'): the path uses :math:`K = Q T Q^\\top` with T
 tridiagonal, and the leave-one-out residuals the eigendecomposition :math:`K = Q \\Lambda Q^\\top`
 (Rifkin and Lippert, 2007):

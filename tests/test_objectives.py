@@ -31,7 +31,7 @@ def test_kkt_at_the_qp_optimum():
     assert rule == "mean over free SVs"
     assert obj.kkt_violation(p, alpha, f, bias=True) < 1e-5
     assert obj.relative_gap(obj.primal(p, alpha, b, f), obj.dual(p, alpha, f)) < 1e-5
-    # seed 003's table: alpha = 0 -> margin >= 1, free -> margin = 1, alpha = C -> margin <= 1
+    # Rosasco's MIT 9.520 notes' table: alpha = 0 -> margin >= 1, free -> margin = 1, alpha = C -> margin <= 1
     m = obj.margins(p, f, b)
     cat = obj.kkt_categories(p, alpha)
     assert np.all(m[cat == obj.AT_ZERO] >= 1 - 1e-5)

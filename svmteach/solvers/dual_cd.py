@@ -1,4 +1,4 @@
-"""Dual coordinate ascent for the binary SVM without bias (seed 002, Algorithm 2; Hsieh et al. 2008).
+"""Dual coordinate ascent for the binary SVM without bias (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2; Hsieh et al. 2008).
 
 The dual without bias is a box-constrained concave quadratic,
 
@@ -157,7 +157,7 @@ class DualCoordinateAscent(Solver):
     Parameters
     ----------
     init : {"zero", "uniform"}
-        Start at alpha = 0 or at alpha ~ U(0, C) (seed 002, Algorithm 2, line 1).
+        Start at alpha = 0 or at alpha ~ U(0, C) (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2, line 1).
     random_state : int, Generator or None
         Seed of the permutations (and of the uniform start).
     shrinking : bool

@@ -1,4 +1,4 @@
-"""Full-batch primal subgradient descent for the binary SVM without bias (seed 002, Algorithm 1).
+"""Full-batch primal subgradient descent for the binary SVM without bias (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 1).
 
 .. math::
 

@@ -1,4 +1,4 @@
-"""Sequential minimal optimisation for the binary SVM with a bias (seed 001; Platt 1998; Fan, Chen and Lin 2005).
+"""Sequential minimal optimisation for the binary SVM with a bias (the CISC 371 notes; Platt 1998; Fan, Chen and Lin 2005).
 
 The dual with a bias keeps the equality constraint :math:`y^\\top \\alpha = 0`,
 
