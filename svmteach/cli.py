@@ -1,4 +1,5 @@
-"""The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab; ``svmteach verify``
+"""The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab (``--solutions``: the
+teacher's copy, every exercise solved); ``svmteach verify``
 checks every derivation of the course with SymPy; ``svmteach bench`` times the CPU fast path
 against the parallel solver on the GPU (:mod:`svmteach.bench`)."""
 
@@ -26,15 +27,24 @@ def course_source() -> Path:
     )
 
 
-def copy_course(target: Path) -> list[Path]:
-    """Copy the notebooks that ``target`` does not have yet; never overwrite a student's work."""
+def copy_course(target: Path, solutions: bool = False) -> list[Path]:
+    """Copy the notebooks that ``target`` does not have yet; never overwrite a student's work.
+
+    With ``solutions`` every exercise stub is replaced by its reference solution and every exercise
+    check asserts that it passed (:mod:`svmteach.exercises`): the teacher's copy of the course."""
     target.mkdir(parents=True, exist_ok=True)
     copied = []
     for nb in sorted(course_source().glob("*.ipynb")):
         dest = target / nb.name
-        if not dest.exists():
+        if dest.exists():
+            continue
+        if solutions:
+            from .exercises.notebooks import solution_copy
+
+            solution_copy(nb, dest)
+        else:
             shutil.copy2(nb, dest)
-            copied.append(dest)
+        copied.append(dest)
     return copied
 
 
@@ -72,14 +82,17 @@ def announce_url(proc: subprocess.Popen, out=None, deadline: float = 600.0) -> N
 
 
 def lab(args) -> int:
+    if args.dir is None:  # a teacher's solutions never land in a student's working folder by default
+        args.dir = "svmteach-solutions" if args.solutions else "svmteach-course"
     target = Path(args.dir).expanduser().resolve()
     if target.exists() and not target.is_dir():
         args.parser.error(f"--dir {args.dir}: this is a file, not a folder; give a folder for the course")
     try:
-        copied = copy_course(target)
+        copied = copy_course(target, solutions=args.solutions)
     except OSError as e:
         args.parser.error(f"--dir {args.dir}: cannot copy the course there ({e.strerror or e})")
-    print(f"course folder: {target} ({len(copied)} notebook(s) copied, existing ones kept)", flush=True)
+    what = " with every exercise solved" if args.solutions else ""
+    print(f"course folder: {target} ({len(copied)} notebook(s) copied{what}, existing ones kept)", flush=True)
     if args.copy_only:
         return 0
     print("svmteach: starting JupyterLab (its log follows); the address to open, with its token, "
@@ -113,8 +126,11 @@ def main(argv=None) -> int:
                     "JupyterLab there. Any other option goes to JupyterLab: --port 8890, --no-browser, "
                     "--ip 0.0.0.0, ... Stop it with Ctrl-C twice. For a fresh copy of the course, rename or "
                     "delete the folder and run this again.")
-    p_lab.add_argument("--dir", default="svmteach-course", help="working folder (default: ./svmteach-course)")
+    p_lab.add_argument("--dir", default=None,
+                       help="working folder (default: ./svmteach-course, or ./svmteach-solutions with --solutions)")
     p_lab.add_argument("--copy-only", action="store_true", help="only copy the notebooks, do not start JupyterLab")
+    p_lab.add_argument("--solutions", action="store_true",
+                       help="for teachers: copy the course with every exercise stub replaced by its reference solution")
     p_lab.set_defaults(func=lab, parser=p_lab)
     p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
     p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -105,6 +105,27 @@ def test_lab_copies_the_course_and_keeps_existing_work(tmp_path, capsys):
     assert "existing ones kept" in capsys.readouterr().out
 
 
+def test_lab_solutions_copies_the_course_with_every_exercise_solved(tmp_path, monkeypatch, capsys):
+    import nbformat
+
+    from svmteach.exercises import EXERCISES
+    from svmteach.exercises.notebooks import stub_name
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["lab", "--solutions", "--copy-only"]) == 0  # its own default folder, not the student's
+    target = tmp_path / "svmteach-solutions"
+    assert "with every exercise solved" in capsys.readouterr().out
+    assert not (tmp_path / "svmteach-course").exists()
+    stubs = [c for p in sorted(target.glob("*.ipynb")) for c in nbformat.read(p, as_version=4).cells if stub_name(c)]
+    assert sorted(stub_name(c) for c in stubs) == sorted(EXERCISES)
+    for cell in stubs:
+        assert f"def {stub_name(cell)}(" in cell.source and "return NotImplemented" not in cell.source
+    mine = target / "04_smo.ipynb"
+    mine.write_text("my notes")
+    cli.main(["lab", "--solutions", "--dir", str(target), "--copy-only"])
+    assert mine.read_text() == "my notes"
+
+
 def test_lab_refuses_a_file_for_the_folder(tmp_path, capsys):
     a_file = tmp_path / "notes.txt"
     a_file.write_text("not a folder")

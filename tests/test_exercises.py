@@ -522,16 +522,17 @@ def test_every_exercise_has_a_stub_and_a_check_in_its_notebook():
 
 
 def test_the_solutions_copy_fills_every_stub(tmp_path):
-    from svmteach.exercises.notebooks import write_solutions
+    from svmteach.cli import copy_course
 
-    written = write_solutions(tmp_path)
-    filled = sorted(n for names in written.values() for n in names)
-    assert filled == sorted(NAMES)
+    written = copy_course(tmp_path, solutions=True)
+    assert len(written) == len(list(NOTEBOOKS.glob("*.ipynb")))
+    filled = [stub_name(c) for p in written for c in nbformat.read(p, as_version=4).cells if stub_name(c)]
+    assert sorted(filled) == sorted(NAMES)
     nb = nbformat.read(tmp_path / "04_smo.ipynb", as_version=4)
     cells = [c for c in nb.cells if stub_name(c) == "smo_pair_update"]
     assert len(cells) == 1 and "def smo_pair_update" in cells[0].source and "NotImplemented" not in cells[0].source
     assert fill_solutions(nb) == ["smo_bounds", "smo_pair_update"]  # the copy still finds its cells
     # an existing notebook is kept, as `svmteach lab` keeps a student's work
     (tmp_path / "01_binary_svm.ipynb").write_text("mine")
-    assert write_solutions(tmp_path) == {}
+    assert copy_course(tmp_path, solutions=True) == []
     assert (tmp_path / "01_binary_svm.ipynb").read_text() == "mine"

@@ -11,8 +11,10 @@ import sys
 
 
 def main(argv=None) -> int:
+    from pathlib import Path
+
+    from ..cli import copy_course
     from . import catalog
-    from .notebooks import write_solutions
 
     parser = argparse.ArgumentParser(prog="python -m svmteach.exercises",
                                      description="The course's exercises: list them, or write the solutions copy.")
@@ -24,13 +26,16 @@ def main(argv=None) -> int:
         for e in catalog():
             print(f"{e.notebook}  {e.name:22s} {e.title}\n    {e.signature}")
         return 0
+    target = Path(args.solutions).expanduser()
+    if target.exists() and not target.is_dir():
+        parser.error(f"--solutions {args.solutions}: this is a file, not a folder")
     try:
-        written = write_solutions(args.solutions)
-    except (OSError, ValueError) as e:
-        parser.error(f"--solutions {args.solutions}: {e}")
-    for path, names in written.items():
-        print(f"{path}: {len(names)} solution(s) filled in ({', '.join(names) or 'no exercise'})")
-    print(f"{len(written)} notebook(s) written to {args.solutions}")
+        written = copy_course(target, solutions=True)  # `svmteach lab --solutions --copy-only`
+    except OSError as e:
+        parser.error(f"--solutions {args.solutions}: cannot write the course there ({e.strerror or e})")
+    for path in written:
+        print(path)
+    print(f"{len(written)} notebook(s) written to {args.solutions} with every exercise solved (existing ones kept)")
     return 0
 
 

@@ -68,29 +68,11 @@ def fill_solutions(nb) -> list[str]:
     return filled
 
 
-def write_solutions(target, source=None) -> dict:
-    """Write the course notebooks with their stubs filled into the folder ``target``.
-
-    ``source`` is the folder of the course (default: the one ``svmteach lab`` copies).  Notebooks that
-    already exist in ``target`` are kept, as ``svmteach lab`` keeps a student's work.  Returns
-    ``{path: [exercise names]}`` for the notebooks written.
-    """
+def solution_copy(source, dest) -> list[str]:
+    """Write the notebook ``source`` to ``dest`` with its stubs filled (:func:`fill_solutions`); return the names."""
     import nbformat
 
-    from ..cli import course_source
-
-    source = course_source() if source is None else Path(source)
-    target = Path(target).expanduser()
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"target {str(target)!r} is a file, not a folder")
-    target.mkdir(parents=True, exist_ok=True)
-    written = {}
-    for path in sorted(source.glob("*.ipynb")):
-        dest = target / path.name
-        if dest.exists():
-            continue
-        nb = nbformat.read(path, as_version=4)
-        names = fill_solutions(nb)
-        nbformat.write(nb, dest)
-        written[dest] = names
-    return written
+    nb = nbformat.read(source, as_version=4)
+    names = fill_solutions(nb)
+    nbformat.write(nb, dest)
+    return names

@@ -1,0 +1,39 @@
+"""The solutions copy of the course (``python -m svmteach.exercises --solutions DIR``) runs top to bottom
+under nbval, and in it every exercise check passes: each check cell of the copy asserts its result."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import nbformat
+
+from svmteach import exercises
+from svmteach.exercises.notebooks import check_name, stub_name
+
+#: generous: the whole course runs twice in the suite (here and as notebooks/), on two busy cores
+DEADLINE = 3600
+
+
+def test_the_solutions_copy_runs_under_nbval_with_every_check_passing(tmp_path):
+    course = tmp_path / "solutions"
+    cmd = [sys.executable, "-m", "svmteach.exercises", "--solutions", str(course)]
+    made = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    assert "8 notebook(s) written" in made.stdout, made.stdout
+
+    asserted = []
+    for path in sorted(course.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if stub_name(cell):
+                assert "return NotImplemented" not in cell.source, (path.name, cell.source)
+            if check_name(cell):
+                assert "assert result.passed" in cell.source
+                asserted.append(check_name(cell))
+    assert sorted(asserted) == sorted(exercises.EXERCISES)
+
+    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", "-q",
+                          "-o", "addopts=", "--rootdir", str(tmp_path), str(course)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert " failed" not in run.stdout and " passed" in run.stdout, run.stdout[-3000:]
