@@ -475,6 +475,19 @@ def test_a_function_that_goes_wrong_late_is_caught_by_the_second_call_or_the_run
     assert not r.passed and "called again" in r.failure.label
 
 
+def test_a_step_right_on_every_case_but_wrong_later_is_caught_in_the_run_with_where_it_diverges():
+    r = exercises.check("dca_update", right_then_wrong(ref("dca_update"), calls=60))
+    assert not r.passed and r.failure is None, r
+    m = re.search(r"diverges at iteration (\d+): alpha\[(\d+)\] is ([-\d.e]+) with your function and "
+                  r"([-\d.e]+) in the reference run", r.solver_run)
+    assert m and int(m.group(1)) >= 1 and m.group(3) != m.group(4), r.solver_run
+
+
+def test_a_pair_may_come_back_as_an_array():
+    r = exercises.check("smo_bounds", lambda *a: np.array(ref("smo_bounds")(*a)))
+    assert r.passed, r
+
+
 def test_modifying_an_input_in_place_fails_and_says_so():
     def in_place(grad, Q, i, delta):
         grad -= delta * Q[:, i]

@@ -139,7 +139,8 @@ class CheckResult:
         if self.passed:
             head = f"{self.name}: passed, {self.n_cases} of {self.n_cases} cases"
             return head + (f"\n{self.solver_run}" if self.solver_run else "")
-        head = f"{self.name}: FAILED after {self.n_passed} of {self.n_cases} cases"
+        head = (f"{self.name}: FAILED after {self.n_passed} of {self.n_cases} cases" if self.failure is not None
+                else f"{self.name}: FAILED in the solver run (all {self.n_cases} cases passed)")
         parts = [head]
         if self.failure is not None:
             parts.append(self.failure.text())
@@ -215,6 +216,8 @@ def coerce(kind: str, got, expected, choices=()):
             return None, f"returned {got!r}, which is not one of {', '.join(map(repr, choices))}"
         return got.strip().lower(), ""
     if kind == "pair":
+        if isinstance(got, np.ndarray) and got.shape == (2,):
+            got = tuple(got.tolist())
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             return None, f"returned {show(got)} ({type(got).__name__}), expected a pair of numbers (a, b)"
         values = []
@@ -394,11 +397,18 @@ def lockstep(student_run, reference_run, quantity: str, limit: int):
     for t, ((it, mine), (_, ref)) in enumerate(zip(student_run, reference_run)):
         if t >= limit:
             break
-        mine = np.asarray(mine, dtype=np.float64)
-        if mine.shape != np.shape(ref) or not agree("array", mine, np.asarray(ref, dtype=np.float64)):
-            return (f"the run with your function diverges at iteration {it}: {quantity} is "
-                    f"{show(mine)}, the reference run has {show(np.asarray(ref))}"
-                    f"{first_difference(mine, ref) if mine.shape == np.shape(ref) else ''}"), None, it
+        mine, ref = np.asarray(mine, dtype=np.float64), np.asarray(ref, dtype=np.float64)
+        if mine.shape != ref.shape:
+            return (f"the run with your function diverges at iteration {it}: {quantity} has shape {mine.shape}, "
+                    f"the reference run's {ref.shape}"), None, it
+        if not agree("array", mine, ref):
+            g, e = mine.ravel(), ref.ravel()
+            bad = np.flatnonzero(~(np.abs(g - e) <= RTOL * np.abs(e) + ATOL * max(1.0, float(np.max(np.abs(e))))))
+            where = np.unravel_index(int(bad[0]) if bad.size else 0, ref.shape)
+            label = ", ".join(str(int(t)) for t in where)
+            return (f"the run with your function diverges at iteration {it}: {quantity}[{label}] is "
+                    f"{mine[where]:.6g} with your function and {ref[where]:.6g} in the reference run "
+                    f"({max(bad.size, 1)} of {ref.size} entries differ)"), None, it
         last = ref
     return None, last, t
 
