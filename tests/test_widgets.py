@@ -248,6 +248,7 @@ def test_curves_show_primal_dual_and_gap(explorer):
     np.testing.assert_allclose(primal, np.log10(h[:, 1]))
     np.testing.assert_allclose(gap, np.log10(np.maximum(h[:, 3], 1e-16)))
     assert np.isnan(dual[0]) and np.allclose(dual[1:], np.log10(h[1:, 2]))  # the dual starts at 0: not drawn
+    assert explorer.ax_curve.get_xlim()[0] <= 0 and explorer.ax_curve.get_xlim()[1] >= 10  # every step in view
 
 
 def test_converge_says_when_it_stops_short(multi):

@@ -188,7 +188,7 @@ class SolverExplorer(Displayed):
         self.ax_curve.relim()
         self.ax_curve.autoscale_view()
         if h[-1, 0] - h[0, 0] < 1:  # one state: a unit of steps, not a range of -0.03 .. 0.03
-            self.ax_curve.set_xlim(h[0, 0] - 0.05, h[0, 0] + 1.05)
+            self.ax_curve.set_xlim(h[0, 0] - 0.05, h[0, 0] + 1.05, auto=None)  # auto=None: autoscaling stays on
 
     def _figure(self, step_view):
         """The figure (2 x 2 panels, see the module docstring), ``size.width_px`` wide."""

@@ -155,8 +155,10 @@ class FigureView:
         self.fig = fig
         self.live = isinstance(fig.canvas, w.DOMWidget)  # ipympl
         self.view = fig.canvas if self.live else w.Output()
-        if self.live:  # the explorer's controls say what the figure is: no "Figure 1" header
+        if self.live:  # the explorer's controls say what the figure is: no "Figure 1" header, and no
+            # toolbar (pan, zoom: nothing an explorer needs), whose column beside the canvas took 40 px
             fig.canvas.header_visible = False
+            fig.canvas.toolbar_visible = False
         else:
             # the Output widget shows the figure: pyplot must forget it, or the next plt.show()
             # of an inline notebook prints a stray copy under some later cell.  Closing leaves the

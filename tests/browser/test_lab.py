@@ -1,6 +1,9 @@
 """A real browser: JupyterLab in headless Chromium runs the notebooks of the three kinds of
-explorer (3: binary, 6: multiclass, 5: the RLS path), clicks their buttons and drags their
-sliders, and their state and plot change, in place, with no errors in the page.
+explorer (3 and 4: binary, 6: multiclass, 5: the RLS path), clicks their buttons and drags their
+sliders, and their state and plot change, in place, with no errors in the page.  The views of
+the solvers' steps (3: the parabola of dual coordinate ascent, 4: SMO's box) are used at a 1024 px
+window with JupyterLab's side bar open, where the explorer must not overflow the notebook, and
+at 1920 px; their screenshots are saved to test-artifacts/explorers/.
 
 Every wait is for a condition, with a deadline of tens of seconds (the tests pass with both
 cores of a small machine busy): the kernel idle, the explorer's status line changed from what it
@@ -25,7 +28,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-NOTEBOOKS = ("03_dual_coordinate_ascent.ipynb", "05_kernels_rls.ipynb", "06_weston_watkins.ipynb")
+NOTEBOOKS = ("03_dual_coordinate_ascent.ipynb", "04_smo.ipynb", "05_kernels_rls.ipynb", "06_weston_watkins.ipynb")
 
 #: deadlines (milliseconds): starting JupyterLab's page and running a whole notebook; one action
 START_MS, ACTION_MS = 240_000, 90_000
@@ -107,12 +110,12 @@ def lab(tmp_path_factory):
 class Page:
     """A Chromium page on one notebook, all of it run; actions on its explorer that wait for their effect."""
 
-    def __init__(self, p, lab, notebook):
+    def __init__(self, p, lab, notebook, width=1400, height=1000):
         self.errors = []
         self.browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run"])
-        page = self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = self.page = self.browser.new_page(viewport={"width": width, "height": height})
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.add_init_script(PROBE)
@@ -186,12 +189,30 @@ class Page:
             self.page.mouse.move(x + step, y)
         self.page.mouse.up()
 
-    def finish(self, name):
-        artifacts = ROOT / "test-artifacts"
-        artifacts.mkdir(exist_ok=True)
-        self.page.screenshot(path=str(artifacts / name), full_page=True)
+    def finish(self, name, explorer_in_view=False):
+        """Save a screenshot under test-artifacts/ (``name`` may hold a folder), close, fail on page errors.
+
+        ``explorer_in_view``: scroll the notebook so that the explorer's first slider is at the top."""
+        path = ROOT / "test-artifacts" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if explorer_in_view:
+            self.page.add_style_tag(content=".Toastify { display: none !important; }")  # JupyterLab's news toast
+            self.page.locator(".widget-slider").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+            self.wait("() => window.probe.picture() !== null", ACTION_MS, "the canvas after scrolling")
+        self.page.screenshot(path=str(path), full_page=True)
+        errors = list(self.errors)
+        # the notebook's kernel shut down: a later test of the same notebook starts from a fresh kernel,
+        # with none of this one's widgets
+        self.command("kernelmenu:shutdown")
+        self.wait("() => window.probe.kernel() === null || window.probe.kernel() === 'dead'", ACTION_MS,
+                  "the kernel to shut down")
         self.browser.close()
-        assert not self.errors, self.errors
+        assert not errors, errors
+
+    def extent(self, selector):
+        """``[left, right]`` in pixels of the first element matching ``selector`` (None if there is none)."""
+        return self.page.evaluate("(s) => { const e = document.querySelector(s); if (!e) return null;"
+                                  " const r = e.getBoundingClientRect(); return [r.left, r.right]; }", selector)
 
 
 #: the solver explorers' status line: "... step <n>: ... relative gap <gap> ..."
@@ -235,3 +256,60 @@ def test_rls_path_explorer_in_jupyterlab(lab):
         after = nb.act(lambda: nb.drag_first_slider(dx=80), lam)  # lambda: read off the path, nothing solved
         assert float(re.search(lam, after).group(1)) != float(re.search(lam, before).group(1))
         nb.finish("lab-rls.png")
+
+
+#: what the status line says of the step just taken, by notebook: dual coordinate ascent's coordinate
+#: (alpha_i before and after, the vertex, "clipped to [0, C]" when it was) and SMO's pair (alpha_j before
+#: and after, the unclipped value when it was clipped, L and H)
+STEP_VIEW = {
+    "03_dual_coordinate_ascent.ipynb": r"coordinate (\d+): \u03b1\u1d62 ([0-9.e+-]+) \u2192 ([0-9.e+-]+) "
+                                       r"\(vertex ([0-9.e+-]+)(, clipped to \[0, C\])?\)",
+    "04_smo.ipynb": r"pair \((\d+), (\d+)\): \u03b1\u2c7c ([0-9.e+-]+) \u2192 ([0-9.e+-]+) "
+                    r"\((?:unclipped ([0-9.e+-]+), clipped to|inside) \[L, H\] = \[([0-9.e+-]+), ([0-9.e+-]+)\]\)",
+}
+
+
+def check_step(notebook, status, C):
+    """The numbers of the status line's step agree with each other: the clipped value is the vertex
+    clipped to the box [0, C] (dual coordinate ascent), or lies in [L, H], at an end when clipped (SMO)."""
+    found = re.search(STEP_VIEW[notebook], status)
+    assert found, status
+    if notebook.startswith("03"):
+        new, vertex, clipped = float(found.group(3)), float(found.group(4)), found.group(5) is not None
+        assert new == pytest.approx(min(max(vertex, 0.0), C), rel=2e-3, abs=1e-3), status
+        assert clipped == (not 0.0 <= vertex <= C), status
+    else:
+        new, unclipped, L, H = float(found.group(4)), found.group(5), float(found.group(6)), float(found.group(7))
+        assert 0.0 <= L <= new + 1e-3 and new <= H + 1e-3 <= C + 2e-3, status
+        if unclipped is not None:  # clipped: at the end of [L, H] nearer the unclipped value
+            assert new == pytest.approx(H if float(unclipped) > H else L, rel=2e-3, abs=1e-3), status
+    return found
+
+
+@pytest.mark.parametrize("width, height", [(1024, 1150), (1920, 1200)])
+@pytest.mark.parametrize("notebook, C", [("03_dual_coordinate_ascent.ipynb", 1.0), ("04_smo.ipynb", 10.0)])
+def test_step_views_in_jupyterlab(lab, notebook, C, width, height):
+    """Step, and the step's panel and the status line show the step taken; ten steps, and they show the
+    last; a move of C starts from the solution shown; at 1024 px with the side bar open the explorer
+    stays inside the notebook's column.  (The windows are tall enough for the whole explorer to be in
+    the screenshot.)"""
+    with playwright.sync_playwright() as p:
+        nb = Page(p, lab, notebook, width, height)
+        left_stack = nb.extent("#jp-left-stack")
+        assert left_stack is not None and left_stack[1] - left_stack[0] > 200  # the side bar is open
+        status, _ = nb.ready(STEP)
+        assert int(re.search(STEP, status).group(1)) == 0 and not re.search(STEP_VIEW[notebook], status)
+        status = nb.act(lambda: nb.click("step"), STEP)
+        first = check_step(notebook, status, C)
+        status = nb.act(lambda: nb.click("10 steps"), STEP)
+        assert int(re.search(STEP, status).group(1)) == 11
+        last = check_step(notebook, status, C)
+        assert last.group(0) != first.group(0)  # the view moved on with the steps
+        status = nb.act(lambda: nb.drag_first_slider(40), STEP)  # C: warm-started from the solution shown
+        assert f"warm start from the solution at C = {C:g}" in status, status
+        # nothing sticks out of the notebook's column: the canvas, the sliders, the status line
+        column = nb.extent(".jp-Notebook")
+        for selector in (".jupyter-matplotlib-canvas-div", ".widget-slider", ".widget-html"):
+            left, right = nb.extent(selector)
+            assert column[0] <= left and right <= column[1], (selector, left, right, column)
+        nb.finish(f"explorers/{notebook.split('_')[0]}-{width}px.png", explorer_in_view=True)
