@@ -83,7 +83,7 @@ def _hinge_drive(fn):
     mine = np.asarray(fn(w, b, X, y), dtype=np.float64)
     P_mine = 0.5 * float(w @ w) + C * float(mine.sum())
     ok = relative(P_mine, P) < 1e-9
-    return ok, (f"with your losses the primal at SMO's optimum (notebook 1's blobs, C = {C:g}) is "
+    return ok, (f"with your losses the primal at SMO's optimum (notebook 4's 30 blobs, C = {C:g}) is "
                 f"P = {P_mine:.10g}; the solver reports P = {P:.10g}" + ("" if ok else ": they differ"))
 
 
@@ -319,7 +319,7 @@ def _dual_drive(fn):
     X, y, C, alpha, b, P, D = optimum()
     mine = float(fn(alpha, y, X @ X.T))
     ok = relative(mine, D) < 1e-9
-    return ok, (f"at SMO's optimum of notebook 1's blobs your dual is D = {mine:.10g}; the primal there is "
+    return ok, (f"at SMO's optimum of notebook 4's 30 blobs your dual is D = {mine:.10g}; the primal there is "
                 f"P = {P:.10g}: {'equal, strong duality' if ok else 'they should agree (strong duality)'}")
 
 
@@ -425,7 +425,7 @@ def _dca_compare(update, gradient_update, what):
     D = float(alpha.sum() - 0.5 * alpha @ Q @ alpha)
     D_star = float(solve(DualCoordinateAscent(random_state=0), problem, tol=1e-12, max_iter=10**6).dual)
     ok = relative(D, D_star) < 1e-7
-    return ok, (f"dual coordinate ascent with your {what} ({epochs} epochs on notebook 1's blobs) reaches "
+    return ok, (f"dual coordinate ascent with your {what} ({epochs} epochs on notebook 4's 30 blobs) reaches "
                 f"D = {D:.10g}; the library's solve() reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
 
 
@@ -626,7 +626,7 @@ def _smo_compare(bounds, pair, what):
     D = float(alpha.sum() - 0.5 * v @ K @ v)
     D_star = optimum()[6]
     ok = relative(D, D_star) < 1e-7
-    return ok, (f"SMO (maximal violating pair) with your {what} converges in {t + 1} pair steps on notebook 1's blobs "
+    return ok, (f"SMO (maximal violating pair) with your {what} converges in {t + 1} pair steps on notebook 4's 30 blobs "
                 f"to D = {D:.10g}; the library's solve() reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
 
 

@@ -482,7 +482,7 @@ def _gap_drive(fn):
     first = next((t for t, g in enumerate(mine) if g <= 1e-6), None)
     stopped = len(mine) - 1
     ok = first == stopped
-    return ok, (f"with your gap, an SMO run on notebook 1's blobs with tol = 1e-6 stops after {first} steps; "
+    return ok, (f"with your gap, an SMO run on notebook 4's 30 blobs with tol = 1e-6 stops after {first} steps; "
                 f"solve() stopped after {stopped}" + ("" if ok else ": they should agree"))
 
 
