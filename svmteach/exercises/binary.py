@@ -10,11 +10,10 @@ that matter for each step.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
-from .core import Case, Exercise, Mistake, lockstep, relative, show
+from .core import Case, Exercise, Mistake, lockstep, relative
 
 # ---- shared small problems ------------------------------------------------------------------------
 
@@ -689,4 +688,4 @@ def _pair_with(ai, aj, yi, yj, eta, L, H, step):
 EXERCISES = (HINGE_LOSSES, HINGE_SUBGRADIENT, KKT_CATEGORY, DUAL_OBJECTIVE, DCA_UPDATE, DCA_GRADIENT_UPDATE,
              SMO_BOUNDS, SMO_PAIR_UPDATE)
 
-__all__ = ["EXERCISES", "show"]
+__all__ = ["EXERCISES"]

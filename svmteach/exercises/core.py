@@ -17,8 +17,8 @@ import math
 import numbers
 import traceback
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -124,7 +124,6 @@ class CheckResult:
     n_passed: int
     failure: Failure | None = None
     solver_run: str = ""
-    extra: dict = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from pathlib import Path
 
 STUB_LINE = re.compile(r"^# Exercise (\w+):")
 
