@@ -1,13 +1,24 @@
 """MulticlassExplorer: watch the multiclass solvers on 2-D data with a few classes.
 
-Controls: a log-scale C slider, the loss (every loss of :mod:`svmteach.losses`) and its solver
+Controls: a log-scale C slider, Weston-Watkins' margin scale M (a log-scale slider, with a line
+saying what it does: (M, C) is the problem (1, C M^2), and W = V / M), the loss (every loss of
+:mod:`svmteach.losses`) and its solver
 (the registry's choices for that loss, :func:`svmteach.solvers.multiclass_solver_names`), buttons "step", "10 steps", "to
 convergence", "reset", a Play widget, and what a click on the plot does (add a point of
 the chosen class, or remove the nearest point; shift-click or right-click adds a point
 of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
 the scores, in the class palette of :mod:`svmteach.viz.palette`), the lines where two classes'
 scores tie, the sample the last step visited (for the solvers that visit one sample a step),
-each sample's dual weight as a bar, and the relative duality gap on a log scale.
+the last step as its solver sees it (Weston-Watkins: Shark's moves inside the block as a path
+beside the exact block's one jump, :mod:`svmteach.viz.shark_path`; Crammer-Singer: the block's
+projection onto the simplex, :mod:`svmteach.viz.simplex`), each sample's dual weight as a bar,
+and the primal, dual and relative gap on a log scale; a legend of the markers under the figure.
+
+Moving C (or M) warm-starts from the solution shown: alpha scaled by C_new / C_old (every loss's
+set of feasible blocks is C times a fixed set, so the scaled point is feasible, and the samples
+at their bound stay there) and put through ``solver.warm_start``, then re-solved to ``tol``
+within the time budget.  At C = 1000 on notebook 6's data that takes some 60 000 sample visits
+where a start from the old alpha as it is took 4.8 million (``benchmarks/widgets.py``).
 """
 
 from __future__ import annotations
@@ -21,8 +32,11 @@ from ..solvers import MulticlassState, make_multiclass_solver, multiclass_solver
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
 from ..viz.regions import cell_grid, data_box
+from ..viz.shark_path import SharkPathView
+from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
+from .figure import style_axes
 
 #: The solvers offered for each loss, by name, the loss's default first.
 SOLVERS = {name: multiclass_solver_names(loss) for name, loss in LOSSES.items()}
@@ -36,19 +50,22 @@ class MulticlassExplorer(SolverExplorer):
     ----------
     X, y : 2-D points and their labels (2 to 8 classes).
     C : float;  loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see ``SOLVERS``);
-    M : float, WW's margin scale;  tol : the relative gap "to convergence" stops at;
+    M : float, WW's margin scale (0.1 to 10 on its slider);  tol : the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
-    may run before it stops short (and says so).
+    may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
+    figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
 
     Attributes
     ----------
     widget : what to display.  sliders, buttons, dropdowns : dicts of the controls by name.
     play : the ipywidgets.Play driving animation.  state : the solver state shown (measured).
     problem : the MulticlassProblem being solved.  history : list of (n_iter, primal, dual, gap).
+    m_text : the HTML line under the M slider.  step_view : the picture of the last step in ``ax_step``
+    (a SharkPathView, a SimplexView, or None where the solver's step has no picture here).
     """
 
     def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, tol=1e-4, random_state=0,
-                 time_budget=TIME_BUDGET):
+                 time_budget=TIME_BUDGET, size="notebook"):
         import ipywidgets as w
 
         self.X = np.array(X, dtype=np.float64)
@@ -62,19 +79,32 @@ class MulticlassExplorer(SolverExplorer):
         self.labels = np.unique(self.y)
         if not 2 <= len(self.labels) <= MAX_CLASSES:
             raise ValueError(f"y must have 2 to {MAX_CLASSES} classes to be drawn, got {len(self.labels)}")
-        self.M, self.tol, self.random_state = float(M), float(tol), random_state
+        if isinstance(M, bool) or not isinstance(M, (int, float, np.integer, np.floating)) or not 0.1 <= M <= 10:
+            raise ValueError(f"M must be a number between 0.1 and 10 (the M slider's range), got {M!r}")
+        self.tol, self.random_state = float(tol), random_state
         self.time_budget = check_time_budget(time_budget)
+        self.size = size
         self._switching = False
         self.sliders = {"C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
+                                              continuous_update=False),
+                        "M": w.FloatLogSlider(value=M, base=10, min=-1, max=1, step=0.05, description="M",
                                               continuous_update=False)}
+        self.m_text = w.HTML()
         self.dropdowns = {
             "loss": w.Dropdown(options=tuple(SOLVERS), value=loss, description="loss"),
             "solver": w.Dropdown(options=tuple(SOLVERS[loss]), value=solver, description="solver"),
             "click": w.Dropdown(options=[f"add {c}" for c in self.labels] + ["remove"],
                                 value=f"add {self.labels[0]}", description="click"),
         }
-        self._start([w.HBox([self.sliders["C"], self.dropdowns["loss"], self.dropdowns["solver"]])])
-        self.sliders["C"].observe(lambda ch: self._on_C(), names="value")
+        narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
+        for name in ("loss", "solver"):
+            self.dropdowns[name].layout, self.dropdowns[name].style = narrow["layout"], narrow["style"]
+        self._start([self.sliders["C"], self.sliders["M"], self.m_text,
+                     w.HBox([self.dropdowns["loss"], self.dropdowns["solver"]], layout=w.Layout(flex_flow="row wrap"))],
+                    step_view=True)
+        self.m_text.layout = w.Layout(width=f"{self.size.width_px}px")
+        self.sliders["C"].observe(lambda ch: self._on_C(ch["old"]), names="value")
+        self.sliders["M"].observe(lambda ch: self._on_C(self.problem.C), names="value")
         self.dropdowns["loss"].observe(lambda ch: self._on_loss(), names="value")
         self.dropdowns["solver"].observe(lambda ch: None if self._switching else self._rebuild(), names="value")
 
@@ -83,10 +113,32 @@ class MulticlassExplorer(SolverExplorer):
         return make_multiclass_solver(self.dropdowns["solver"].value, get_loss(self.dropdowns["loss"].value),
                                       self.random_state)
 
+    @property
+    def M(self):
+        """Weston-Watkins' margin scale, the M slider's value."""
+        return float(self.sliders["M"].value)
+
+    def _new_problem(self):
+        return MulticlassProblem(self.X, self.y, C=self.sliders["C"].value, loss=self.dropdowns["loss"].value,
+                                 M=self.M)
+
     def _rebuild(self, redraw=True):
-        self.problem = MulticlassProblem(self.X, self.y, C=self.sliders["C"].value,
-                                         loss=self.dropdowns["loss"].value, M=self.M)
+        self.problem = self._new_problem()
+        self._describe_M()
         self.reset(redraw)
+
+    def _describe_M(self):
+        """The line under the M slider: what M does (Weston-Watkins only)."""
+        if self.problem.loss != "ww":
+            self.sliders["M"].disabled = True
+            self.m_text.value = (f"<small>M is Weston-Watkins' margin scale; the {self.problem.loss_object.title} "
+                                 "loss has none.</small>")
+            return
+        self.sliders["M"].disabled = False
+        M, C = self.problem.M, self.problem.C
+        self.m_text.value = (f"<small>M rescales C: with V = M W the problem (M, C) = ({M:.3g}, {C:.3g}) is the "
+                             f"problem (1, C M²) = (1, {C * M * M:.3g}); the same classifier, "
+                             f"with W = V / M.</small>")
 
     def _on_loss(self):
         """A new loss brings its own solvers; the first one is chosen."""
@@ -97,10 +149,29 @@ class MulticlassExplorer(SolverExplorer):
             self._switching = False
         self._rebuild()
 
-    def _on_C(self):
-        """A new C: re-solve to ``tol`` and redraw once."""
-        self._rebuild(redraw=False)
+    def _on_C(self, old_C):
+        """A new C or M: warm-start from the solution shown, re-solve to ``tol`` and redraw once.
+
+        The dual is scaled into the new box, alpha C_new / C_old (every loss's feasible set of a block is
+        C times a fixed set, so this stays feasible and keeps the samples at their bound there), then
+        ``solver.warm_start`` checks it and recomputes W; the curves start again there.  At a fixed C
+        (a move of M) alpha stays: (M, C) is (1, C M^2) with alpha' = M^2 alpha, so the same rule
+        applied to C M^2 and undone leaves alpha as it was.
+        """
+        old_C = float(old_C)
+        self.problem = self._new_problem()
+        self._describe_M()
+        alpha = self.state.alpha * (self.problem.C / old_C)
+        self.state = self.solver.warm_start(self.problem, self.state._replace(alpha=alpha))
+        self.history = [self._record()]
+        start = int(self.state.n_iter)
         self.converge()
+        self.status.value += f" <i>(warm start from the solution at C = {old_C:.3g}, alpha scaled by {self.problem.C / old_C:.3g})</i>"
+        if not self.state.gap <= self.tol:
+            epochs = (int(self.state.n_iter) - start) / self.problem.n_samples
+            self.status.value += (f" <i>Not converged: {epochs:.0f} epochs closed the gap to {self.state.gap:.1e} within "
+                                  f"the time budget; a large C widens the box [0, C], and the coordinate steps need "
+                                  f"more epochs to settle the samples that are not at a bound.</i>")
 
     def _add_clicked(self, x1, x2, mode, other):
         """The class chosen under "click" (the first in "remove" mode), or the next one for a shift/right click."""
@@ -116,10 +187,11 @@ class MulticlassExplorer(SolverExplorer):
 
     # ---- drawing -------------------------------------------------------------------------------
     def _init_artists(self):
+        """Create the artists once per data set and solver; :meth:`redraw` only updates them."""
         X, codes, k = self.X, to_numpy(self.problem.codes), self.problem.k
         self._xlim, self._ylim = data_box(X, 0.7)
         self._grid = cell_grid(self._xlim, self._ylim, GRID)
-        for ax in (self.ax_data, self.ax_alpha, self.ax_curve):
+        for ax in (self.ax_data, self.ax_step, self.ax_alpha, self.ax_curve):
             ax.clear()
         self._lines = []
         self._regions = draw_class_regions(self.ax_data, np.zeros((GRID, GRID), dtype=int),
@@ -131,10 +203,54 @@ class MulticlassExplorer(SolverExplorer):
         self.ax_data.set_xlim(self._xlim)
         self.ax_data.set_ylim(self._ylim)
         self.ax_data.set_aspect("equal")
+        self.ax_data.set_xticks([])  # as in svm-toy: the plane needs no coordinates
+        self.ax_data.set_yticks([])
+        style_axes(self.ax_data, self.size, xlabel="x\u2081", ylabel="x\u2082")
         self._bars = self.ax_alpha.bar(np.arange(len(codes)), np.zeros(len(codes)), color=colors)
         self._C_line = self.ax_alpha.axhline(self.problem.C, color="red", lw=0.8, ls="--")
+        self.ax_alpha.set_xticks([])
+        style_axes(self.ax_alpha, self.size, title="each sample's dual weight (dashed: its bound)",
+                   xlabel="sample i", ylabel="dual weight")
         self._init_curves()
-        self._artists_for = self.problem.X
+        self._init_step_view()
+        self._figure_legend(self._legend_handles())
+        self._artists_for = (self.problem.X, type(self.solver), self.problem.loss)
+        if hasattr(self, "widget"):  # a new step view after the first layout: place the panels again
+            self._layout()
+
+    def _init_step_view(self):
+        """The panel of the last step: Weston-Watkins' block (Shark's path and the exact jump), the
+        Crammer-Singer block's simplex projection, or a note where the step has no picture here."""
+        ax, font = self.ax_step, self.size.font - 1
+        loss = self.problem.loss
+        if loss == "ww" and isinstance(self.state, MulticlassState):
+            self.step_view = SharkPathView(ax, fontsize=font, legend=False, labelsize=self.size.font)
+        elif loss == "cs" and isinstance(self.state, MulticlassState):
+            self.step_view = SimplexView(ax, fontsize=font, legend=False, labelsize=self.size.font)
+        else:
+            self.step_view = None
+            what = ("the parallel solver moves\nevery block at once:\nsee the bars below"
+                    if not isinstance(self.state, MulticlassState) else
+                    "each step solves one\nsample's block exactly\n(clipped at the root t)")
+            ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", fontsize=self.size.font,
+                    color="#636363")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        style_axes(ax, self.size)
+
+    def _legend_handles(self):
+        """The markers' meanings: the classes, support vectors, the visited sample, and the step view's."""
+        from matplotlib.lines import Line2D
+
+        k = self.problem.k
+        handles = [Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor=c, markeredgecolor="none",
+                          label=f"class {label}") for c, label in zip(class_colors(k), self.labels)]
+        handles.append(Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor="#bdbdbd",
+                              markeredgecolor="black", markeredgewidth=1.5, label="support vector"))
+        if isinstance(self.state, MulticlassState):
+            handles.append(Line2D([], [], ls="none", marker="o", markersize=13, markerfacecolor="none",
+                                  markeredgecolor="gold", markeredgewidth=2.5, label="sample just visited"))
+        return handles + (self.step_view.handles() if self.step_view is not None else [])
 
     def sample_weights(self, alpha=None):
         """(n,) each sample's dual weight, as the loss defines it (``dual_weights``): :math:`\\sum_{j \\ne y_i}
@@ -155,7 +271,9 @@ class MulticlassExplorer(SolverExplorer):
 
     def redraw(self):
         """Update the figure in place: regions, the visited sample, bars, the gap curve, the status."""
-        if getattr(self, "_artists_for", None) is not self.problem.X:
+        drawn = getattr(self, "_artists_for", (None, None, None))
+        if (drawn[0] is not self.problem.X or drawn[1] is not type(self.solver)
+                or drawn[2] != self.problem.loss):
             self._init_artists()
         s, k = self.state, self.problem.k
         alpha, W = self.solver.coefficients(self.problem, s)  # the solver's own (n, k) duals and (k, 2) weights
@@ -177,15 +295,41 @@ class MulticlassExplorer(SolverExplorer):
         i = self.visited()
         self._visited.set_offsets(self.X[i] if i else np.empty((0, 2)))
         name = self.dropdowns["solver"].value
-        self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}")
+        M = f", M = {self.problem.M:.3g}" if self.problem.loss == "ww" else ""
+        self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}{M}",
+                               fontsize=self.size.font)
         for bar, height in zip(self._bars, weights):
             bar.set_height(height)
         top = self.problem.loss_object.dual_weight_bound(self.problem)
         self._C_line.set_ydata([top, top])
         self.ax_alpha.set_ylim(0, 1.05 * top)
-        self.ax_alpha.set_title("each sample's dual weight (dashed: its bound)")
         self._update_curves()
+        self._update_step_view()
         self.status.value = (f"<b>{self.problem.loss_object.title}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}, "
-                             f"{int(support.sum())} support vectors")
+                             f"{int(support.sum())} support vectors{self.step_text()}")
         self._figure_view.refresh()
+
+    def _update_step_view(self):
+        if isinstance(self.step_view, SharkPathView):
+            self.step_view.update(self.problem, self.state)
+        elif isinstance(self.step_view, SimplexView):
+            block = self.state.block
+            picture = block_picture(block)
+            note = ("press step: the visited\nsample's block, projected\nonto the simplex" if self.state.i < 0 else
+                    "block skipped:\nalready optimal" if block.skipped else "a zero row:\nnothing projected")
+            title = (f"sample {self.state.i}: z = {picture.z:.3g}, \u03b8 = {picture.theta:.3g}, "
+                     f"{picture.kept} of {picture.beta.size} kept" if picture is not None else None)
+            self.step_view.update(picture, title=title, note="" if picture is not None else note)
+
+    def step_text(self):
+        """What the last step did, in words (for the status line), from the step view's picture."""
+        p = getattr(self.step_view, "picture", None)
+        if p is None:
+            return ""
+        if isinstance(self.step_view, SharkPathView):
+            gap = float(np.abs(p.shark_after - p.exact_after).max())
+            ran = "Shark's moves ran" if p.ran == "shark" else "the exact block ran"
+            return (f"; sample {p.i} ({ran}): Shark's {len(p.moves_j)} moves end {gap:.1e} from the exact "
+                    f"block (largest entry)")
+        return f"; sample {self.state.i}: projection onto mass z = {p.z:.3g}, threshold \u03b8 = {p.theta:.3g}"

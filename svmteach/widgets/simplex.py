@@ -1,8 +1,10 @@
 """SimplexProjectionExplorer: the projection onto {beta >= 0, sum beta = z} that a Crammer-Singer
-block update performs (seed 002, 'Simplex' and 'Sorting'), with a slider for z.
+block update performs (Blondel, Fujino and Ueda 2014), with a slider for z.
 
 The entries of beta_hat are drawn sorted, with their projection beside them and the threshold
-theta: beta = max(beta_hat - theta, 0), theta chosen so that the projection sums to z.
+theta: beta = max(beta_hat - theta, 0), theta chosen so that the projection sums to z.  The
+picture is :class:`~svmteach.viz.simplex.SimplexView`, the one the multiclass explorer draws for
+each Crammer-Singer block step.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..projections import project_simplex_sort
+from ..viz.simplex import SimplexView, simplex_picture
 from .figure import Displayed, ExplorerBox, FigureView
 
 
@@ -37,16 +40,20 @@ class SimplexProjectionExplorer(Displayed):
         with plt.ioff():
             self.fig, self.ax = plt.subplots(figsize=(6, 3.5))
         self._figure_view = FigureView(self.fig)
+        self.view = SimplexView(self.ax, fontsize=7)
         self.sliders["z"].observe(lambda ch: self.update(), names="value")
         self.buttons["random point"].on_click(lambda _: self.new_point())
-        self._artists = None
         self.update()
         self.widget = ExplorerBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._figure_view.view])
+
+    @property
+    def _artists(self):
+        """``(beta_hat bars, projection bars, theta line)`` as drawn (created once per length, updated in place)."""
+        return self.view._hat, self.view._beta, self.view.theta_line
 
     def new_point(self):
         """A fresh beta_hat (normal entries, scaled by 2) of the same length."""
         self.beta_hat = 2.0 * self._rng.normal(size=self.beta_hat.size)
-        self._artists = None
         self.update()
 
     def update(self):
@@ -55,23 +62,6 @@ class SimplexProjectionExplorer(Displayed):
         support = beta > 0
         theta = float((self.beta_hat[support] - beta[support]).mean())
         self.state = {"beta_hat": self.beta_hat.copy(), "z": z, "beta": beta, "theta": theta, "support": support}
-        order = np.argsort(-self.beta_hat)
-        k = self.beta_hat.size
-        if self._artists is None:  # create once per point, then update in place
-            self.ax.clear()
-            hat = self.ax.bar(np.arange(k) - 0.2, self.beta_hat[order], 0.4, color="#9ecae1", label="beta_hat, sorted")
-            proj = self.ax.bar(np.arange(k) + 0.2, beta[order], 0.4, color="#e6550d", label="projection")
-            line = self.ax.axhline(theta, color="k", ls="--", label="theta")
-            self.ax.axhline(0, color="gray", lw=0.5)
-            self.ax.legend(fontsize=7, loc="upper right")
-            self._artists = (hat, proj, line)
-        _, proj, line = self._artists
-        for bar, height in zip(proj, beta[order]):
-            bar.set_height(height)
-        line.set_ydata([theta, theta])
-        lo = min(0.0, self.beta_hat.min(), theta) - 0.3
-        hi = max(self.beta_hat.max(), beta.max(), theta) + 0.3
-        self.ax.set_ylim(lo, hi)
-        self.ax.set_title(f"z = {z:.2f}: theta = {theta:.3f}, {int(support.sum())} of {k} entries kept")
+        self.view.update(simplex_picture(self.beta_hat, z, beta, theta))
         self.status.value = f"sum of the projection = {beta.sum():.4f} (= z)"
         self._figure_view.refresh()
