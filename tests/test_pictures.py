@@ -378,3 +378,37 @@ def test_palette_gives_class_m_colour_m_and_refuses_what_it_cannot_draw():
     np.testing.assert_allclose(centre, region_colors(4)[2], atol=1.5 / 255)
     assert decode_regions(centre, 4)[0] == 2
     plt.close(fig)
+
+
+# ---- the step views: where the clipped point and the segment's ends are drawn --------------------
+
+def _pixels_of(img, ax, color, tol=0.06):
+    """(k, 2) display coordinates (x right, y up) of the pixels of ``color`` inside ``ax``'s box."""
+    x0, y0, x1, y1 = ax.get_window_extent().extents
+    height = img.shape[0]
+    rows, cols = np.nonzero(np.all(np.abs(img - np.asarray(to_rgb(color))) <= tol, axis=-1))
+    x, y = cols + 0.5, height - rows - 0.5
+    inside = (x > x0 + 2) & (x < x1 - 2) & (y > y0 + 2) & (y < y1 - 2)
+    return np.column_stack([x[inside], y[inside]])
+
+
+@pytest.mark.parametrize("solver", ["smo", "dual_cd"])
+def test_the_step_views_draw_the_clipped_point_where_the_state_says(solver):
+    """Rendered after each of several steps: the red star of the step view sits at the state's clipped
+    point (SMO: (alpha_j_new, alpha_i_new); dual coordinate ascent: (alpha_i new, its gain)), to within
+    a few pixels."""
+    from svmteach.viz.smo_box import SMOBoxView
+    from svmteach.widgets import BinaryExplorer
+
+    X, y = data.overlapping_blobs(30, seed=3)
+    ex = BinaryExplorer(X, y, solver=solver, C=0.5)
+    star = ex.step_view.after.get_color()
+    for _ in range(6):
+        ex.buttons["step"].click()
+        img = render(ex.fig)
+        p, ax = ex.step_view.picture, ex.ax_step
+        point = (p.after if isinstance(ex.step_view, SMOBoxView) else (p.clipped, p.gain_clipped))
+        expected = ax.transData.transform(point)
+        found = _pixels_of(img, ax, star)
+        assert len(found) > 20, "no star drawn"
+        assert np.linalg.norm(found.mean(axis=0) - expected) <= 4.0, (found.mean(axis=0), expected)
