@@ -256,3 +256,25 @@ def test_sizes_and_legend(blobs):
         MulticlassExplorer(X, y, size="huge")
     with pytest.raises(ValueError, match="^M must be a number between 0.1 and 10"):
         MulticlassExplorer(X, y, M=0.0)
+
+
+def test_titles_stay_inside_the_figure_after_switches_and_moves(blobs):
+    X, y = blobs
+    e = MulticlassExplorer(X, y, C=1.0, loss="ww")
+
+    def inside():
+        e.fig.canvas.draw()
+        height = e.fig.bbox.height
+        for ax in (e.ax_data, e.ax_step, e.ax_alpha, e.ax_curve):
+            box = ax.title.get_window_extent()
+            assert ax.get_title() == "" or (0 <= box.y0 and box.y1 <= height), (ax.get_title(), box, height)
+
+    e.buttons["step"].click()
+    inside()
+    data_axes = e.ax_data.get_position().bounds
+    e.sliders["C"].value = 3.0  # a move of C keeps the artists and the layout
+    assert e.ax_data.get_position().bounds == data_axes
+    inside()
+    e.dropdowns["loss"].value = "cs"  # a new step view: the panels placed again, with their titles
+    e.buttons["step"].click()
+    inside()

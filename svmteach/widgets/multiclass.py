@@ -214,9 +214,10 @@ class MulticlassExplorer(SolverExplorer):
         self._init_curves()
         self._init_step_view()
         self._figure_legend(self._legend_handles())
-        self._artists_for = (self.problem.X, type(self.solver), self.problem.loss)
-        if hasattr(self, "widget"):  # a new step view after the first layout: place the panels again
-            self._layout()
+        self._artists_for = (self.X, type(self.solver), self.problem.loss)
+        # a new step view after the first layout: the panels are placed again once this redraw has set
+        # their titles (the first layout is _start's)
+        self._relayout = hasattr(self, "widget")
 
     def _init_step_view(self):
         """The panel of the last step: Weston-Watkins' block (Shark's path and the exact jump), the
@@ -272,9 +273,8 @@ class MulticlassExplorer(SolverExplorer):
     def redraw(self):
         """Update the figure in place: regions, the visited sample, bars, the gap curve, the status."""
         drawn = getattr(self, "_artists_for", (None, None, None))
-        if (drawn[0] is not self.problem.X or drawn[1] is not type(self.solver)
-                or drawn[2] != self.problem.loss):
-            self._init_artists()
+        if drawn[0] is not self.X or drawn[1] is not type(self.solver) or drawn[2] != self.problem.loss:
+            self._init_artists()  # new data (self.X is replaced by an edit), solver or loss; not a move of C
         s, k = self.state, self.problem.k
         alpha, W = self.solver.coefficients(self.problem, s)  # the solver's own (n, k) duals and (k, 2) weights
         W = to_numpy(W)
@@ -308,6 +308,9 @@ class MulticlassExplorer(SolverExplorer):
         self.status.value = (f"<b>{self.problem.loss_object.title}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}, "
                              f"{int(support.sum())} support vectors{self.step_text()}")
+        if getattr(self, "_relayout", False):
+            self._relayout = False
+            self._layout()
         self._figure_view.refresh()
 
     def _update_step_view(self):
