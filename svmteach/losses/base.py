@@ -40,12 +40,14 @@ class MulticlassLoss:
     ``loss=`` value), ``title`` (for people), ``Block`` (the NamedTuple picture of one exact
     block step, documented field by field), ``default_solver`` (the name of the solver the
     estimators use when none is given), ``block_options`` (the keyword options its block step
-    accepts, e.g. Crammer-Singer's ``skip_tol``).
+    accepts, e.g. Crammer-Singer's ``skip_tol``), ``uses_M``.
     """
 
     name = ""
     title = ""
     Block = None
+    #: Whether the loss has the margin scale ``problem.M`` (Weston-Watkins; the others ignore it).
+    uses_M = False
     default_solver = "exact"
     block_options = ()
 

@@ -69,6 +69,7 @@ class WestonWatkins(MulticlassLoss):
     name = "ww"
     title = "Weston-Watkins"
     Block = WWBlock
+    uses_M = True
 
     def weight_rows(self, problem, alpha):
         return -problem.M * alpha  # W = -M alpha' X

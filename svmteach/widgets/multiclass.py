@@ -27,6 +27,8 @@ import numpy as np
 
 from ..backend import to_numpy
 from ..losses import LOSSES, get_loss
+from ..losses.crammer_singer import CSBlock
+from ..losses.weston_watkins import WWBlock
 from ..problems import MulticlassProblem
 from ..solvers import MulticlassState, make_multiclass_solver, multiclass_solver_names
 from ..viz import class_colors, draw_class_regions
@@ -41,6 +43,8 @@ from .figure import style_axes
 #: The solvers offered for each loss, by name, the loss's default first.
 SOLVERS = {name: multiclass_solver_names(loss) for name, loss in LOSSES.items()}
 GRID = 70  # points per side of the grid the regions are drawn on
+#: The step panel's view for each loss's block picture (a loss without one gets a note).
+STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView}
 
 
 class MulticlassExplorer(SolverExplorer):
@@ -129,7 +133,7 @@ class MulticlassExplorer(SolverExplorer):
 
     def _describe_M(self):
         """The line under the M slider: what M does (Weston-Watkins only)."""
-        if self.problem.loss != "ww":
+        if not self.problem.loss_object.uses_M:
             self.sliders["M"].disabled = True
             self.m_text.value = (f"<small>M is Weston-Watkins' margin scale; the {self.problem.loss_object.title} "
                                  "loss has none.</small>")
@@ -223,11 +227,9 @@ class MulticlassExplorer(SolverExplorer):
         """The panel of the last step: Weston-Watkins' block (Shark's path and the exact jump), the
         Crammer-Singer block's simplex projection, or a note where the step has no picture here."""
         ax, font = self.ax_step, self.size.font - 1
-        loss = self.problem.loss
-        if loss == "ww" and isinstance(self.state, MulticlassState):
-            self.step_view = SharkPathView(ax, fontsize=font, legend=False, labelsize=self.size.font)
-        elif loss == "cs" and isinstance(self.state, MulticlassState):
-            self.step_view = SimplexView(ax, fontsize=font, legend=False, labelsize=self.size.font)
+        View = STEP_VIEWS.get(self.problem.loss_object.Block) if isinstance(self.state, MulticlassState) else None
+        if View is not None:  # the view of the loss's block picture
+            self.step_view = View(ax, fontsize=font, legend=False, labelsize=self.size.font)
         else:
             self.step_view = None
             what = ("the parallel solver moves\nevery block at once:\nsee the bars below"
@@ -295,7 +297,7 @@ class MulticlassExplorer(SolverExplorer):
         i = self.visited()
         self._visited.set_offsets(self.X[i] if i else np.empty((0, 2)))
         name = self.dropdowns["solver"].value
-        M = f", M = {self.problem.M:.3g}" if self.problem.loss == "ww" else ""
+        M = f", M = {self.problem.M:.3g}" if self.problem.loss_object.uses_M else ""
         self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}{M}",
                                fontsize=self.size.font)
         for bar, height in zip(self._bars, weights):
