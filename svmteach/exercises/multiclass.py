@@ -507,24 +507,18 @@ RELATIVE_GAP = Exercise(
 def multiclass_primal(W, X, y, C, loss, M):
     """The primal 1/2 ||W||_F^2 + C sum_i loss_i of Weston-Watkins (loss = "ww", margin scale M) or
     Crammer-Singer (loss = "cs", M unused)."""
-    if loss not in _SAMPLE_LOSSES:
-        raise ValueError(f"loss must be one of {tuple(_SAMPLE_LOSSES)}, got {loss!r}")
     S = X @ W.T  # scores (n, k)
     n = len(y)
     s_y = S[np.arange(n), y]
     rival = np.ones_like(S, dtype=bool)
     rival[np.arange(n), y] = False
-    losses = _SAMPLE_LOSSES[loss](S, s_y, rival, M)
-    return float(0.5 * np.sum(W * W) + C * losses.sum())
-
-
-#: Each loss's per-sample loss from the scores S, the label's scores s_y and the rivals' mask.
-_SAMPLE_LOSSES = {
-    # Weston-Watkins: a hinge per rival class
-    "ww": lambda S, s_y, rival, M: np.where(rival, np.maximum(0.0, 1.0 - M * (s_y[:, None] - S)), 0.0).sum(axis=1),
-    # Crammer-Singer: one hinge against the strongest rival
-    "cs": lambda S, s_y, rival, M: np.maximum(0.0, 1.0 + np.where(rival, S, -np.inf).max(axis=1) - s_y),
-}
+    sample_losses = {  # each loss's per-sample loss; an unknown loss is refused, never another's
+        "ww": lambda: np.where(rival, np.maximum(0.0, 1.0 - M * (s_y[:, None] - S)), 0.0).sum(axis=1),  # a hinge per rival
+        "cs": lambda: np.maximum(0.0, 1.0 + np.where(rival, S, -np.inf).max(axis=1) - s_y),  # the strongest rival's hinge
+    }
+    if loss not in sample_losses:
+        raise ValueError(f"loss must be one of {tuple(sample_losses)}, got {loss!r}")
+    return float(0.5 * np.sum(W * W) + C * sample_losses[loss]().sum())
 
 
 def _primal_cases():
