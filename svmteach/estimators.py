@@ -167,8 +167,9 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                              coef0=self.coef0, device=self.device)
 
-    def make_solver(self):
-        params = self.checked_params()
+    def make_solver(self, params=None):
+        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)."""
+        params = self.checked_params() if params is None else params
         if params["solver"] == "smo":
             return SMO(selection=params["selection"], random_state=params["random_state"])
         if params["solver"] == "dual_cd":
@@ -177,13 +178,13 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         params = self.checked_params()
-        solver = self.make_solver()
+        solver = self.make_solver(params)
         tol = params["tol"]
         problem = self.make_problem(X, y)
         n = problem.n_samples
         max_iter = params["max_iter"]
         if max_iter is None:
-            max_iter = 10_000 if self.solver == "primal_subgradient" else max(10**6, 1000 * n)
+            max_iter = 10_000 if params["solver"] == "primal_subgradient" else max(10**6, 1000 * n)
         result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
         if not result.converged:
             why = (f"stopped at max_iter={max_iter}" if result.n_iter >= max_iter else
@@ -293,15 +294,16 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
     }
 
-    def make_solver(self):
-        params = self.checked_params()
+    def make_solver(self, params=None):
+        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)."""
+        params = self.checked_params() if params is None else params
         return make_multiclass_solver(params["solver"], get_loss(params["loss"]), params["random_state"])
 
     def fit(self, X, y):
         from .problems import MulticlassProblem
 
         params = self.checked_params()
-        solver = self.make_solver()
+        solver = self.make_solver(params)
         tol = params["tol"]
         max_epochs = params["max_iter"]
         problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device)

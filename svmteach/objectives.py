@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .backend import array_namespace
-from .losses.base import one_hot as _one_hot, scores as _scores
+from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
 #: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'):
 #: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
@@ -158,19 +158,9 @@ def optimal_intercept(problem, alpha, f):
 # Each loss (svmteach.losses) owns its mathematics; these are the course's names for it.
 
 
-def one_hot(problem):
-    """(n, k) boolean matrix, True at (i, y_i)."""
-    return _one_hot(problem)
-
-
 def multiclass_weights(problem, alpha):
     """The (k, d) weight matrix the dual variables define (in float64)."""
     return problem.loss_object.weights(problem, alpha)
-
-
-def multiclass_scores(problem, W):
-    """(n, k) scores :math:`s_{im} = w_m^\\top x_i`."""
-    return _scores(problem, W)
 
 
 def multiclass_losses(problem, S):

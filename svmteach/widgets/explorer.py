@@ -132,7 +132,7 @@ class SolverExplorer(Displayed):
                     why = f"the time budget of {budget:g} s"
                 if why:
                     break
-                chunk = self.solver.steps_per_epoch(self.problem)
+                chunk = self.solver.steps_between_measures(self.problem)
                 if max_steps is not None:
                     chunk = min(chunk, max_steps - taken)
                 self.state = self.solver.measure(self.problem,
