@@ -17,25 +17,59 @@ from functools import cached_property
 import numpy as np
 
 from .backend import array_namespace, is_numpy, to_device, to_numpy
-from .kernels import check_kernel_finite, check_kernel_psd, gram, kernel_diagonal, make_kernel
+from .kernels import canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal, make_kernel
 from .losses import get_loss
+from .rows import is_sparse, row_squared_norms
 
 
 def _reject_sparse(A, name):
-    if hasattr(A, "toarray") and type(A).__module__.startswith("scipy.sparse"):
-        raise TypeError(f"{name} is a sparse matrix: sparse input is not supported; pass a dense array ({name}.toarray())")
+    if is_sparse(A):
+        raise TypeError(f"{name} is a sparse matrix: sparse input is not supported here; pass a dense array ({name}.toarray())")
 
 
-def check_X(X, name: str = "X", dtype=None):
+def check_sparse_X(X, name: str = "X"):
+    """Return a SciPy sparse ``X`` as a read-only ``scipy.sparse.csr_array`` (a copy; CSC, COO and the
+    other formats converted once), float32 kept and anything else float64, its duplicate entries
+    summed, its column indices sorted and its explicit zeros removed; raise naming ``name`` when it is
+    empty, complex or not finite."""
+    import scipy.sparse as sp
+
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {X.shape}")
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name} is complex: Complex data not supported")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has dtype {X.dtype}: sparse data must be numbers")
+    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    n, d = X.shape
+    if n == 0:
+        raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    if d == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    arr = sp.csr_array(X, dtype=dtype, copy=True)
+    arr.sum_duplicates()  # also sorts the column indices of every row
+    arr.eliminate_zeros()
+    if not np.all(np.isfinite(arr.data)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    for part in (arr.data, arr.indices, arr.indptr):
+        part.setflags(write=False)
+    return arr
+
+
+def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False):
     """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
 
     NumPy-compatible input (lists, Fortran-ordered arrays, integers) becomes a
     NumPy array; arrays of another array-API library (CuPy, array-api-strict)
     stay in their library.  ``dtype=None`` keeps float32 and float64 and turns
-    everything else into float64.
+    everything else into float64.  With ``accept_sparse``, a SciPy sparse matrix becomes a
+    read-only CSR array (:func:`check_sparse_X`; ``dtype`` is ignored: float32 stays float32);
+    without, it is refused naming ``name``.
     """
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
+    if accept_sparse and is_sparse(X):
+        return check_sparse_X(X, name)
     _reject_sparse(X, name)
     xp = array_namespace(X)
     if is_numpy(xp):
@@ -75,6 +109,16 @@ def check_X(X, name: str = "X", dtype=None):
     if is_numpy(xp):
         arr.setflags(write=False)
     return arr
+
+
+def placed(X, device, name: str = "X"):
+    """``X`` on ``device`` (:func:`~svmteach.backend.to_device`); a sparse X stays on the host (NumPy and
+    SciPy): ``device="gpu"`` refuses it naming ``name``, ``"auto"`` keeps it on the CPU."""
+    if is_sparse(X):
+        if device == "gpu":
+            raise TypeError(f"{name} is sparse: sparse data is solved on the CPU; pass {name}.toarray() to use device='gpu'")
+        return X
+    return to_device(X, device)
 
 
 def check_labels(y, n_samples: int, name: str = "y"):
@@ -176,7 +220,7 @@ class DataShape:
 
     @property
     def xp(self):
-        return array_namespace(self.X)
+        return np if is_sparse(self.X) else array_namespace(self.X)
 
     @property
     def n_samples(self) -> int:
@@ -238,8 +282,11 @@ class BinaryProblem(DataShape):
     classes: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        X = to_device(self.X, self.device)
-        X = check_X(X, "X", dtype=np.float64 if is_numpy(array_namespace(X)) else None)
+        X = placed(self.X, self.device)
+        sparse = is_sparse(X)
+        X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True)
+        if sparse:
+            X = X.astype(np.float64) if X.dtype != np.float64 else X
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
@@ -250,9 +297,17 @@ class BinaryProblem(DataShape):
             )
         xp = array_namespace(X)
         y = xp.asarray(np.where(codes == 1, 1.0, -1.0), dtype=X.dtype)
+        kernel_name = getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
+        if sparse and kernel_name != "linear":
+            raise TypeError(f"X is sparse, which the {kernel_name} kernel does not take: sparse "
+                            "data is for the linear kernel (kernel='linear'); pass X.toarray() for another kernel")
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
-        check_kernel_finite(X, kernel)
-        check_kernel_psd(X, kernel)
+        if sparse:
+            if not math.isfinite(4.0 * float(np.max(row_squared_norms(X)))):
+                raise ValueError("kernel='linear' overflows on X: its Gram matrix has infinite entries; rescale X")
+        else:
+            check_kernel_finite(X, kernel)
+            check_kernel_psd(X, kernel)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", _readonly(y))
         object.__setattr__(self, "C", check_C(self.C))
@@ -266,6 +321,7 @@ class BinaryProblem(DataShape):
     def gram(self):
         """The (n, n) kernel matrix, computed once and made exactly symmetric."""
         K = gram(self.X, self.X, self.kernel)
+        K = K.toarray() if is_sparse(K) else K
         return _readonly(0.5 * (K + K.T))  # BLAS may round K_ij and K_ji differently
 
     @cached_property
@@ -276,6 +332,8 @@ class BinaryProblem(DataShape):
     @cached_property
     def diag(self):
         """The (n,) diagonal :math:`K_{ii}`."""
+        if is_sparse(self.X):  # the linear kernel only
+            return _readonly(row_squared_norms(self.X))
         return _readonly(kernel_diagonal(self.X, self.kernel))
 
     def kernel_row(self, i: int):
@@ -360,7 +418,7 @@ class MulticlassProblem(DataShape):
 
     def __post_init__(self):
         object.__setattr__(self, "loss", get_loss(self.loss).name)
-        X = check_X(to_device(self.X, self.device), "X")
+        X = check_X(placed(self.X, self.device), "X", accept_sparse=True)
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
@@ -369,14 +427,13 @@ class MulticlassProblem(DataShape):
         M = float(self.M)
         if not (math.isfinite(M) and M > 0):
             raise ValueError(f"M must be positive and finite, got {M}")
-        xp = array_namespace(X)
+        xp = np if is_sparse(X) else array_namespace(X)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "C", check_C(self.C))
         object.__setattr__(self, "M", M)
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "codes", _readonly(xp.asarray(codes.astype(np.int64))))
-        Xf = xp.astype(X, xp.float64) if hasattr(xp, "astype") else X.astype("float64")
-        object.__setattr__(self, "sqnorm", _readonly(xp.sum(Xf * Xf, axis=1)))
+        object.__setattr__(self, "sqnorm", _readonly(row_squared_norms(X, xp)))
 
     @property
     def k(self) -> int:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import random_binary
 
-from svmteach import BinaryProblem, BinarySVC
+from svmteach import BinaryProblem, BinarySVC, MulticlassProblem
 
 
 @pytest.mark.parametrize(
@@ -57,11 +57,52 @@ def test_bad_estimator_parameters(kwargs, match):
         BinarySVC(**kwargs).fit(X, y)
 
 
-def test_sparse_input_is_refused_clearly():
+def test_sparse_input_is_refused_clearly_where_it_has_no_meaning():
     from scipy import sparse
 
-    with pytest.raises(TypeError, match="^X is a sparse matrix"):
-        BinaryProblem(sparse.csr_matrix(np.eye(3)), [0, 1, 1])
+    with pytest.raises(TypeError, match="^X is sparse, which the gaussian kernel does not take"):
+        BinaryProblem(sparse.csr_matrix(np.eye(3)), [0, 1, 1], kernel="rbf")
+    with pytest.raises(TypeError, match="^y is a sparse matrix"):
+        BinaryProblem(np.eye(3), sparse.csr_matrix(np.array([[0.0], [1.0], [1.0]])))
+    with pytest.raises(TypeError, match="^X is sparse: sparse data is solved on the CPU"):
+        MulticlassProblem(sparse.csr_matrix(np.eye(3)), [0, 1, 2], device="gpu")
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_sparse_X_becomes_a_readonly_csr_copy_with_the_dense_norms(fmt, dtype):
+    from scipy import sparse
+
+    rng = np.random.default_rng(3)
+    dense = (rng.standard_normal((30, 8)) * 4).astype(dtype)
+    dense[dense < 1] = 0
+    dense[4] = 0  # an empty row
+    given = sparse.coo_matrix(dense).asformat(fmt)
+    before = given.toarray().copy()
+    p = MulticlassProblem(given, rng.integers(0, 3, 30))
+    assert sparse.issparse(p.X) and p.X.format == "csr" and p.X.has_sorted_indices
+    assert p.X.dtype == (np.float32 if dtype == np.float32 else np.float64)
+    np.testing.assert_array_equal(p.X.toarray(), dense.astype(p.X.dtype))
+    exact = np.sum(dense.astype(np.float64) ** 2, axis=1)
+    np.testing.assert_allclose(p.sqnorm, exact, rtol=1e-15)
+    with pytest.raises(ValueError):
+        p.X.data[0] = 1.0  # read-only
+    np.testing.assert_array_equal(given.toarray(), before)  # the caller's matrix untouched
+    b = BinaryProblem(given, np.arange(30) % 2)
+    np.testing.assert_allclose(b.diag, exact, rtol=1e-15)
+    np.testing.assert_allclose(b.gram, dense.astype(np.float64) @ dense.T.astype(np.float64), rtol=1e-14, atol=1e-12)
+
+
+def test_sparse_X_duplicates_are_summed_and_bad_entries_refused():
+    from scipy import sparse
+
+    X = sparse.coo_matrix(([1.0, 2.0, 5.0], ([0, 0, 1], [1, 1, 0])), shape=(2, 3))  # (0, 1) twice
+    p = MulticlassProblem(X, [0, 1])
+    np.testing.assert_array_equal(p.X.toarray(), [[0.0, 3.0, 0.0], [5.0, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="^X contains NaN or infinity"):
+        MulticlassProblem(sparse.csr_matrix(np.array([[np.inf, 0.0], [1.0, 0.0]])), [0, 1])
+    with pytest.raises(ValueError, match="^X is empty"):
+        MulticlassProblem(sparse.csr_matrix((0, 3)), [])
 
 
 def test_problem_is_immutable_and_copies_the_callers_arrays():

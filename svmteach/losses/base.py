@@ -24,6 +24,8 @@ Adding a loss is one module defining a subclass, and one line in :data:`svmteach
 
 from __future__ import annotations
 
+from ..rows import times, transpose_times
+
 #: A block whose quadratic term is below ``EPS`` times its linear term is solved as linear:
 #: its curvature is lost in the rounding of the gradient.
 EPS = 2.220446049250313e-16
@@ -126,7 +128,7 @@ class MulticlassLoss:
     def weights(self, problem, alpha):
         """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64."""
         xp = problem.xp
-        return self.weight_rows(problem, xp.astype(alpha, xp.float64)).T @ xp.astype(problem.X, xp.float64)
+        return transpose_times(problem.X, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
 
     def primal(self, problem, W, S=None) -> float:
         """:math:`\\tfrac12 \\|W\\|_F^2 + C \\sum_i \\ell_i(W)`."""
@@ -163,9 +165,8 @@ def one_hot(problem):
 
 
 def scores(problem, W):
-    """(n, k) scores :math:`s_{im} = w_m^\\top x_i`."""
-    xp = problem.xp
-    return xp.astype(problem.X, W.dtype) @ W.T
+    """(n, k) scores :math:`s_{im} = w_m^\\top x_i` in float64 (X dense or sparse, never copied whole)."""
+    return times(problem.X, W.T, problem.xp)
 
 
 def off_label_box_violation(problem, alpha, G):

@@ -1,0 +1,154 @@
+"""The data matrix X, dense or sparse: the two products every solver needs, and row access for compiled loops.
+
+A problem keeps X as it was given, dense (NumPy, CuPy) or a SciPy CSR matrix
+(``scipy.sparse.csr_array``), and nothing else in the package looks at which:
+
+- :func:`times` and :func:`transpose_times` are the products :math:`X B` and :math:`X^\\top A`
+  in float64 (the scores :math:`S = X W^\\top` and the weights :math:`W = A^\\top X` of the
+  objectives).  A float32 X is never copied whole to float64: a dense one is converted a block
+  of rows at a time (memory bounded by :data:`BLOCK_BYTES`), a sparse one is multiplied by
+  SciPy, which promotes entry by entry.
+- :func:`compiled_rows` is what a compiled loop receives: the dense array itself, or the
+  three arrays of the CSR format in a :class:`CSR` tuple; inside the loop :func:`row_dot`
+  (:math:`x_i^\\top v`) and :func:`row_axpy` (:math:`v \\leftarrow v + a x_i`) visit the row's
+  stored entries only, so a step on a row with 30 nonzeros costs 30 multiplications whatever
+  the number of columns.  Numba picks the dense or the sparse body from the type of the
+  argument when it compiles (:func:`numba.extending.overload`), so each epoch is written once.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+#: The largest float64 block of a float32 X that :func:`times` / :func:`transpose_times` convert at once.
+BLOCK_BYTES = 1 << 25  # 32 MiB
+
+
+class CSR(NamedTuple):
+    """A CSR matrix as a compiled loop takes it: row i's entries are ``data[indptr[i]:indptr[i + 1]]``
+    in the columns ``indices[indptr[i]:indptr[i + 1]]`` (sorted, no duplicates)."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+
+
+def is_sparse(X) -> bool:
+    """True when ``X`` is a SciPy sparse matrix or array."""
+    return type(X).__module__.startswith("scipy.sparse")
+
+
+def compiled_rows(X):
+    """What a compiled loop takes for ``X``: the dense NumPy array, or a :class:`CSR` of a CSR matrix."""
+    if is_sparse(X):
+        return CSR(X.data, X.indices, X.indptr)
+    return X
+
+
+def _row_blocks(X):
+    """Row slices of a dense X whose float64 copies fit in :data:`BLOCK_BYTES`."""
+    n, d = X.shape
+    step = max(1, BLOCK_BYTES // (8 * max(d, 1)))
+    return [slice(s, min(s + step, n)) for s in range(0, n, step)]
+
+
+def times(X, B, xp=np):
+    """:math:`X B` in float64, ``B`` of shape (d, m): a float32 X in float64 arithmetic, without a
+    float64 copy of the whole of X."""
+    if is_sparse(X):
+        return np.asarray(X @ np.asarray(B, dtype=np.float64))
+    B = xp.astype(B, xp.float64)
+    if X.dtype == xp.float64:
+        return X @ B
+    if not (xp is np):
+        return xp.astype(X, xp.float64) @ B
+    out = np.empty((X.shape[0], B.shape[1]))
+    for rows in _row_blocks(X):
+        out[rows] = X[rows].astype(np.float64) @ B
+    return out
+
+
+def transpose_times(X, A, xp=np):
+    """:math:`X^\\top A` in float64, ``A`` of shape (n, m): as :func:`times`, no float64 copy of X."""
+    if is_sparse(X):
+        return np.asarray((X.T @ np.asarray(A, dtype=np.float64)))
+    A = xp.astype(A, xp.float64)
+    if X.dtype == xp.float64:
+        return X.T @ A
+    if not (xp is np):
+        return xp.astype(X, xp.float64).T @ A
+    out = np.zeros((X.shape[1], A.shape[1]))
+    for rows in _row_blocks(X):
+        out += X[rows].astype(np.float64).T @ A[rows]
+    return out
+
+
+def row_squared_norms(X, xp=np):
+    """(n,) float64 :math:`\\|x_i\\|^2`, a block of rows at a time for a dense float32 X."""
+    if is_sparse(X):
+        squares = X.astype(np.float64)  # a copy of the stored entries only
+        squares.data **= 2
+        return np.asarray(squares.sum(axis=1)).ravel()
+    if X.dtype == xp.float64 or not (xp is np):
+        Xf = xp.astype(X, xp.float64)
+        return xp.sum(Xf * Xf, axis=1)
+    out = np.empty(X.shape[0])
+    for rows in _row_blocks(X):
+        block = X[rows].astype(np.float64)
+        out[rows] = np.einsum("ij,ij->i", block, block)
+    return out
+
+
+# ---- inside compiled loops ---------------------------------------------------------------------------
+
+
+def row_dot(X, i, v):
+    """:math:`x_i^\\top v` in float64, for the X of :func:`compiled_rows` (compiled code only)."""
+    raise NotImplementedError("row_dot is called from compiled code only")
+
+
+def row_axpy(X, i, a, v):
+    """:math:`v \\leftarrow v + a\\, x_i` in place, for the X of :func:`compiled_rows` (compiled code only)."""
+    raise NotImplementedError("row_axpy is called from compiled code only")
+
+
+@overload(row_dot, inline="always")
+def _row_dot(X, i, v):
+    if isinstance(X, types.Array):
+        def dense(X, i, v):
+            acc = 0.0
+            for t in range(X.shape[1]):
+                acc += v[t] * X[i, t]
+            return acc
+
+        return dense
+
+    def sparse(X, i, v):
+        data, indices, indptr = X
+        acc = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            acc += v[indices[p]] * data[p]
+        return acc
+
+    return sparse
+
+
+@overload(row_axpy, inline="always")
+def _row_axpy(X, i, a, v):
+    if isinstance(X, types.Array):
+        def dense(X, i, a, v):
+            for t in range(X.shape[1]):
+                v[t] += a * X[i, t]
+
+        return dense
+
+    def sparse(X, i, a, v):
+        data, indices, indptr = X
+        for p in range(indptr[i], indptr[i + 1]):
+            v[indices[p]] += a * data[p]
+
+    return sparse
