@@ -99,7 +99,7 @@ def row_squared_norms(X, xp=np):
     out = np.empty(X.shape[0])
     for rows in _row_blocks(X):
         block = X[rows].astype(np.float64)
-        out[rows] = np.einsum("ij,ij->i", block, block)
+        out[rows] = np.sum(block * block, axis=1)
     return out
 
 
