@@ -23,7 +23,10 @@ A solver holds hyperparameters only.  It offers
 - ``steps_per_epoch(problem)``: how many steps make one pass over the data (the unit of a
   history's x-axis in epochs, and of the fixed-point test below);
 - ``steps_between_measures(problem)``: how many steps :func:`solve` asks ``advance`` for
-  between two calls of ``measure`` (one epoch unless a solver says otherwise);
+  at a time (one epoch unless a solver says otherwise), and may measure after;
+- ``violation(state)``: a KKT violation the steps of the last ``advance`` computed for free (the
+  largest block violation of the epoch, or LIBLINEAR's projected-gradient spread), or NaN when the
+  solver has none; :func:`solve` pays for ``measure`` only when it is small (the cheap stop, below);
 - ``warm_start(problem, state) -> state``: a state of another run (another C, say)
   made feasible for ``problem``: its dual variables scaled or projected into this
   problem's box, every cached quantity recomputed from them, measured.
@@ -43,11 +46,19 @@ point, and raises :class:`InfeasibleStateError` instead of passing as converged.
 
 Every state is an immutable ``NamedTuple`` with at least ``n_iter``, ``alpha``,
 ``primal``, ``dual``, ``gap`` (relative duality gap) and ``kkt`` (KKT violation).
-The binary solvers keep these up to date at every step (O(n) with their
-cached gradient); the multiclass solvers, whose objectives cost a pass over
-the data, update them only in ``measure``, which :func:`solve` calls once every
-``steps_between_measures`` steps with its clock paused, so that time curves show solver
-time only.
+SMO keeps these up to date at every step (O(n) with its cached gradient); the linear solvers,
+whose objectives cost a pass over the data (about as much as an epoch), update them only in
+``measure``.
+
+**The cheap stop, then a certificate.**  By default :func:`solve` does not measure after every
+chunk: it asks ``violation(state)``, which the epoch computed for free, and calls ``measure`` (the
+duality gap) only when that violation is at most a threshold, first ``KKT_PER_TOL * tol`` (0.1 at
+the default tol 1e-3, LIBLINEAR's default ``eps``), halved after each measure that finds the gap
+still above ``tol``; and, so that a violation that stalls cannot hide a converged run, at the
+latest after ``max(MIN_CHUNKS_BETWEEN_MEASURES, chunks / 2)`` chunks without one (a geometric
+schedule: O(log) measures in all).  The run stops only on a measured gap, and its last state is
+always measured, so every result reports the true gap of what it returns.  ``record_history=True``
+or ``fast=False`` measure after every chunk instead, with the clock paused (the course's curves).
 """
 
 from __future__ import annotations
@@ -59,6 +70,11 @@ from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
+
+#: The cheap stop's first threshold on ``violation``, per unit of ``tol`` (0.1 at tol = 1e-3).
+KKT_PER_TOL = 100.0
+#: The cheap stop measures at the latest after this many chunks, or half the chunks so far if more.
+MIN_CHUNKS_BETWEEN_MEASURES = 4
 
 #: A relative duality gap below minus this cannot come from rounding: weak duality says
 #: P(w) >= D(alpha) for every feasible pair, so the state is not feasible for the problem.
@@ -155,6 +171,11 @@ class Solver(ABC):
     def measure(self, problem, state):
         """The state with its objectives evaluated; here the state itself (its steps keep them current)."""
         return state
+
+    def violation(self, state) -> float:
+        """A KKT violation computed for free by the last ``advance``; NaN here: this solver has none,
+        and :func:`solve` measures after every chunk."""
+        return math.nan
 
     def steps_per_epoch(self, problem) -> int:
         """The number of steps in one pass over the data: one sample a step, ``n_samples``."""
@@ -311,6 +332,8 @@ def solve(
         the result's ``n_iter`` counts every step since the run began.
     tol : float
         Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol`` (finite, >= 0).
+        The gap is measured when the solver's cheap ``violation`` says the end is near (see the module
+        docstring), and always at the end: ``converged`` is True only for a measured gap.
         The run also stops, not converged, when the gap is NaN, or after an epoch that moved no
         dual variable (solvers with ``still_is_fixed_point``).
     fast : bool
@@ -318,11 +341,14 @@ def solve(
         steps at a time (one epoch for most solvers); the history then has one entry per chunk.
         ``False`` steps one at a time through ``step`` and records every step.
     record_history : bool
-        Keep the curves (n_iter, time, primal, dual, gap, kkt).
+        Keep the curves (n_iter, time, primal, dual, gap, kkt): every chunk is then measured, with
+        the clock paused.
     record_states : bool
         Keep every state (step-by-step runs only): a film of the run.
     callback : callable or None
-        Called with each recorded state; returning True stops the run.
+        Called with the state after each chunk; returning True stops the run.  With the cheap stop
+        (the default, ``fast=True`` without ``record_history``), the state's ``primal``, ``dual`` and
+        ``gap`` are those of its last measure.
     state : a state of ``solver`` or None
         Continue from it (another C, say): ``solver.warm_start(problem, state)`` projects it into
         this problem's box and recomputes what it caches.
@@ -339,29 +365,42 @@ def solve(
     chunk = solver.steps_between_measures(problem) if fast else 1
     still = solver.still_is_fixed_point
     last_alpha, since = problem.xp.asarray(state.alpha, copy=True) if still else None, 0
+    cheap = fast and history is None  # the cheap stop (module docstring); else a measure after every chunk
+    threshold = KKT_PER_TOL * tol
+    chunks, unmeasured, measured_at = 0, 0, 0
     start = int(state.n_iter)
-    while not solver.converged(state, tol) and int(state.n_iter) - start < max_iter:
+    while not (unmeasured == 0 and solver.converged(state, tol)) and int(state.n_iter) - start < max_iter:
         n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
         t0 = time.perf_counter()
         if fast:
-            state = solver.advance(problem, state, n_steps, tol)
+            state = solver.advance(problem, state, n_steps, None if cheap else tol)
         else:
             state = solver.step(problem, state)
         elapsed += time.perf_counter() - t0
-        state = solver.measure(problem, state)  # clock paused
+        chunks += 1
+        unmeasured += 1
+        violation = float(solver.violation(state)) if cheap else math.nan
+        small = not violation > threshold  # NaN (no cheap measure) counts as small: measure
+        if not cheap or small or unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, measured_at // 2):
+            state = solver.measure(problem, state)  # clock paused
+            unmeasured, measured_at = 0, chunks
+            if cheap and small and violation == violation and not solver.converged(state, tol):
+                threshold = violation / 2  # the gap is not there yet: ask for a smaller violation
         if history is not None:
             _record(history, state, elapsed)
         if states is not None:
             states.append(state)
         if callback is not None and callback(state):
             break
-        if math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
+        if unmeasured == 0 and math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
             break
         since += n_steps
         if still and since >= epoch:  # a whole epoch since the last look: did alpha move at all?
             if bool(problem.xp.all(state.alpha == last_alpha)):
                 break  # nothing moved: a fixed point short of tol (not converged)
             last_alpha, since = problem.xp.asarray(state.alpha, copy=True), 0
+    if unmeasured:
+        state = solver.measure(problem, state)  # what a result reports is always measured
     return SolveResult(
         state=state,
         n_iter=int(state.n_iter),
