@@ -1,4 +1,4 @@
-"""CPU fast path against the parallel solver on the GPU: ``svmteach bench`` (see :mod:`svmteach.bench`).
+"""CPU fast path against the parallel solver on the GPU and LIBLINEAR: ``svmteach bench`` (see :mod:`svmteach.bench`).
 
     python benchmarks/gpu.py                          # 10k, 100k, 500k samples with a GPU; 2k, 20k without
     python benchmarks/gpu.py --sizes 500000 --json out.json

@@ -1,9 +1,9 @@
-"""``svmteach bench``: the CPU fast path against the parallel solver on the GPU.
+"""``svmteach bench``: the CPU fast path against the parallel solver on the GPU, and against LIBLINEAR.
 
 For each size n and each loss (Weston-Watkins, Crammer-Singer), on
 :func:`svmteach.data.synthetic_multiclass` (d = 784, k = 10, float32, C = 1):
 
-- **CPU**: the compiled sequential solver (the loss's default: ``ExactBlock`` / ``CSBlondel``, one thread),
+- **CPU**: the compiled sequential solver (the loss's default: ``ExactBlock`` / ``CSBlondel``),
   run by :func:`svmteach.solve` to the relative duality gap ``tol``; its time, epochs
   and time per epoch.  A run that would pass ``--cpu-budget`` seconds is stopped and
   reported as a lower bound (">").
@@ -11,11 +11,18 @@ For each size n and each loss (Weston-Watkins, Crammer-Singer), on
   ``device="gpu"`` to the same gap; its time (data already on the GPU, after a
   warm-up on a small problem), steps, time per step, and the time per step that the
   GPU's memory bandwidth allows for reading X twice (a step's two matrix products).
-- Without a GPU the parallel solver runs on the CPU (NumPy) instead, for reference,
-  and the table says so.
+  Without a GPU the parallel solver runs on the CPU (NumPy) instead, and the table says so.
+- **LIBLINEAR** ``-s 4`` (Crammer-Singer, where the ``liblinear`` package imports), with its
+  default ``eps = 0.1``: its time, and for the Crammer-Singer rows an upper bound on its
+  relative primal suboptimality, ``(P - D) / D`` with D the best dual value svmteach certified.
+  LIBLINEAR has no Weston-Watkins solver: the WW rows compare with its Crammer-Singer time.
 
-Long runs draw a progress bar on stderr.  The result is a Markdown table on stdout
-(and JSON with ``--json PATH``).  ``benchmarks/gpu.py`` calls this module.
+Every run is repeated (``repeat``; a run stopped at its budget is not): the tables give the
+median and the range.  A speed-up computed from a run stopped short of ``tol`` is a bound,
+written "> 2.1x" or "< 0.6x", never a plain ratio.  The header names the CPU, its cores and
+the threads numba and the BLAS may use.  Long runs draw a progress bar on stderr.  The result
+is a Markdown table on stdout (and JSON with ``--json PATH``).  ``benchmarks/gpu.py`` calls
+this module.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import sys
 import time
 
@@ -32,16 +40,19 @@ import numpy as np
 
 from .backend import cupy_available
 from .data import synthetic_multiclass
-from .problems import MulticlassProblem
 from .losses import LOSSES, get_loss
+from .problems import MulticlassProblem
 from .solvers import ParallelBlock, make_multiclass_solver, solve
 
+#: LIBLINEAR's default stopping tolerance for ``-s 4``.
+LIBLINEAR_EPS = 0.1
 
 
 class Progress:
     """A callback for :func:`svmteach.solve`: a bar on stderr, filled as log(gap) falls to log(tol).
 
-    Returns True (stop) once ``budget`` seconds have passed.
+    Returns True (stop) once ``budget`` seconds have passed.  Between two measures of the gap
+    (:func:`svmteach.solve`'s cheap stop) the bar shows the last measured one.
     """
 
     def __init__(self, label: str, tol: float, budget: float = math.inf, stream=None, width: int = 30):
@@ -79,6 +90,126 @@ class Progress:
         self.stream.flush()
 
 
+# ---- the machine ----------------------------------------------------------------------------------
+
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo on Linux, else what :mod:`platform` knows)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def threads() -> dict:
+    """The threads in effect now: ``{"numba": n, "blas": m}`` (m None where threadpoolctl finds no BLAS)."""
+    import numba
+    from threadpoolctl import threadpool_info
+
+    blas = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    return {"numba": numba.get_num_threads(), "blas": max(blas) if blas else None}
+
+
+def machine() -> str:
+    """One line: CPU model, cores, the threads numba and the BLAS use now, Python and NumPy versions."""
+    t = threads()
+    blas = "no BLAS found" if t["blas"] is None else f"BLAS threads {t['blas']}"
+    return (f"{cpu_model()}, {os.cpu_count()} cores; numba threads {t['numba']}, {blas}; "
+            f"Python {platform.python_version()}, NumPy {np.__version__}")
+
+
+# ---- LIBLINEAR ------------------------------------------------------------------------------------
+
+def liblinear_available() -> bool:
+    """Whether the ``liblinear`` package (``liblinear-official``) imports."""
+    try:
+        from liblinear import liblinearutil  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def liblinear_problem(X, y):
+    """LIBLINEAR's problem for ``X`` (dense or scipy.sparse) and labels ``y`` (no bias term).
+
+    X goes in as a ``scipy.sparse.csr_matrix``: the binding converts that one in vectorised
+    code, but a dense array row by row in Python (minutes at n = 100,000) and a ``csr_array``
+    not at all."""
+    import scipy.sparse as sp
+    from liblinear import liblinearutil as ll
+
+    return ll.problem(np.asarray(y, dtype=np.float64), sp.csr_matrix(X))
+
+
+def liblinear_cs(prob, classes, C=1.0, eps=LIBLINEAR_EPS):
+    """Train LIBLINEAR ``-s 4`` (Crammer-Singer, no bias) on ``prob``: its weights ``W``, (k, d), one row
+    per class of ``classes`` (sorted labels, as svmteach orders them), and the seconds ``train`` took."""
+    from liblinear import liblinearutil as ll
+
+    param = ll.parameter(f"-s 4 -c {C!r} -e {eps!r} -q")
+    t0 = time.perf_counter()
+    model = ll.train(prob, param)
+    seconds = time.perf_counter() - t0
+    d, k = model.get_nr_feature(), model.get_nr_class()
+    w = np.ctypeslib.as_array(model.w, shape=(d * k,)).reshape(d, k).T  # stored (features, classes)
+    W = np.zeros((len(classes), prob.n))  # prob.n: the columns; a model may know fewer (unseen ones are 0)
+    W[np.searchsorted(classes, model.get_labels()), :d] = w
+    return W, seconds
+
+
+# ---- ratios and bounds ----------------------------------------------------------------------------
+
+def ratio_text(num: float, num_done: bool, den: float, den_done: bool) -> str:
+    """``num / den`` as text: ``"1.23x"`` when both runs finished; a bound when one stopped short.
+
+    A run stopped short (at its budget, or without reaching its tolerance) would have taken at
+    least its measured time, so a stopped numerator makes the ratio a lower bound (``"> 2.1x"``)
+    and a stopped denominator an upper bound (``"< 0.61x"``); both stopped: no bound at all.  A
+    bound is rounded away from the truth it bounds (down for ">", up for "<"), so it stays true.
+    """
+    if not (num_done or den_done):
+        return "no bound (both stopped short)"
+    r = num / den
+    digits = 2 if r < 10 else 1
+    scale = 10 ** digits
+    if num_done and den_done:
+        return f"{r:.{digits}f}x"
+    if not num_done:  # the true numerator is above the measured one: the ratio is above r
+        return f"> {math.floor(r * scale) / scale:.{digits}f}x"
+    return f"< {math.ceil(r * scale) / scale:.{digits}f}x"
+
+
+def seconds_text(t: float) -> str:
+    """Seconds with three significant digits below 100 (``"0.0123"``, ``"4.56"``), to 0.1 s above."""
+    return f"{t:.3g}" if t < 100 else f"{t:.1f}"
+
+
+def spread(times) -> str:
+    """``"0.52 s"`` for one run, ``"0.52 s (0.5-0.55)"``: the median and the range of several."""
+    med = seconds_text(statistics.median(times))
+    if len(times) == 1:
+        return f"{med} s"
+    return f"{med} s ({seconds_text(min(times))}-{seconds_text(max(times))})"
+
+
+def repeated(run_once, repeat: int):
+    """Call ``run_once()`` (which returns a dict with ``seconds`` and ``converged``) up to ``repeat`` times;
+    a run that stopped short is not repeated.  Returns the last run's dict with ``times``, every run's
+    seconds, and ``seconds``, their median."""
+    times = []
+    for _ in range(repeat):
+        out = run_once()
+        times.append(out["seconds"])
+        if not out["converged"]:
+            break
+    return dict(out, times=times, seconds=statistics.median(times))
+
+
+# ---- the runs -------------------------------------------------------------------------------------
+
 def bandwidth_bytes_per_second():
     """``(peak, measured)``: the GPU memory's peak from its properties (None if unknown) and a
     device-to-device copy's rate counting bytes read and written."""
@@ -107,27 +238,24 @@ def gpu_name() -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def run_cpu(X, y, loss, tol, budget):
-    """The compiled sequential solver: ``(seconds, epochs, seconds per epoch, gap, converged)``."""
-    problem = MulticlassProblem(X, y, C=1.0, loss=loss)
-    solver = make_multiclass_solver(None, get_loss(loss), random_state=0)  # the loss's sequential default
-    solve(solver, MulticlassProblem(X[:200], y[:200], loss=loss), tol=tol)  # compile
-    bar = Progress(f"cpu {loss} n={len(y)}", tol, budget)
+def run_cpu(problem, tol, budget):
+    """The compiled sequential solver, once: a dict of seconds, epochs, gap, dual, converged."""
+    solver = make_multiclass_solver(None, problem.loss_object, random_state=0)  # the loss's sequential default
+    bar = Progress(f"cpu {problem.loss_object.name} n={problem.n_samples}", tol, budget)
     t0 = time.perf_counter()
     r = solve(solver, problem, tol=tol, max_iter=10**12, callback=bar)
     seconds = time.perf_counter() - t0
     bar.close()
-    epochs = r.n_iter / problem.n_samples
-    return seconds, epochs, seconds / max(epochs, 1e-12), r.gap, r.converged
+    return dict(seconds=seconds, epochs=r.n_iter / problem.n_samples, gap=r.gap, dual=r.dual,
+                converged=r.converged)
 
 
-def run_parallel(X, y, loss, tol, device, budget):
-    """:class:`ParallelBlock` on ``device``: ``(seconds, steps, seconds per step, gap, converged)``."""
-    solve(ParallelBlock(), MulticlassProblem(X[:1000], y[:1000], loss=loss, device=device), tol=tol)  # warm up
-    problem = MulticlassProblem(X, y, C=1.0, loss=loss, device=device)
+def run_parallel(problem, tol, device, budget):
+    """:class:`ParallelBlock` on ``device``, once: a dict of seconds, steps, the time of a plain step,
+    gap, dual, converged."""
     solver = ParallelBlock()
     _sync(device)
-    bar = Progress(f"{device} parallel {loss} n={len(y)}", tol, budget)
+    bar = Progress(f"{device} parallel {problem.loss_object.name} n={problem.n_samples}", tol, budget)
     t0 = time.perf_counter()
     r = solve(solver, problem, tol=tol, max_iter=10**9, callback=bar)
     _sync(device)
@@ -141,7 +269,16 @@ def run_parallel(X, y, loss, tol, device, budget):
         state = solver.step(problem, state)
     _sync(device)
     per_step = (time.perf_counter() - t1) / 10
-    return seconds, r.n_iter, per_step, r.gap, r.converged
+    return dict(seconds=seconds, steps=r.n_iter, per_step=per_step, gap=r.gap, dual=r.dual, converged=r.converged)
+
+
+def run_liblinear(prob, classes, repeat):
+    """LIBLINEAR ``-s 4`` at its default eps, ``repeat`` times: its weights (last run) and the times."""
+    times = []
+    for _ in range(repeat):
+        W, seconds = liblinear_cs(prob, classes)
+        times.append(seconds)
+    return W, times
 
 
 def _sync(device):
@@ -151,39 +288,68 @@ def _sync(device):
         cupy.cuda.Device().synchronize()
 
 
-def benchmark(sizes, d=784, k=10, tol=1e-3, losses=("ww", "cs"), cpu_budget=300.0, out=None):
-    """Run the benchmark and return its rows (dicts); prints a Markdown table."""
+def _warm_up(X, y, losses, tol, device):
+    """Compile the sequential solvers and warm the parallel one up on small problems (outside the timings)."""
+    for loss in losses:
+        solve(make_multiclass_solver(None, get_loss(loss), random_state=0),
+              MulticlassProblem(X[:200], y[:200], loss=loss), tol=tol)
+        solve(ParallelBlock(), MulticlassProblem(X[:1000], y[:1000], loss=loss, device=device), tol=tol)
+
+
+def benchmark(sizes, d=784, k=10, tol=1e-3, losses=("ww", "cs"), cpu_budget=300.0, out=None, repeat=3,
+              liblinear=True):
+    """Run the benchmark and return its rows (dicts); prints the machine and a Markdown table."""
     gpu = cupy_available()
     device = "gpu" if gpu else "cpu"
+    liblinear = liblinear and liblinear_available()
     peak = measured = None
     if gpu:
         peak, measured = bandwidth_bytes_per_second()
     rows = []
     for n in sizes:
         X, y = synthetic_multiclass(n, d, k, seed=0)
+        _warm_up(X, y, losses, tol, device)
+        ll_W = ll_times = None
+        if liblinear:
+            ll_W, ll_times = run_liblinear(liblinear_problem(X, y), np.unique(y), repeat)
         for loss in losses:
-            c_sec, c_ep, c_per, c_gap, c_ok = run_cpu(X, y, loss, tol, cpu_budget)
-            p_sec, p_steps, p_per, p_gap, p_ok = run_parallel(X, y, loss, tol, device, cpu_budget)
+            problem = MulticlassProblem(X, y, C=1.0, loss=loss)
+            cpu = repeated(lambda: run_cpu(problem, tol, cpu_budget), repeat)
+            gpu_problem = MulticlassProblem(X, y, C=1.0, loss=loss, device=device) if device != "cpu" else problem
+            par = repeated(lambda: run_parallel(gpu_problem, tol, device, cpu_budget), repeat)
             bound = 2 * X.nbytes / peak if peak else (2 * X.nbytes / measured if measured else None)
-            rows.append(dict(n=n, d=d, k=k, loss=loss, tol=tol, cpu_seconds=c_sec, cpu_converged=c_ok,
-                             cpu_gap=c_gap, cpu_epochs=c_ep, cpu_seconds_per_epoch=c_per,
-                             parallel_device=device, parallel_seconds=p_sec, parallel_converged=p_ok,
-                             parallel_gap=p_gap, parallel_steps=p_steps, parallel_seconds_per_step=p_per,
-                             bandwidth_bound_per_step=bound, speedup=c_sec / p_sec))
-    print(describe(gpu, peak, measured))
+            row = dict(n=n, d=d, k=k, loss=loss, tol=tol,
+                       cpu_seconds=cpu["seconds"], cpu_times=cpu["times"], cpu_converged=cpu["converged"],
+                       cpu_gap=cpu["gap"], cpu_epochs=cpu["epochs"],
+                       cpu_seconds_per_epoch=cpu["times"][-1] / max(cpu["epochs"], 1e-12),
+                       parallel_device=device, parallel_seconds=par["seconds"], parallel_times=par["times"],
+                       parallel_converged=par["converged"], parallel_gap=par["gap"], parallel_steps=par["steps"],
+                       parallel_seconds_per_step=par["per_step"], bandwidth_bound_per_step=bound,
+                       speedup=cpu["seconds"] / par["seconds"],
+                       speedup_text=ratio_text(cpu["seconds"], cpu["converged"], par["seconds"], par["converged"]))
+            if liblinear:
+                ll_seconds = statistics.median(ll_times)
+                row.update(liblinear_seconds=ll_seconds, liblinear_times=ll_times, liblinear_eps=LIBLINEAR_EPS,
+                           cpu_vs_liblinear=ratio_text(cpu["seconds"], cpu["converged"], ll_seconds, True))
+                if loss == "cs":
+                    # weak duality: every dual value svmteach reached is at most P*, so (P - D) / D bounds
+                    # LIBLINEAR's relative suboptimality from above
+                    D = max(cpu["dual"], par["dual"])
+                    row["liblinear_primal"] = problem.loss_object.primal(problem, ll_W)
+                    row["liblinear_subopt_bound"] = (row["liblinear_primal"] - D) / D
+            rows.append(row)
+    head = describe(gpu, peak, measured)
+    print(head)
     print()
     print(table(rows))
     if out:
         with open(out, "w") as f:
-            json.dump(dict(machine=describe(gpu, peak, measured), rows=rows), f, indent=1)
+            json.dump(dict(machine=head, rows=rows), f, indent=1)
     return rows
 
 
 def describe(gpu, peak, measured) -> str:
-    import numpy
-
-    line = (f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-            f"NumPy {numpy.__version__}")
+    line = machine()
     if not gpu:
         return line + "; no GPU (CuPy or a CUDA device missing): the parallel solver ran on the CPU"
     import cupy
@@ -197,36 +363,52 @@ def describe(gpu, peak, measured) -> str:
 
 
 def table(rows) -> str:
+    """The rows as a Markdown table (LIBLINEAR's columns where the rows have them)."""
+    with_ll = any("liblinear_seconds" in r for r in rows)
     head = ["loss", "n", "CPU fast path: time to tol", "epochs", "per epoch", "parallel (device)",
-            "time to tol", "steps", "per step", "bandwidth bound per step", "speed-up"]
+            "time to tol", "steps", "per step", "bandwidth bound per step", "speed-up (CPU / parallel)"]
+    if with_ll:
+        head += [f"LIBLINEAR -s 4 (CS, eps {LIBLINEAR_EPS:g})", "its suboptimality <=", "CPU / LIBLINEAR"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cpu = f"{'' if r['cpu_converged'] else '> '}{r['cpu_seconds']:.2f} s"
-        par = f"{'' if r['parallel_converged'] else '> '}{r['parallel_seconds']:.2f} s"
+        cpu = ("" if r["cpu_converged"] else "> ") + spread(r["cpu_times"])
+        par = ("" if r["parallel_converged"] else "> ") + spread(r["parallel_times"])
         bound = "" if r["bandwidth_bound_per_step"] is None else f"{1e3 * r['bandwidth_bound_per_step']:.2f} ms"
-        lines.append("| " + " | ".join([
-            r["loss"], str(r["n"]), cpu, f"{r['cpu_epochs']:.0f}", f"{r['cpu_seconds_per_epoch']:.3f} s",
-            r["parallel_device"], par, str(r["parallel_steps"]), f"{1e3 * r['parallel_seconds_per_step']:.2f} ms",
-            bound, f"{r['speedup']:.1f}x"]) + " |")
+        cells = [r["loss"], str(r["n"]), cpu, f"{r['cpu_epochs']:.0f}", f"{seconds_text(r['cpu_seconds_per_epoch'])} s",
+                 r["parallel_device"], par, str(r["parallel_steps"]), f"{1e3 * r['parallel_seconds_per_step']:.2f} ms",
+                 bound, r["speedup_text"]]
+        if with_ll:
+            sub = r.get("liblinear_subopt_bound")
+            cells += [spread(r["liblinear_times"]) if "liblinear_times" in r else "",
+                      "(CS only)" if sub is None else f"{sub:.1e}", r.get("cpu_vs_liblinear", "")]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 #: ``svmteach bench --help``: the module docstring without its markup.
 DESCRIPTION = """\
-Times the CPU fast path against the parallel solver, for Weston-Watkins and
-Crammer-Singer, on synthetic data (d = 784 features, k = 10 classes, float32, C = 1).
+Times the CPU fast path against the parallel solver and against LIBLINEAR, for
+Weston-Watkins and Crammer-Singer, on synthetic data (d = 784 features, k = 10
+classes, float32, C = 1).
 
-  CPU       the compiled sequential solver (the loss's default, one thread) run to
-            the relative duality gap --tol: its time, epochs and time per epoch.
-            A run longer than --cpu-budget seconds is stopped and reported as a
-            lower bound (">").
-  parallel  ParallelBlock on the GPU (where CuPy sees a CUDA device) to the same gap:
-            its time (data already on the GPU, after a warm-up), steps, time per
-            step, and the time per step that the GPU's memory bandwidth allows.
-            Without a GPU it runs on the CPU instead, and the table says so.
+  CPU        the compiled sequential solver (the loss's default) run to the
+             relative duality gap --tol: its time, epochs and time per epoch.
+             A run longer than --cpu-budget seconds is stopped and reported as a
+             lower bound (">").
+  parallel   ParallelBlock on the GPU (where CuPy sees a CUDA device) to the same gap:
+             its time (data already on the GPU, after a warm-up), steps, time per
+             step, and the time per step that the GPU's memory bandwidth allows.
+             Without a GPU it runs on the CPU instead, and the table says so.
+  LIBLINEAR  -s 4 (Crammer-Singer) at its default eps 0.1, where the liblinear
+             package is installed: its time, and for the CS rows an upper bound on
+             its relative primal suboptimality (from svmteach's certified dual).
+             LIBLINEAR has no Weston-Watkins solver: WW rows compare with its CS time.
 
-Long runs draw a progress bar on stderr. The result is a Markdown table on stdout,
-and JSON with --json PATH.
+Each run is repeated --repeat times (a run stopped at its budget is not): the
+table gives the median and the range. A speed-up computed from a run stopped
+short is a bound ("> 2.1x", "< 0.61x"), not a plain ratio. The header names the
+CPU, its cores and the threads numba and the BLAS use. Long runs draw a progress
+bar on stderr. The result is a Markdown table on stdout, and JSON with --json PATH.
 """
 
 
@@ -285,6 +467,10 @@ def add_arguments(parser):
     parser.add_argument("--losses", nargs="+", choices=tuple(LOSSES), default=["ww", "cs"])
     parser.add_argument("--cpu-budget", type=_positive_finite, default=300.0,
                         help="seconds after which a run is stopped and reported as a lower bound (default 300)")
+    parser.add_argument("--repeat", type=_at_least(1), default=3,
+                        help="runs of each solver; the table gives the median and the range (default 3)")
+    parser.add_argument("--no-liblinear", dest="liblinear", action="store_false",
+                        help="skip LIBLINEAR (by default it runs where the liblinear package is installed)")
     parser.add_argument("--json", type=_writable_file, default=None,
                         help="also write the rows as JSON to this file (its folder must exist)")
 
@@ -294,7 +480,7 @@ def run(args) -> int:
     if any(n < 1000 for n in sizes):
         raise SystemExit("svmteach bench: --sizes must be at least 1000 each")
     benchmark(sizes, d=args.d, k=args.k, tol=args.tol, losses=tuple(args.losses), cpu_budget=args.cpu_budget,
-              out=args.json)
+              out=args.json, repeat=args.repeat, liblinear=args.liblinear)
     return 0
 
 

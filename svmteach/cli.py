@@ -1,7 +1,7 @@
 """The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab (``--solutions``: the
 teacher's copy, every exercise solved); ``svmteach verify``
 checks every derivation of the course with SymPy; ``svmteach bench`` times the CPU fast path
-against the parallel solver on the GPU (:mod:`svmteach.bench`)."""
+against the parallel solver on the GPU and against LIBLINEAR (:mod:`svmteach.bench`)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
     p_verify.set_defaults(func=verify)
     from . import bench
 
-    p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU (WW and CS)",
+    p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU and LIBLINEAR (WW and CS)",
                              description=bench.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench.add_arguments(p_bench)
     p_bench.set_defaults(func=bench.run)

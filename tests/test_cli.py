@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from svmteach import bench, cli
@@ -198,6 +199,7 @@ def test_bench_help_is_plain_text(capsys):
     ("--tol", "-1", "above 0"),
     ("--tol", "nan", "above 0"),
     ("--cpu-budget", "0", "above 0"),
+    ("--repeat", "0", "at least 1"),
     ("--json", "/nonexistent/x.json", "does not exist"),
 ])
 def test_bench_refuses_bad_arguments_before_running(monkeypatch, capsys, tmp_path, option, value, says):
@@ -227,7 +229,79 @@ def test_bench_passes_valid_arguments_on(monkeypatch, tmp_path):
     monkeypatch.setattr(bench, "benchmark", lambda sizes, **kw: seen.update(kw, sizes=sizes))
     out = tmp_path / "rows.json"
     assert cli.main(["bench", "--sizes", "1000", "--d", "3", "--k", "2", "--tol", "0.5", "--json", str(out)]) == 0
-    assert seen == dict(sizes=[1000], d=3, k=2, tol=0.5, losses=("ww", "cs"), cpu_budget=300.0, out=str(out))
+    assert seen == dict(sizes=[1000], d=3, k=2, tol=0.5, losses=("ww", "cs"), cpu_budget=300.0, out=str(out),
+                        repeat=3, liblinear=True)
+    seen.clear()
+    assert cli.main(["bench", "--sizes", "1000", "--repeat", "2", "--no-liblinear", "--losses", "cs"]) == 0
+    assert seen["repeat"] == 2 and seen["liblinear"] is False and seen["losses"] == ("cs",)
+
+
+@pytest.mark.parametrize("num, num_done, den, den_done, text", [
+    (2.0, True, 1.0, True, "2.00x"),
+    (1.0, True, 3.0, True, "0.33x"),
+    (24.68, True, 2.0, True, "12.3x"),
+    # a numerator stopped short would have taken longer: a lower bound, rounded down so that it stays true
+    (2.049, False, 1.0, True, "> 2.04x"),
+    (123.49, False, 10.0, True, "> 12.3x"),
+    # a denominator stopped short: an upper bound, rounded up
+    (0.601, True, 1.0, False, "< 0.61x"),
+    (1.0, False, 1.0, False, "no bound (both stopped short)"),
+])
+def test_bench_writes_a_ratio_from_a_stopped_run_as_a_bound(num, num_done, den, den_done, text):
+    assert bench.ratio_text(num, num_done, den, den_done) == text
+
+
+def test_bench_repeats_finished_runs_only_and_gives_median_and_range():
+    runs = iter([dict(seconds=3.0, converged=True), dict(seconds=1.0, converged=True),
+                 dict(seconds=2.0, converged=True)])
+    out = bench.repeated(lambda: next(runs), 3)
+    assert out["times"] == [3.0, 1.0, 2.0] and out["seconds"] == 2.0
+    assert bench.spread(out["times"]) == "2 s (1-3)" and bench.spread([0.01234]) == "0.0123 s"
+    calls = []
+    stopped = bench.repeated(lambda: calls.append(1) or dict(seconds=300.5, converged=False), 3)
+    assert len(calls) == 1 and stopped["times"] == [300.5] and not stopped["converged"]
+
+
+def test_bench_table_marks_runs_stopped_at_their_budget(monkeypatch, capsys):
+    """A CPU run stopped at its budget: its time is printed as a lower bound, both speed-ups as bounds."""
+    def cpu(problem, tol, budget):
+        return dict(seconds=5.0, epochs=10.0, gap=0.5, dual=1.0, converged=False)
+
+    def parallel(problem, tol, device, budget):
+        return dict(seconds=2.0, steps=40, per_step=0.05, gap=1e-4, dual=1.0, converged=True)
+
+    monkeypatch.setattr(bench, "run_cpu", cpu)
+    monkeypatch.setattr(bench, "run_parallel", parallel)
+    monkeypatch.setattr(bench, "_warm_up", lambda *a: None)
+    monkeypatch.setattr(bench, "run_liblinear", lambda prob, classes, repeat: (np.zeros((3, 20)), [1.0] * repeat))
+    monkeypatch.setattr(bench, "liblinear_available", lambda: True)
+    monkeypatch.setattr(bench, "liblinear_problem", lambda X, y: None)
+    monkeypatch.setattr(bench, "cupy_available", lambda: False)
+    (row,) = bench.benchmark([1000], d=20, k=3, losses=("cs",), repeat=3)
+    assert row["cpu_times"] == [5.0]  # not repeated: it stopped at its budget
+    assert row["speedup_text"] == "> 2.50x" and row["cpu_vs_liblinear"] == "> 5.00x"
+    assert row["parallel_times"] == [2.0] * 3
+    out = capsys.readouterr().out
+    assert "| > 5 s | 10 |" in out and "| > 2.50x |" in out and "| > 5.00x |" in out
+    assert "cores" in out and "numba threads" in out and "BLAS threads" in out and bench.cpu_model() in out
+
+
+def test_bench_reads_liblinear_weights_in_svmteach_class_order():
+    """LIBLINEAR stores W by feature and its classes in the order met; liblinear_cs gives (k, d) rows in
+    sorted-label order: checked against scikit-learn's Crammer-Singer (LIBLINEAR inside, its own layout)."""
+    pytest.importorskip("liblinear")
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((120, 5))
+    y = np.array([7, 10, 4, 1])[rng.integers(0, 4, 120)]
+    y[:4] = [7, 10, 4, 1]  # LIBLINEAR meets the labels in this order, not sorted
+    X[:, -1] = 0.0  # a last column without a nonzero: W still has all d columns
+    X += 0.8 * np.eye(4, 5)[np.searchsorted([1, 4, 7, 10], y)]
+    W, seconds = bench.liblinear_cs(bench.liblinear_problem(X, y), np.unique(y), C=0.5, eps=1e-8)
+    ref = LinearSVC(C=0.5, multi_class="crammer_singer", fit_intercept=False, tol=1e-8, max_iter=100_000).fit(X, y)
+    assert W.shape == (4, 5) and seconds >= 0
+    assert np.allclose(W, ref.coef_, atol=1e-5)
 
 
 # ---- svmteach verify ---------------------------------------------------------------------------

@@ -274,13 +274,15 @@ def test_estimator_on_gpu():
 def test_bench_runs_and_reports(tmp_path, capsys):
     import json
 
-    from svmteach.bench import Progress
+    from svmteach.bench import Progress, cpu_model, liblinear_available
     from svmteach.cli import main
 
     out = tmp_path / "bench.json"
-    assert main(["bench", "--sizes", "1000", "--d", "20", "--k", "3", "--tol", "1e-2", "--json", str(out)]) == 0
+    assert main(["bench", "--sizes", "1000", "--d", "20", "--k", "3", "--tol", "1e-2", "--repeat", "2",
+                 "--json", str(out)]) == 0
     printed = capsys.readouterr()
     assert "| ww | 1000 |" in printed.out and "| cs | 1000 |" in printed.out
+    assert cpu_model() in printed.out and "cores" in printed.out and "numba threads" in printed.out
     assert "[" in printed.err and "gap" in printed.err  # the progress bar
     rows = json.loads(out.read_text())["rows"]
     assert {r["loss"] for r in rows} == {"ww", "cs"}
@@ -288,6 +290,15 @@ def test_bench_runs_and_reports(tmp_path, capsys):
         assert r["cpu_converged"] and r["parallel_converged"]
         assert r["cpu_gap"] <= 1e-2 and r["parallel_gap"] <= 1e-2
         assert r["parallel_device"] == ("gpu" if cupy_available() else "cpu")
+        assert len(r["cpu_times"]) == len(r["parallel_times"]) == 2  # repeated; the median between them
+        assert min(r["cpu_times"]) <= r["cpu_seconds"] <= max(r["cpu_times"])
+        assert not r["speedup_text"].startswith(("<", ">"))  # both finished: a plain ratio
+    if liblinear_available():
+        assert "LIBLINEAR -s 4" in printed.out
+        (cs,) = [r for r in rows if r["loss"] == "cs"]
+        assert len(cs["liblinear_times"]) == 2
+        # weak duality: LIBLINEAR's primal is at least every dual value svmteach reached
+        assert cs["liblinear_subopt_bound"] >= -1e-12 and cs["liblinear_primal"] > 0
     bar = Progress("x", tol=1e-3, budget=0.0)
     assert bar.fraction(1.0) == 0.0 and bar.fraction(1e-3) == 1.0 and 0 < bar.fraction(3e-2) < 1
     with pytest.raises(SystemExit, match="at least 1000"):
