@@ -60,6 +60,7 @@ import numpy as np
 from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
+from ..rows import compiled_rows, row_axpy, row_dot
 from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, one_hot
 
 
@@ -214,7 +215,8 @@ class CrammerSinger(MulticlassLoss):
         return new, CSBlock(y=y, grad=g, violation=v, skipped=False, delta=new - alpha_i, **picture)
 
     def epoch(self, problem, alpha, W, order, skip_tol=0.0):
-        _cs_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), float(skip_tol), alpha, W, order)
+        return _cs_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
+                         float(skip_tol), alpha, W, order)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -226,18 +228,17 @@ class CrammerSinger(MulticlassLoss):
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
-    """:meth:`CrammerSinger.block_step` for every sample of ``order``, in place."""
-    k, d = W.shape
+    """:meth:`CrammerSinger.block_step` for every sample of ``order``, in place; returns the largest
+    violation :math:`v_i` met (each block's before its step, as :meth:`CrammerSinger.kkt_violation`)."""
+    k = W.shape[0]
     g = np.empty(k)
     beta_hat = np.empty(k)
     beta = np.empty(k)
+    worst = 0.0
     for i in order:
         y = codes[i]
         for m in range(k):  # g_i^m = w_m' x_i + [m != y_i]
-            acc = 0.0
-            for t in range(d):
-                acc += W[m, t] * X[i, t]
-            g[m] = acc + (0.0 if m == y else 1.0)
+            g[m] = row_dot(X, i, W[m]) + (0.0 if m == y else 1.0)
         gmax = -np.inf
         gmin = np.inf
         for m in range(k):  # v_i = max_m g - min_{m: alpha < C_i} g
@@ -245,6 +246,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
             up = C if m == y else 0.0
             if alpha[i, m] < up:
                 gmin = min(gmin, g[m])
+        worst = max(worst, gmax - gmin)
         if gmax - gmin <= skip_tol:
             continue
         q = sqnorm[i]
@@ -274,5 +276,5 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
             dlt = nv - alpha[i, m]
             if dlt != 0.0:
                 alpha[i, m] = nv
-                for t in range(d):
-                    W[m, t] = W[m, t] + dlt * X[i, t]
+                row_axpy(X, i, dlt, W[m])
+    return worst

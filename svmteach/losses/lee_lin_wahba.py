@@ -59,7 +59,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, off_label_box_violation, one_hot
+from ..rows import compiled_rows, row_axpy, row_dot
+from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, box_violation, off_label_box_violation, one_hot
 
 
 class LLWBlock(NamedTuple):
@@ -152,7 +153,7 @@ class LeeLinWahba(MulticlassLoss):
 
     def epoch(self, problem, alpha, W, order, **options):
         self.check_block_options(options)
-        _llw_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), alpha, W, order)
+        return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C), alpha, W, order)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -230,20 +231,19 @@ def _llw_block_row(u, C, k, out, points):
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _llw_epoch(X, sqnorm, codes, C, alpha, W, order):
-    """:meth:`LeeLinWahba.block_step` for every sample of ``order``, in place."""
-    k, d = W.shape
+    """:meth:`LeeLinWahba.block_step` for every sample of ``order``, in place; returns the largest block
+    KKT violation met (each block's before its step, as :meth:`LeeLinWahba.kkt_violation`)."""
+    k = W.shape[0]
     s = np.empty(k)
     c = np.empty(k - 1)
     u = np.empty(k - 1)
     beta = np.empty(k - 1)
     points = np.empty(2 * (k - 1) + 2)
+    worst = 0.0
     for i in order:
         y = codes[i]
         for m in range(k):  # s = W x_i
-            acc = 0.0
-            for t in range(d):
-                acc += W[m, t] * X[i, t]
-            s[m] = acc
+            s[m] = row_dot(X, i, W[m])
         q = sqnorm[i]
         total = 0.0
         for m in range(k):
@@ -252,6 +252,8 @@ def _llw_epoch(X, sqnorm, codes, C, alpha, W, order):
         cmax = 0.0
         for m in range(k):  # c_m = 1 + s_m + q (alpha_im - 1'alpha_i / k)
             if m != y:
+                g = -(1.0 + s[m])  # d f / d alpha_im
+                worst = max(worst, box_violation(g, alpha[i, m], C))  # its projected gradient in [0, C]
                 c[p] = 1.0 + s[m] + q * (alpha[i, m] - total / k)
                 cmax = max(cmax, abs(c[p]))
                 p += 1
@@ -281,5 +283,5 @@ def _llw_epoch(X, sqnorm, codes, C, alpha, W, order):
                 p += 1
             f = dlt - shift
             if f != 0.0:
-                for t in range(d):
-                    W[m, t] = W[m, t] - f * X[i, t]
+                row_axpy(X, i, -f, W[m])
+    return worst

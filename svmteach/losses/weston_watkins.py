@@ -40,7 +40,8 @@ import numpy as np
 from numba import njit
 
 from ..projections import ww_block_row, ww_block_solve
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, off_label_box_violation, one_hot
+from ..rows import compiled_rows, row_axpy, row_dot
+from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, box_violation, off_label_box_violation, one_hot
 
 
 class WWBlock(NamedTuple):
@@ -154,8 +155,8 @@ class WestonWatkins(MulticlassLoss):
 
     def epoch(self, problem, alpha, W, order, **options):
         self.check_block_options(options)
-        _ww_exact_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), float(problem.M),
-                        alpha, W, order)
+        return _ww_exact_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
+                               float(problem.M), alpha, W, order)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -167,26 +168,27 @@ class WestonWatkins(MulticlassLoss):
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
-    """:meth:`WestonWatkins.block_step` for every sample of ``order``, in place."""
-    k, d = W.shape
+    """:meth:`WestonWatkins.block_step` for every sample of ``order``, in place; returns the largest
+    block KKT violation met (each block's before its step, as :meth:`WestonWatkins.kkt_violation`)."""
+    k = W.shape[0]
     s = np.empty(k)
     c = np.empty(k - 1)
     u = np.empty(k - 1)
     beta = np.empty(k - 1)
     points = np.empty(2 * (k - 1))
     work = np.empty(2 * (k - 1), dtype=np.int64)
+    worst = 0.0
     for i in order:
         y = codes[i]
         for m in range(k):  # s = W x_i
-            acc = 0.0
-            for t in range(d):
-                acc += W[m, t] * X[i, t]
-            s[m] = acc
+            s[m] = row_dot(X, i, W[m])
         a = M * M * sqnorm[i]
         p = 0
-        for j in range(k):  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
+        for j in range(k):
             if j != y:
-                c[p] = -(M * (s[y] - s[j]) - 1.0) + a * (alpha[i, j] - alpha[i, y])
+                g = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
+                worst = max(worst, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C]
+                c[p] = -g + a * (alpha[i, j] - alpha[i, y])  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
                 p += 1
         cmax = 0.0
         for p in range(k - 1):
@@ -214,6 +216,5 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
             dlt = nv - alpha[i, j]
             if dlt != 0.0:  # W <- W - M delta x_i'
                 alpha[i, j] = nv
-                f = M * dlt
-                for t in range(d):
-                    W[j, t] = W[j, t] - f * X[i, t]
+                row_axpy(X, i, -(M * dlt), W[j])
+    return worst

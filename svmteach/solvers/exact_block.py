@@ -22,7 +22,7 @@ from .multiclass_base import MulticlassSolver, MulticlassState, replace_row, sam
 
 class ExactBlockState(MulticlassState):
     """State of :class:`ExactBlock`: the fields of :class:`MulticlassState` (n_iter, alpha, W, epoch,
-    pos, perm, seed, i, primal, dual, gap, kkt, block), with ``block`` the loss's ``Block`` picture of
+    pos, perm, seed, i, primal, dual, gap, kkt, violation, block), with ``block`` the loss's ``Block`` picture of
     the last step (:class:`~svmteach.losses.weston_watkins.WWBlock`,
     :class:`~svmteach.losses.crammer_singer.CSBlock` or :class:`~svmteach.losses.lee_lin_wahba.LLWBlock`)."""
 
@@ -58,7 +58,7 @@ class ExactBlock(MulticlassSolver):
                               block=block)
 
     def _epoch(self, problem, alpha, W, order):
-        problem.loss_object.epoch(problem, alpha, W, order, **self.block_options())
+        return problem.loss_object.epoch(problem, alpha, W, order, **self.block_options())
 
 
 class WWExactState(ExactBlockState):

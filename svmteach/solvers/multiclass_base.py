@@ -10,7 +10,12 @@ cost a pass over the data, so steps leave ``primal``, ``dual``, ``gap`` and
 the loss (weights, objectives, box) is asked of ``problem.loss_object``.
 
 The compiled fast path runs the same sample updates a whole epoch per call; its last step is
-replayed by the step path, so the state it returns carries the same picture of that step.
+replayed by the step path, so the state it returns carries the same picture of that step.  X may be
+dense or a SciPy CSR matrix: the compiled epochs visit a row's stored entries only
+(:mod:`svmteach.rows`), and the step path densifies the one row it visits.  Each compiled epoch
+also returns, for free, the largest KKT violation among the blocks it visited (each measured before
+its step): the state's ``violation``, which :func:`~svmteach.solvers.solve` reads to decide when the
+duality gap is worth computing.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
+from ..rows import is_sparse
 from .base import Solver, check_state_alpha, seed_from
 from .dual_cd import epoch_permutation
 
@@ -39,6 +45,11 @@ class MulticlassState(NamedTuple):
     i : int, the sample the last step visited (-1 before the first step).
     primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
         violation, as of the last ``measure`` (NaN before it).
+    violation : float, the largest block KKT violation (the scale of the loss's ``kkt_violation``,
+        0 at the optimum) met by the compiled epochs of the last ``advance`` chunk, each block
+        measured before its step: a free estimate of ``kkt`` without a pass over the data.  It
+        covers the visits those epochs made (all but the chunk's last visit, which the step path
+        replays); NaN after ``init``, ``warm_start``, ``step`` and a chunk with no compiled epoch.
     block : the picture of the last step, a NamedTuple documented by its solver (the loss's
         ``Block`` for the exact block solvers, :class:`~svmteach.solvers.ww_shark.SharkMoves` for Shark's).
     """
@@ -55,6 +66,7 @@ class MulticlassState(NamedTuple):
     dual: float
     gap: float
     kkt: float
+    violation: float
     block: object
 
 
@@ -93,7 +105,8 @@ class MulticlassSolver(Solver):
         perm = epoch_permutation(seed, 0, np.ones(n, dtype=bool))
         nan = math.nan
         state = self.State(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
-                           primal=nan, dual=nan, gap=nan, kkt=nan, block=self.blank_block(problem))
+                           primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan,
+                           block=self.blank_block(problem))
         return self.measure(problem, state)
 
     def warm_start(self, problem, state):
@@ -109,7 +122,7 @@ class MulticlassSolver(Solver):
         if len(state.perm) != problem.n_samples:
             raise ValueError(f"state.perm has {len(state.perm)} entries but the problem has {problem.n_samples} samples")
         state = state._replace(alpha=alpha, W=obj.multiclass_weights(problem, alpha), i=-1,
-                               block=self.blank_block(problem))
+                               violation=math.nan, block=self.blank_block(problem))
         return self.measure(problem, state)
 
     def measure(self, problem, state):
@@ -137,7 +150,7 @@ class MulticlassSolver(Solver):
     def step(self, problem, state):
         state, i = self._next_sample(problem, state)
         new = self.update(problem, state, i)
-        return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i)
+        return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i, violation=math.nan)
 
     def advance(self, problem, state, n_steps: int, tol=None):
         """``n_steps`` sample visits, one epoch's worth at a time by the compiled path on NumPy (the last
@@ -157,23 +170,34 @@ class MulticlassSolver(Solver):
         return state
 
     def _visits(self, problem, state, n_steps: int):
-        """``n_steps`` >= 1 sample visits: compiled epochs on NumPy, the last visit replayed by ``step``."""
+        """``n_steps`` >= 1 sample visits: compiled epochs on NumPy, the last visit replayed by ``step``;
+        the state's ``violation`` is the largest the compiled epochs returned."""
         if not is_numpy(problem.xp):
             for _ in range(n_steps):
                 state = self.step(problem, state)
             return state
         alpha = np.array(state.alpha, dtype=np.float64)
-        W = np.array(state.W, dtype=np.float64)
+        # the epochs' working copy of W (the state's own is never written), row-major: each
+        # visit reads and writes whole rows W[m] against x_i (dense X: contiguous, so the dot
+        # products vectorise; a weights() result is the transpose of a (d, k) product)
+        W = np.array(state.W, dtype=np.float64, order="C")
         remaining = n_steps - 1
+        violation = math.nan
         while remaining > 0:
             state, _ = self._next_sample(problem, state)
             take = min(remaining, len(state.perm) - state.pos)
             order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
-            self._epoch(problem, alpha, W, order)
+            met = float(self._epoch(problem, alpha, W, order))
+            violation = met if math.isnan(violation) else max(violation, met)
             state = state._replace(pos=state.pos + take)
             remaining -= take
         state = state._replace(alpha=alpha, W=W, n_iter=state.n_iter + n_steps - 1)
-        return self.step(problem, state)
+        return self.step(problem, state)._replace(violation=violation)
+
+    def violation(self, state) -> float:
+        """``state.violation``: the largest block KKT violation the compiled epochs of the last
+        ``advance`` chunk met, computed for free (NaN when there was none)."""
+        return state.violation
 
     def coefficients(self, problem, state):
         """``(alpha, W)`` as NumPy arrays."""
@@ -181,9 +205,13 @@ class MulticlassSolver(Solver):
 
 
 def sample_arrays(problem, state, i):
-    """``(x, q, y, s)``: row i in float64, its squared norm, its class index and its scores W x."""
+    """``(x, q, y, s)``: row i in float64 (a sparse row densified: O(d), one row only), its squared
+    norm, its class index and its scores W x."""
     xp = problem.xp
-    x = xp.astype(problem.X[i, :], xp.float64)
+    if is_sparse(problem.X):
+        x = problem.X[[i], :].toarray()[0].astype(np.float64)
+    else:
+        x = xp.astype(problem.X[i, :], xp.float64)
     return x, float(problem.sqnorm[i]), int(problem.codes[i]), state.W @ x
 
 

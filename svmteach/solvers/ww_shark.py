@@ -33,7 +33,8 @@ from numba import njit
 
 from ..backend import to_numpy
 from ..losses import WestonWatkins
-from ..losses.base import EPOCH_FASTMATH
+from ..losses.base import EPOCH_FASTMATH, box_violation
+from ..rows import compiled_rows, row_axpy, row_dot
 from .multiclass_base import MulticlassSolver, MulticlassState, replace_row, sample_arrays
 
 MAXITER_MULTIPLIER = 10
@@ -62,7 +63,7 @@ class SharkMoves(NamedTuple):
 
 class WWSharkState(MulticlassState):
     """State of :class:`WWShark`: the fields of :class:`~svmteach.solvers.multiclass_base.MulticlassState`
-    (n_iter, alpha, W, epoch, pos, perm, seed, i, primal, dual, gap, kkt, block), with ``block`` the
+    (n_iter, alpha, W, epoch, pos, perm, seed, i, primal, dual, gap, kkt, violation, block), with ``block`` the
     :class:`SharkMoves` of the last visit."""
 
     __slots__ = ()
@@ -173,36 +174,36 @@ class WWShark(MulticlassSolver):
         return state._replace(alpha=replace_row(xp, state.alpha, i, xp.asarray(a_i)), W=W, block=moves)
 
     def _epoch(self, problem, alpha, W, order):
-        _ww_shark_epoch(problem.X, problem.sqnorm, problem.codes, float(problem.C), float(problem.M),
-                        self._max_inner(problem), self.inner_tol, alpha, W, order)
+        return _ww_shark_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
+                               float(problem.M), self._max_inner(problem), self.inner_tol, alpha, W, order)
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, order):
-    """The step of :class:`WWShark` for every sample of ``order``, in place."""
-    k, d = W.shape
+    """The step of :class:`WWShark` for every sample of ``order``, in place; returns the largest block
+    KKT violation met (each block's before its moves, on the scale of ``WestonWatkins.kkt_violation``)."""
+    k = W.shape[0]
     g = np.empty(k)
     a_i = np.empty(k)
     no_record = np.zeros((0, k + 3))
+    worst = 0.0
     for i in order:
         y = codes[i]
         for m in range(k):
-            acc = 0.0
-            for t in range(d):
-                acc += W[m, t] * X[i, t]
-            g[m] = acc  # scores first
+            g[m] = row_dot(X, i, W[m])  # scores first
         sy = g[y]
         for m in range(k):
-            g[m] = 1.0 - M * (sy - g[m])
+            g[m] = 1.0 - M * (sy - g[m])  # the negative gradient -d f / d alpha_im
             a_i[m] = alpha[i, m]
+            if m != y:
+                worst = max(worst, box_violation(-g[m], a_i[m], C))
         g[y] = 0.0
         n_moves = shark_inner(g, a_i, y, sqnorm[i], M, C, max_inner, inner_tol, no_record)
         if n_moves == 0:
             continue
         for j in range(k):
             dlt = a_i[j] - alpha[i, j]
-            if dlt != 0.0:
+            if dlt != 0.0:  # W <- W - M delta x_i'
                 alpha[i, j] = a_i[j]
-                f = M * dlt
-                for t in range(d):
-                    W[j, t] = W[j, t] - f * X[i, t]
+                row_axpy(X, i, -(M * dlt), W[j])
+    return worst
