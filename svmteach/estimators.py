@@ -9,14 +9,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from .backend import to_numpy
-from .kernels import gram
+from .kernels import canonical_kernel_name, gram
 from .problems import BinaryProblem, check_X
+from .rows import is_sparse, times, transpose_times
 from .losses import get_loss
 from .solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, make_multiclass_solver, solve
 from .solvers import base
 from .solvers.base import check_choice, check_random_state
 from .solvers.smo import RULES
 
+
+#: The binary solvers that take a sparse X (the linear kernel's w = X' (alpha * y) kept as a vector);
+#: SMO's compiled loop reads dense kernel rows.
+SPARSE_BINARY_SOLVERS = ("dual_cd", "primal_subgradient")
 
 #: Why a run that did not converge stopped before max_iter (see :func:`svmteach.solvers.solve`).
 STALLED = "because its steps no longer changed alpha (at the limit of rounding) or the gap was NaN"
@@ -81,15 +86,27 @@ class ValidatedParameters:
         return {name: self.PARAMETERS[name](value, name) for name, value in params.items()}
 
 
-def check_predict_X(est, X):
-    """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``."""
-    X = check_X(X, "X")
+def check_predict_X(est, X, accept_sparse: bool = False):
+    """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``.
+
+    With ``accept_sparse``, a SciPy sparse X (any format) comes back as a read-only CSR array
+    (one conversion, never dense); without, it is refused naming ``X``.
+    """
+    X = check_X(X, "X", accept_sparse=accept_sparse)
     if X.shape[1] != est.n_features_in_:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(est).__name__} is expecting "
             f"{est.n_features_in_} features as input"
         )
     return X
+
+
+def linear_scores(est, X, W):
+    """:math:`X W^\\top` in float64 for the rows of ``X`` (dense or sparse, checked against ``est``'s
+    fit), ``W`` of shape (m, d): SciPy's sparse-dense product for a sparse X, which never makes X dense;
+    a float32 dense X is promoted a block of rows at a time (:func:`svmteach.rows.times`)."""
+    X = check_predict_X(est, X, accept_sparse=True)
+    return times(X if is_sparse(X) else to_numpy(X), W.T)
 
 
 class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
@@ -101,6 +118,8 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
 
     ``solver="smo"`` solves it with a bias; ``"dual_cd"`` and
     ``"primal_subgradient"`` solve the course's no-bias problem (``intercept_`` is 0).
+    ``fit``, ``predict`` and ``decision_function`` take X dense or, with the linear kernel,
+    SciPy sparse (any format; converted once to CSR, never made dense).
 
     Parameters
     ----------
@@ -109,7 +128,9 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     gamma : float or {"scale", "auto"}, default "scale"
     degree : int, default 3
     coef0 : float, default 1.0
-    solver : {"smo", "dual_cd", "primal_subgradient"}, default "smo"
+    solver : {None, "smo", "dual_cd", "primal_subgradient"}, default None
+        None: ``"smo"`` for dense X and ``"dual_cd"`` for sparse X (SciPy sparse, linear
+        kernel only), which SMO does not take (:data:`SPARSE_BINARY_SOLVERS`).
     selection : {"second_order", "max_violating_pair", "random"}, default "second_order"
         SMO's working-set rule (ignored by the other solvers).
     tol : float, default 1e-3
@@ -128,12 +149,12 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     alpha_ : (n,) dual variables;  dual_coef_ : (1, n_SV) ``alpha_i y_i`` of the support vectors;
-    support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d);
+    support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d), CSR when X was sparse;
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
     n_iter_ : int;  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult`.
     """
 
-    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="smo",
+    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None,
                  selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False,
                  device="cpu"):
         self.device = device
@@ -152,7 +173,8 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     PARAMETERS = {
         "C": checked_by_problem, "kernel": checked_by_problem, "gamma": checked_by_problem,
         "degree": checked_by_problem, "coef0": checked_by_problem, "device": checked_by_problem,
-        "solver": check_choice_of(BINARY_SOLVERS), "selection": check_choice_of(RULES),
+        "solver": lambda value, name: None if value is None else check_choice(name, value, tuple(BINARY_SOLVERS)),
+        "selection": check_choice_of(RULES),
         "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_optional_max_iter(value),
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
     }
@@ -161,35 +183,53 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.input_tags.pairwise = False
+        try:
+            linear = (getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)) == "linear"
+        except (TypeError, ValueError):  # a bad kernel is refused in fit, naming it
+            linear = False
+        tags.input_tags.sparse = linear and (self.solver is None or self.solver in SPARSE_BINARY_SOLVERS)
         return tags
+
+    def solver_name(self, params, sparse: bool) -> str:
+        """The solver's name: ``params["solver"]``, or for None ``"dual_cd"`` on sparse X and ``"smo"``
+        otherwise; a TypeError naming ``solver`` when a named solver does not take sparse X."""
+        name = params["solver"]
+        if name is None:
+            return "dual_cd" if sparse else "smo"
+        if sparse and name not in SPARSE_BINARY_SOLVERS:
+            raise TypeError(f"solver={name!r} does not take sparse X; the solvers that do are "
+                            f"{SPARSE_BINARY_SOLVERS} (solver=None picks 'dual_cd'), or pass X.toarray()")
+        return name
 
     def make_problem(self, X, y) -> BinaryProblem:
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                              coef0=self.coef0, device=self.device)
 
-    def make_solver(self, params=None):
-        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)."""
+    def make_solver(self, params=None, sparse: bool = False):
+        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)
+        for dense X, or for sparse X with ``sparse`` (:meth:`solver_name`)."""
         params = self.checked_params() if params is None else params
-        if params["solver"] == "smo":
+        name = self.solver_name(params, sparse)
+        if name == "smo":
             return SMO(selection=params["selection"], random_state=params["random_state"])
-        if params["solver"] == "dual_cd":
+        if name == "dual_cd":
             return DualCoordinateAscent(random_state=params["random_state"])
         return PrimalSubgradient()
 
     def fit(self, X, y):
         params = self.checked_params()
-        solver = self.make_solver(params)
+        solver = self.make_solver(params, sparse=is_sparse(X))
         tol = params["tol"]
         problem = self.make_problem(X, y)
         n = problem.n_samples
         max_iter = params["max_iter"]
         if max_iter is None:
-            max_iter = 10_000 if params["solver"] == "primal_subgradient" else max(10**6, 1000 * n)
+            max_iter = 10_000 if solver.name == "primal_subgradient" else max(10**6, 1000 * n)
         result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
         if not result.converged:
             why = (f"stopped at max_iter={max_iter}" if result.n_iter >= max_iter else
                    f"stopped after {result.n_iter} steps, before max_iter={max_iter}, {STALLED}")
-            warnings.warn(f"{type(self).__name__} ({self.solver}) {why} with relative duality gap "
+            warnings.warn(f"{type(self).__name__} ({solver.name}) {why} with relative duality gap "
                           f"{result.gap:.3g} > tol={tol:g}", ConvergenceWarning)
         alpha, b = solver.coefficients(problem, result.state)
         alpha = np.array(to_numpy(alpha), dtype=np.float64)
@@ -200,13 +240,15 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = problem.n_features
         self.alpha_ = alpha
         self.support_ = np.flatnonzero(alpha > 0)
-        self.support_vectors_ = to_numpy(problem.X)[self.support_]
+        # rows of X (CSR rows of a sparse X, never made dense)
+        self.support_vectors_ = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
         self.dual_coef_ = (alpha * yv)[self.support_][None, :]
         self.intercept_ = np.array([float(b)])
         self.n_iter_ = result.n_iter
         self.history_ = result.history
+        # w = sum_i alpha_i y_i x_i over the support vectors: (SV^T dual_coef^T)^T, shape (1, d)
         self._linear_coef = (
-            (self.dual_coef_ @ self.support_vectors_) if problem.kernel.is_linear else None
+            transpose_times(self.support_vectors_, self.dual_coef_.T).T if problem.kernel.is_linear else None
         )
         return self
 
@@ -221,9 +263,9 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """:math:`f(x) = \\sum_i \\alpha_i y_i k(x_i, x) + b`; positive means ``classes_[1]``."""
         check_fitted(self, "alpha_")
+        if self._linear_coef is not None:  # w'x + b, X dense or sparse
+            return linear_scores(self, X, self._linear_coef)[:, 0] + self.intercept_[0]
         X = to_numpy(check_predict_X(self, X))
-        if self._linear_coef is not None:
-            return X @ self._linear_coef[0] + self.intercept_[0]
         K = gram(self.support_vectors_, X, self.problem_.kernel)
         return self.dual_coef_[0] @ K + self.intercept_[0]
 
@@ -242,6 +284,9 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         \\text{CS:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
         \\qquad
         \\text{LLW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i), \\ \\textstyle\\sum_m w_m = 0
+
+    X may be dense or SciPy sparse (any format, converted once to CSR; the data stay sparse in
+    ``fit``, ``predict`` and ``decision_function``).
 
     Parameters
     ----------
@@ -327,13 +372,17 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.history_ = result.history
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.device != "gpu"  # sparse data is solved on the CPU
+        return tags
+
     def decision_function(self, X):
-        """Scores ``X @ coef_.T`` of shape (n, k); for two classes the (n,) difference s_1 - s_0."""
+        """Scores ``X @ coef_.T`` of shape (n, k), X dense or sparse; for two classes the (n,) difference s_1 - s_0."""
         check_fitted(self, "coef_")
-        S = to_numpy(check_predict_X(self, X)).astype(np.float64) @ self.coef_.T
+        S = linear_scores(self, X, self.coef_)
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 
     def predict(self, X):
         check_fitted(self, "coef_")
-        S = to_numpy(check_predict_X(self, X)).astype(np.float64) @ self.coef_.T
-        return self.classes_[np.argmax(S, axis=1)]
+        return self.classes_[np.argmax(linear_scores(self, X, self.coef_), axis=1)]
