@@ -27,11 +27,11 @@ def _reject_sparse(A, name):
         raise TypeError(f"{name} is a sparse matrix: sparse input is not supported here; pass a dense array ({name}.toarray())")
 
 
-def check_sparse_X(X, name: str = "X"):
+def check_sparse_X(X, name: str = "X", dtype=None):
     """Return a SciPy sparse ``X`` as a read-only ``scipy.sparse.csr_array`` (a copy; CSC, COO and the
     other formats converted once), float32 kept and anything else float64, its duplicate entries
-    summed, its column indices sorted and its explicit zeros removed; raise naming ``name`` when it is
-    empty, complex or not finite."""
+    summed, its column indices sorted and its explicit zeros removed (``dtype`` given: converted to it in
+    the same copy); raise naming ``name`` when it is empty, complex or not finite."""
     import scipy.sparse as sp
 
     if X.ndim != 2:
@@ -40,7 +40,8 @@ def check_sparse_X(X, name: str = "X"):
         raise ValueError(f"{name} is complex: Complex data not supported")
     if X.dtype.kind not in "biuf":
         raise TypeError(f"{name} has dtype {X.dtype}: sparse data must be numbers")
-    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    if dtype is None:
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
     n, d = X.shape
     if n == 0:
         raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
@@ -63,13 +64,12 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False):
     NumPy array; arrays of another array-API library (CuPy, array-api-strict)
     stay in their library.  ``dtype=None`` keeps float32 and float64 and turns
     everything else into float64.  With ``accept_sparse``, a SciPy sparse matrix becomes a
-    read-only CSR array (:func:`check_sparse_X`; ``dtype`` is ignored: float32 stays float32);
-    without, it is refused naming ``name``.
+    read-only CSR array (:func:`check_sparse_X`); without, it is refused naming ``name``.
     """
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
     if accept_sparse and is_sparse(X):
-        return check_sparse_X(X, name)
+        return check_sparse_X(X, name, dtype)
     _reject_sparse(X, name)
     xp = array_namespace(X)
     if is_numpy(xp):
@@ -285,8 +285,6 @@ class BinaryProblem(DataShape):
         X = placed(self.X, self.device)
         sparse = is_sparse(X)
         X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True)
-        if sparse:
-            X = X.astype(np.float64) if X.dtype != np.float64 else X
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
