@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles import cs_dual_optimum, ww_dual_optimum
@@ -22,6 +23,7 @@ from svmteach import (
     solve,
 )
 from svmteach import objectives as obj
+from svmteach.solvers import ExactBlock
 
 
 def random_multiclass(n=30, d=3, k=4, seed=0):
@@ -277,3 +279,67 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def _block_violation(p, alpha_i, s, y):
+    """One block's KKT violation, written here from the losses' definitions (the test's oracle).
+
+    Weston-Watkins and Lee-Lin-Wahba: the largest projected-gradient entry of the off-label entries in
+    [0, C], with gradient M (s_y - s_j) - 1 (WW) or -(1 + s_j) (LLW); Crammer-Singer: Blondel's
+    v_i = max_m g_m - min_{m: alpha_m < C [m = y]} g_m with g = s + [m != y].
+    """
+    k, C = p.k, p.C
+    if p.loss == "cs":
+        g = s + (np.arange(k) != y)
+        upper = np.where(np.arange(k) == y, C, 0.0)
+        return g.max() - g[alpha_i < upper].min()
+    g = p.M * (s[y] - s) - 1.0 if p.loss == "ww" else -(1.0 + s)
+    worst = 0.0
+    for j in range(k):
+        if j != y:
+            pg = min(g[j], 0.0) if alpha_i[j] <= 0 else (max(g[j], 0.0) if alpha_i[j] >= C else g[j])
+            worst = max(worst, abs(pg))
+    return worst
+
+
+VIOLATION_RUNS = [("ww", 1.0, WWExact), ("ww", 0.5, WWShark), ("cs", 1.0, CSBlondel), ("llw", 1.0, ExactBlock)]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("loss, M, Solver", VIOLATION_RUNS, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_the_epoch_measures_the_largest_block_violation(loss, M, Solver, sparse):
+    """``state.violation`` after a fast advance is the largest violation of the blocks its compiled epochs
+    visited, each before its step (replayed here by the step path), and small at a solution."""
+    X, y = random_multiclass(n=40, d=4, k=4, seed=3)
+    X[5] = 0.0  # a zero row: a linear block
+    p = MulticlassProblem(scipy.sparse.csr_array(X) if sparse else X, y, C=1.0, loss=loss, M=M)
+    solver = Solver(random_state=2)
+    start = solver.advance(p, solver.init(p), p.n_samples + 7)  # off zero, inside an epoch
+    assert not np.isnan(start.violation) and np.isnan(solver.step(p, start).violation)
+    n_steps = p.n_samples  # one epoch's worth, across the epoch's end: two compiled calls
+    fast = solver.advance(p, start, n_steps)
+    state, worst = start, 0.0
+    for _ in range(n_steps - 1):  # the compiled visits (the last one is replayed by the step path)
+        new = solver.step(p, state)
+        i = new.i
+        x = np.asarray(p.X[[i], :].toarray()[0] if sparse else X[i], dtype=np.float64)
+        worst = max(worst, _block_violation(p, np.asarray(state.alpha[i]), np.asarray(state.W) @ x, int(p.codes[i])))
+        state = new
+    assert worst > 1e-3  # the blocks were not yet solved
+    assert solver.violation(fast) == fast.violation
+    assert fast.violation == pytest.approx(worst, abs=1e-12)
+    done = solve(solver, p, tol=1e-10, max_iter=10**6)
+    assert done.converged
+    assert solver.advance(p, done.state, p.n_samples).violation < 1e-4
+
+
+def test_violation_is_nan_where_no_epoch_measured_it():
+    X, y = random_multiclass(n=12, d=3, k=3, seed=4)
+    p = MulticlassProblem(X, y, loss="ww")
+    solver = WWExact(random_state=0)
+    state = solver.init(p)
+    assert np.isnan(state.violation) and np.isnan(solver.violation(state))
+    assert np.isnan(solver.advance(p, state, 1).violation)  # one visit: the step path alone
+    moved = solver.advance(p, state, 2 * p.n_samples)
+    assert moved.violation >= 0
+    assert np.isnan(solver.warm_start(MulticlassProblem(X, y, C=2.0, loss="ww"), moved).violation)
