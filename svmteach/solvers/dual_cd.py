@@ -21,19 +21,27 @@ interior maximum and the better end of the interval is taken.  After the step
 :math:`\\Delta = x - \\alpha_i` the cached gradient is updated in O(n):
 :math:`g \\leftarrow g - \\Delta\\, Q_{:, i}`.
 
-Coordinates are visited in a fresh random permutation every epoch; the
-permutation of epoch ``e`` is drawn from ``numpy.random.default_rng([seed, e])``,
-so a run is replayable from its state.
+Coordinates are visited as LIBLINEAR visits them (``solve_l2r_l1l2_svc``): the state keeps an
+index array with the active coordinates first; each epoch shuffles the active prefix in place
+(:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`, random numbers from the seed and the
+epoch), so a run is replayable from its state and an epoch costs nothing beyond its active
+coordinates.
 
 Shrinking (Hsieh et al. 2008, section 3.1; LIBLINEAR).  Most coordinates of an
 SVM end at 0 or C.  With the minimisation gradient :math:`G_i = -g_i` and the
 largest and smallest projected gradients of the previous epoch,
 :math:`\\bar M` and :math:`\\bar m`, a coordinate with :math:`\\alpha_i = 0,\\ G_i > \\bar M`
-or :math:`\\alpha_i = C,\\ G_i < \\bar m` is set aside for the following epochs.
-When the projected gradients of the coordinates still active have become 10
-times closer together than in the last full pass, every coordinate is
-reactivated for one full pass.  Stopping uses the duality gap over all the
-data, so a wrong guess costs time, never accuracy.
+or :math:`\\alpha_i = C,\\ G_i < \\bar m` is set aside: it swaps places with the last active
+coordinate, and the epoch goes on with the one that took its place.  When an epoch on the
+shrunk set has a violation (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`, the
+projected-gradient spread) at most ``reactivate_at`` (LIBLINEAR's eps, 0.1, at first), every
+coordinate is reactivated for a full pass (:func:`~svmteach.solvers.numba_dual_cd.close_epoch`).
+
+Stopping (:meth:`DualCoordinateAscent.violation`).  The epoch's violation is what LIBLINEAR stops
+on; here it is only the cheap test of :func:`~svmteach.solvers.base.solve`, which then measures
+the duality gap over all the data, so a wrong guess costs time, never accuracy.  The compiled
+linear path keeps :math:`w` and no gradient: an epoch costs O(nonzeros of the active rows), and
+``measure`` rebuilds the gradient from alpha (two products with X) only when asked.
 """
 
 from __future__ import annotations
@@ -45,8 +53,10 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
+from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
-from .numba_dual_cd import NO_COORDINATE, maximize_parabola, projected_gradient, steps_gram, steps_linear
+from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, maximize_parabola, next_epoch,
+                            projected_gradient, shuffle_prefix, steps_gram, steps_linear)
 from .smo import exact_gradient
 
 
@@ -57,29 +67,41 @@ class DualCDState(NamedTuple):
     ----------
     n_iter : int
     alpha : (n,) dual variables in [0, C].
-    grad : (n,) cached gradient ``1 - Q alpha`` of the dual.
-    epoch : int, current epoch;  pos : int, position of the next step in ``perm``.
-    perm : (n,) int, this epoch's visiting order;  seed : int.
-    i : int, coordinate updated by the last step (-1 at the start).
+    grad : (n,) gradient ``1 - Q alpha`` of the dual, or None after a compiled run with the linear
+        kernel (it keeps ``w`` instead; ``measure`` and ``step`` rebuild the gradient from alpha).
+    w : (d,) ``sum_i alpha_i y_i x_i`` as the compiled linear loop keeps it (equal to it up to the
+        rounding of its updates), or None where no compiled linear run made it.
+    epoch : int, current epoch;  pos : int, position of the next step in ``index``.
+    index : (n,) int, every coordinate once: the ``n_active`` active ones first, in this epoch's
+        visiting order, then those set aside.
+    n_active : int, the number of active coordinates (n without shrinking).
+    seed : int, seed of the visiting orders (:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`).
+    i : int, coordinate of the last step (-1 at the start).
     a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C] in that step.
-    alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none).
+    alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none, NaN if set aside).
     alpha_clipped : float, the new alpha_i;  delta : float, its change.
     shrunk : bool, the last step set coordinate i aside instead of updating it.
         (i to shrunk are the fields of :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture`.)
-    active : (n,) bool, the coordinates not set aside (all True without shrinking).
     shrink_hi, shrink_lo : float, this epoch's thresholds (the previous epoch's largest and
         smallest projected gradient, or +-inf).
-    pg_max, pg_min : float, the largest and smallest projected gradient seen this epoch.
-    full_spread : float, pg_max - pg_min of the last epoch over all coordinates.
-    primal, dual, gap, kkt : float, objectives, relative gap, KKT violation now.
+    pg_max, pg_min : float, the largest and smallest projected gradient seen so far this epoch.
+    reactivate_at : float, a shrunk epoch whose violation is at most this reactivates every coordinate.
+    epoch_violation : float, the violation of the last completed epoch
+        (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`; +inf before the first ends).
+    epoch_active : int, the coordinates that epoch kept active (n: a full pass; 0 before the first).
+        (epoch to epoch_active are the fields of :class:`~svmteach.solvers.numba_dual_cd.Sweep`.)
+    primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure
+        (every state of the step path is measured; a compiled run's state after ``measure``).
     """
 
     n_iter: int
     alpha: object
     grad: object
+    w: object
     epoch: int
     pos: int
-    perm: np.ndarray
+    index: np.ndarray
+    n_active: int
     seed: int
     i: int
     a: float
@@ -88,67 +110,73 @@ class DualCDState(NamedTuple):
     alpha_clipped: float
     delta: float
     shrunk: bool
-    active: np.ndarray
     shrink_hi: float
     shrink_lo: float
     pg_max: float
     pg_min: float
-    full_spread: float
+    reactivate_at: float
+    epoch_violation: float
+    epoch_active: int
     primal: float
     dual: float
     gap: float
     kkt: float
 
+    @property
+    def active(self) -> np.ndarray:
+        """(n,) bool, the coordinates not set aside (all True without shrinking)."""
+        mask = np.zeros(len(self.index), dtype=bool)
+        mask[self.index[: self.n_active]] = True
+        return mask
+
 
 def epoch_permutation(seed: int, epoch: int, active: np.ndarray) -> np.ndarray:
-    """The visiting order of ``epoch``: the active coordinates, shuffled (the same on both paths)."""
+    """The active coordinates, shuffled by ``default_rng([seed, epoch])``: the visiting order of the
+    multiclass solvers' epochs (:mod:`svmteach.solvers.multiclass_base`)."""
     idx = np.flatnonzero(active)
     return idx[np.random.default_rng([seed, epoch]).permutation(idx.size)]
 
 
-REACTIVATE = 0.1  # reactivate all once the active spread is this fraction of the last full one
-
-
-def next_epoch(state, shrinking: bool):
-    """Close the epoch of ``state``: new thresholds, maybe reactivation, the next permutation.
-
-    Returns ``(epoch, perm, active, shrink_hi, shrink_lo, full_spread)``; shared by both paths.
-    """
-    inf = math.inf
-    active, full_spread = state.active, state.full_spread
-    spread = state.pg_max - state.pg_min
-    n_active = int(active.sum())
-    if n_active == active.size:
-        full_spread = spread
-    if not shrinking:
-        hi, lo = inf, -inf
-    elif n_active < active.size and (n_active == 0 or spread <= REACTIVATE * full_spread):
-        active = np.ones_like(active)
-        hi, lo = inf, -inf
-    else:
-        hi = state.pg_max if state.pg_max > 0 else inf
-        lo = state.pg_min if state.pg_min < 0 else -inf
-    epoch = state.epoch + 1
-    return epoch, epoch_permutation(state.seed, epoch, active), active, hi, lo, full_spread
-
-
 def stopping_measures(problem, alpha, grad):
-    """Primal, dual, relative gap and KKT violation from the cached gradient, in O(n)."""
+    """Primal, dual, relative gap and KKT violation from the gradient, in O(n)."""
     f = problem.y * (1.0 - grad)  # Q alpha = y * f  =>  f = y (1 - g)
     P = obj.primal(problem, alpha, 0.0, f)
     D = obj.dual(problem, alpha, f)
     return P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=False)
 
 
+def _sweep(state) -> Sweep:
+    """The scalars of ``state`` that the compiled loops carry."""
+    return Sweep(**{name: getattr(state, name) for name in Sweep._fields})
+
+
 def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
     """A measured state at ``alpha`` at the start of ``epoch``: every coordinate active, no step to picture."""
     P, D, gap, kkt = stopping_measures(problem, alpha, grad)
-    active = np.ones(problem.n_samples, dtype=bool)
-    inf = math.inf
-    return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, epoch=epoch, pos=0,
-                       perm=epoch_permutation(seed, epoch, active), seed=seed, **NO_COORDINATE._asdict(),
-                       active=active, shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf, full_spread=inf,
-                       primal=P, dual=D, gap=gap, kkt=kkt)
+    n, inf = problem.n_samples, math.inf
+    index = np.arange(n, dtype=np.int64)
+    shuffle_prefix(index, n, seed, epoch)
+    sweep = Sweep(epoch=epoch, pos=0, n_active=n, shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf,
+                  reactivate_at=REACTIVATE_AT, epoch_violation=inf, epoch_active=0)
+    return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, w=None, index=index, seed=seed,
+                       **sweep._asdict(), **NO_COORDINATE._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
+
+
+def _diagonal(problem, i: int) -> float:
+    """:math:`Q_{ii} = K_{ii}`, the curvature of coordinate i."""
+    return float(problem.diag[i]) if problem.kernel.is_linear else float(problem.Q[i, i])
+
+
+def _column(problem, i: int):
+    """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`.
+
+    Read from the cached Q, except for a sparse X (the linear kernel), whose (n, n) Q is never made:
+    :math:`K_{:, i} = X x_i`, a sparse product.
+    """
+    if is_sparse(problem.X):
+        K_i = np.asarray((problem.X @ problem.X[[i], :].T).todense()).ravel()
+        return problem.y * (float(problem.y[i]) * K_i)
+    return problem.Q[:, i]
 
 
 class DualCoordinateAscent(Solver):
@@ -159,7 +187,7 @@ class DualCoordinateAscent(Solver):
     init : {"zero", "uniform"}
         Start at alpha = 0 or at alpha ~ U(0, C) (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2, line 1).
     random_state : int, Generator or None
-        Seed of the permutations (and of the uniform start).
+        Seed of the visiting orders (and of the uniform start).
     shrinking : bool
         Set aside coordinates stuck at a bound (see the module docstring).
     """
@@ -188,10 +216,10 @@ class DualCoordinateAscent(Solver):
         seed = seed_from(self.random_state)
         if self.init_rule == "zero":
             alpha = xp.zeros(n, dtype=problem.X.dtype)
-            grad = xp.ones(n, dtype=problem.X.dtype)
+            grad = xp.ones(n, dtype=problem.X.dtype)  # g = 1 - Q 0
         else:
             alpha = xp.asarray(np.random.default_rng([seed, 2**32 - 1]).uniform(0.0, C, n), dtype=problem.X.dtype)
-            grad = 1.0 - problem.Q @ alpha
+            grad = exact_gradient(problem, alpha)
         return _start(problem, 0, 0, alpha, grad, seed)
 
     def warm_start(self, problem, state: DualCDState) -> DualCDState:
@@ -209,86 +237,121 @@ class DualCoordinateAscent(Solver):
 
     def step(self, problem, state: DualCDState) -> DualCDState:
         C = float(problem.C)
-        if state.pos == len(state.perm):  # the epoch is over
-            epoch, perm, active, hi, lo, full = next_epoch(state, self.shrinking)
-            state = state._replace(epoch=epoch, perm=perm, pos=0, active=active, shrink_hi=hi,
-                                   shrink_lo=lo, pg_max=-math.inf, pg_min=math.inf, full_spread=full)
-        i = int(state.perm[state.pos])
-        Qii = float(problem.Q[i, i])
-        alpha_i = float(state.alpha[i])
-        g_i = float(state.grad[i])
+        grad = exact_gradient(problem, state.alpha) if state.grad is None else state.grad
+        alpha, index, pos, n_active = state.alpha, state.index, state.pos, state.n_active
+        pg_max, pg_min = state.pg_max, state.pg_min
+        i = int(index[pos])
+        Qii = _diagonal(problem, i)
+        alpha_i = float(alpha[i])
+        g_i = float(grad[i])
         a = -0.5 * Qii  # coefficient of x^2
         b = g_i + Qii * alpha_i  # coefficient of x
         shrink, pg = projected_gradient(-g_i, alpha_i, C, state.shrink_hi, state.shrink_lo)
-        if shrink:
-            active = state.active.copy()
-            active[i] = False
-            return state._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i, a=a, b=b,
-                                  alpha_unclipped=math.nan, alpha_clipped=alpha_i, delta=0.0,
-                                  shrunk=True, active=active)
-        unclipped, new = maximize_parabola(a, b, C, alpha_i)
-        delta = new - alpha_i
-        alpha = state.alpha
-        grad = state.grad
-        if delta != 0.0:
-            alpha = problem.xp.asarray(alpha, copy=True)
-            alpha[i] = new
-            grad = grad - delta * problem.Q[:, i]  # g <- g - delta Q e_i
+        if shrink:  # set aside: i swaps places with the last active coordinate, which is visited next
+            index = index.copy()
+            n_active -= 1
+            index[pos], index[n_active] = index[n_active], i
+            picture = CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=math.nan, alpha_clipped=alpha_i, delta=0.0,
+                                        shrunk=True)
+        else:
+            unclipped, new = maximize_parabola(a, b, C, alpha_i)
+            delta = new - alpha_i
+            if delta != 0.0:
+                alpha = problem.xp.asarray(alpha, copy=True)
+                alpha[i] = new
+                grad = grad - delta * _column(problem, i)  # g <- g - delta Q e_i
+            pos += 1
+            pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
+            picture = CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=delta,
+                                        shrunk=False)
+        sweep = _sweep(state)._replace(pos=pos, n_active=n_active, pg_max=pg_max, pg_min=pg_min)
+        if pos == n_active:  # the epoch is over: close it, shuffle the next one (as the loops do)
+            index = index.copy() if index is state.index else index
+            n_active, hi, lo, reactivate_at, violation, _ = next_epoch(
+                index, problem.n_samples, sweep.epoch, n_active, pg_max, pg_min, sweep.reactivate_at,
+                self.shrinking, state.seed)
+            sweep = Sweep(epoch=sweep.epoch + 1, pos=0, n_active=n_active, shrink_hi=hi, shrink_lo=lo,
+                          pg_max=-math.inf, pg_min=math.inf, reactivate_at=reactivate_at,
+                          epoch_violation=violation, epoch_active=sweep.n_active)
         P, D, gap, kkt = stopping_measures(problem, alpha, grad)
-        return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, pos=state.pos + 1, i=i, a=a,
-                              b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=delta, shrunk=False,
-                              pg_max=max(state.pg_max, pg), pg_min=min(state.pg_min, pg),
-                              primal=P, dual=D, gap=gap, kkt=kkt)
+        return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, w=None, index=index,
+                              **sweep._asdict(), **picture._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
 
     def measure(self, problem, state: DualCDState) -> DualCDState:
-        """The state with primal, dual, gap and KKT violation from its cached gradient (O(n))."""
-        P, D, gap, kkt = stopping_measures(problem, state.alpha, state.grad)
-        return state._replace(primal=P, dual=D, gap=gap, kkt=kkt)
+        """The state with primal, dual, gap and KKT violation of its alpha, from the gradient rebuilt
+        from alpha exactly (:func:`~svmteach.solvers.smo.exact_gradient`: two products with X for the
+        linear kernel, one with the Gram matrix otherwise).
+
+        A state without a gradient (a compiled linear run's) then carries that one; a cached gradient
+        is kept as it is, so that measuring never changes the iterates that follow.
+        """
+        exact = exact_gradient(problem, state.alpha)
+        P, D, gap, kkt = stopping_measures(problem, state.alpha, exact)
+        grad = exact if state.grad is None else state.grad
+        return state._replace(grad=grad, primal=P, dual=D, gap=gap, kkt=kkt)
+
+    def violation(self, state: DualCDState) -> float:
+        """LIBLINEAR's stopping measure, free from the last completed epoch: its projected-gradient
+        spread :math:`\\max(PG_{max} - PG_{min}, PG_{max}, -PG_{min})` over the coordinates it kept
+        active (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`), +inf before the first epoch ends.
+
+        LIBLINEAR stops when a full epoch has it at most eps; :func:`~svmteach.solvers.base.solve`
+        then measures the duality gap over all the data.  The spread of a shrunk epoch counts as
+        well: it is the sign LIBLINEAR takes for "near the end" (it then reactivates every
+        coordinate), and the gap the measure computes covers the coordinates set aside.
+        """
+        return float(state.epoch_violation)
 
     def advance(self, problem, state: DualCDState, n_steps: int, tol=None) -> DualCDState:
         """Up to ``n_steps`` steps by the compiled loops (NumPy) or by ``step`` (other backends).
 
-        A loop runs at most to the end of the epoch's permutation.  With ``tol`` the state is
-        measured there (on the linear path after rebuilding the gradient from ``w``, O(nd): no more
-        than the epoch cost) and the run stops once its relative gap is at most ``tol``.
+        Without ``tol`` this is one call of a loop, which crosses epochs by itself (closing, shrinking
+        and shuffling them as ``step`` does) and returns early at the end of an epoch where LIBLINEAR
+        would decide something (its violation at most ``reactivate_at``:
+        :func:`~svmteach.solvers.numba_dual_cd.close_epoch`), so that ``solve`` looks at
+        :meth:`violation` then.  Nothing is computed beyond the steps: the state returned is not
+        measured (its objectives are those of the last measure).  With ``tol`` it goes on to
+        ``n_steps``, measuring every ``steps_between_measures`` steps and at each such early return,
+        and stops once the relative gap is at most ``tol``; the state returned is then measured.
         """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):
             return super().advance(problem, state, n_steps, tol)
         C = float(problem.C)
-        # the loops write alpha, active and grad (or w) in place: copies, never the input state's arrays
+        # the loops write alpha, index and w (or grad) in place: copies, never the input state's arrays
         alpha = np.array(state.alpha, dtype=np.float64)
-        state = state._replace(alpha=alpha, active=state.active.copy())
+        index = state.index.copy()
         linear = problem.kernel.is_linear
-        if linear:  # w = sum_i alpha_i y_i x_i replaces the cached gradient: O(d) a step
-            X, y = problem.X, problem.y
-            w = X.T @ (alpha * y)
-            sqnorm = np.einsum("ij,ij->i", X, X)
-        else:
-            state = state._replace(grad=np.array(state.grad, dtype=np.float64))
-        remaining = n_steps
-        while remaining > 0:
-            if state.pos == len(state.perm):  # the epoch is over
-                epoch, perm, active, hi, lo, full = next_epoch(state, self.shrinking)
-                state = state._replace(epoch=epoch, perm=perm, pos=0, active=active.copy(), shrink_hi=hi,
-                                       shrink_lo=lo, pg_max=-math.inf, pg_min=math.inf, full_spread=full)
-            take = min(remaining, len(state.perm) - state.pos)
-            order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
-            bounds = (state.shrink_hi, state.shrink_lo, state.pg_max, state.pg_min)
-            if linear:
-                picture, pg_max, pg_min = steps_linear(X, y, sqnorm, C, alpha, w, order, state.active, *bounds)
+        if linear:  # w = sum_i alpha_i y_i x_i replaces the gradient: O(nonzeros of x_i) a step
+            X, y = compiled_rows(problem.X), problem.y
+            if state.w is None:
+                w = transpose_times(problem.X, (alpha * y)[:, None])[:, 0]
             else:
-                picture, pg_max, pg_min = steps_gram(problem.Q, C, alpha, state.grad, order, state.active, *bounds)
-            state = state._replace(n_iter=state.n_iter + take, pos=state.pos + take, pg_max=pg_max,
-                                   pg_min=pg_min, **picture._asdict())
-            remaining -= take
-            if linear and (tol is not None or remaining == 0):
-                state = state._replace(grad=1.0 - y * (X @ w))  # g = 1 - Q alpha = 1 - y * (X w)
-            if tol is not None and remaining > 0:
-                state = self.measure(problem, state)
-                if self.converged(state, tol):
-                    break
-        return self.measure(problem, state)
+                w = np.array(state.w, dtype=np.float64)
+            grad = None
+        else:
+            w = None
+            grad = np.array(state.grad if state.grad is not None else exact_gradient(problem, alpha), dtype=np.float64)
+        sweep = _sweep(state)
+        every = n_steps if tol is None else self.steps_between_measures(problem)
+        done = 0
+        while done < n_steps:
+            take = min(every, n_steps - done)
+            if linear:
+                picture, sweep, taken = steps_linear(X, y, problem.diag, C, alpha, w, index, state.seed,
+                                                     self.shrinking, sweep, take)
+            else:
+                picture, sweep, taken = steps_gram(problem.Q, C, alpha, grad, index, state.seed, self.shrinking,
+                                                   sweep, take)
+            done += taken
+            state = state._replace(n_iter=state.n_iter + taken, alpha=alpha, grad=grad, w=w, index=index,
+                                   **sweep._asdict(), **picture._asdict())
+            if tol is None:
+                break
+            state = self.measure(problem, state)
+            if self.converged(state, tol):
+                break
+        return state
 
     def coefficients(self, problem, state):
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, 0.0 (this dual has none)."""

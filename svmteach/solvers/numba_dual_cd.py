@@ -1,17 +1,28 @@
-"""Compiled kernels of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`: the coordinate step and its loops.
+"""Compiled kernels of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`: the coordinate step, the epochs and their loops.
 
 A leaf: this module imports nothing from the step path.  Numba's on-disk cache
 (``cache=True``) checks only the file that holds a compiled function, so every compiled
-function here calls compiled functions of this file only (``tests/test_architecture.py``
-asserts it).  The step path (:mod:`svmteach.solvers.dual_cd`) calls
-:func:`projected_gradient` and :func:`maximize_parabola` from here, so both paths take the
-same shrinking decision and the same one-dimensional maximisation, and drives the loops:
+function here calls compiled functions of this file only, except the row access
+:func:`~svmteach.rows.row_dot` / :func:`~svmteach.rows.row_axpy` of :mod:`svmteach.rows`, through
+which one loop reads a dense or a CSR X (``tests/test_architecture.py`` lists that exception).
+The step path (:mod:`svmteach.solvers.dual_cd`) calls :func:`projected_gradient`,
+:func:`maximize_parabola`, :func:`close_epoch` and :func:`shuffle_prefix` from here, so both paths
+take the same shrinking decisions, the same one-dimensional maximisation and the same visiting
+order, and drives the loops:
 
-- any kernel: the cached gradient ``g`` is updated with a column of ``Q`` (O(n) a step);
-- linear kernel: ``w = sum_i alpha_i y_i x_i`` is kept instead, so a step costs
-  O(d): :math:`g_i = 1 - y_i w^\\top x_i`, :math:`Q_{ii} = \\|x_i\\|^2` and
-  :math:`w \\leftarrow w + \\Delta y_i x_i` (Hsieh et al. 2008); the full gradient
-  is rebuilt once at the end of the call.
+- any kernel (:func:`steps_gram`): the cached gradient ``g`` is updated with a row of ``Q``
+  (O(n) a step);
+- linear kernel (:func:`steps_linear`): ``w = sum_i alpha_i y_i x_i`` is kept instead, so a step
+  costs O(nonzeros of x_i): :math:`g_i = 1 - y_i w^\\top x_i`, :math:`Q_{ii} = \\|x_i\\|^2` and
+  :math:`w \\leftarrow w + \\Delta y_i x_i` (Hsieh et al. 2008).  No gradient is kept; ``measure``
+  rebuilds it from alpha when the objectives are asked for.
+
+The epochs are LIBLINEAR's (``solve_l2r_l1l2_svc``; Hsieh et al. 2008, section 3.1), in our words:
+an index array holds every coordinate, the active ones first; an epoch visits the first
+``n_active`` entries in an order shuffled in place at its start (a Fisher-Yates pass over the
+active prefix only).  A coordinate set aside during the epoch swaps places with the last active
+entry and ``n_active`` shrinks by one, so that the entry now at the same position, not yet
+visited, is visited next.  Nothing costs O(n) per epoch beyond the active coordinates.
 """
 
 from __future__ import annotations
@@ -19,8 +30,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
 from numba import njit
 
+from ..rows import row_axpy, row_dot
 
 # Shrinking (LIBLINEAR): with G = -g_i the minimisation gradient, a coordinate at 0 with
 # G > hi (or at C with G < lo) is set aside; else PG, the projected gradient, is G clipped
@@ -92,20 +105,35 @@ NO_COORDINATE = CoordinatePicture(i=-1, a=0.0, b=0.0, alpha_unclipped=math.nan, 
                                   delta=0.0, shrunk=False)
 
 
+class Sweep(NamedTuple):
+    """Where the epochs stand: the scalar fields of :class:`~svmteach.solvers.dual_cd.DualCDState`
+    that the loops carry from one call to the next (documented there)."""
+
+    epoch: int
+    pos: int
+    n_active: int
+    shrink_hi: float
+    shrink_lo: float
+    pg_max: float
+    pg_min: float
+    reactivate_at: float
+    epoch_violation: float
+    epoch_active: int
+
+
 # One coordinate: the shrinking test on G = -g_i, then the parabola's maximiser on [0, C].
 @njit(cache=True)
-def visit(i, g, Qii, C, alpha, active, hi, lo):
-    """One coordinate with the shrinking thresholds ``hi, lo``: writes ``alpha[i]`` (or ``active[i]``).
+def visit(i, g, Qii, C, alpha, hi, lo):
+    """One coordinate with the shrinking thresholds ``hi, lo``: writes ``alpha[i]`` unless it is set aside.
 
     Returns ``(picture, pg)``: the :class:`CoordinatePicture` of the step and the projected gradient
-    (NaN when the coordinate was set aside).
+    (NaN when the coordinate was set aside: ``picture.shrunk``).
     """
     a = -0.5 * Qii
     b = g + Qii * alpha[i]
     old = alpha[i]
     shrink, pg = projected_gradient(-g, old, C, hi, lo)
     if shrink:
-        active[i] = False
         return CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=math.nan, alpha_clipped=old, delta=0.0,
                                  shrunk=True), math.nan
     unclipped, new = maximize_parabola(a, b, C, old)
@@ -114,47 +142,180 @@ def visit(i, g, Qii, C, alpha, active, hi, lo):
                              shrunk=False), pg
 
 
-# Any kernel: after alpha_i += delta the cached gradient g = 1 - Q alpha moves by -delta Q[:, i].
-@njit(cache=True)
-def steps_gram(Q, C, alpha, grad, order, active, hi, lo, pg_max, pg_min):
-    """Coordinate steps over ``order`` with the cached gradient, in place.
+# ---- the epochs: LIBLINEAR's violation, shrinking thresholds and reactivation ---------------------
 
-    Returns ``(picture, pg_max, pg_min)``: the last step's :class:`CoordinatePicture` and the
-    largest and smallest projected gradient seen so far this epoch.
+#: LIBLINEAR's default eps: the first violation below which a shrunk epoch reactivates every coordinate.
+REACTIVATE_AT = 0.1
+
+
+@njit(cache=True)
+def epoch_violation(pg_max, pg_min):
+    """The violation of an epoch from its largest and smallest projected gradient.
+
+    :math:`\\max(PG_{max} - PG_{min},\\ PG_{max},\\ -PG_{min})`: LIBLINEAR stops when all three of
+    the spread, :math:`|PG_{max}|` and :math:`|PG_{min}|` are at most eps, i.e. when this is.  (With
+    :math:`PG_{max} < 0`, :math:`|PG_{max}| \\le -PG_{min}`; likewise for :math:`PG_{min} > 0`.)  An
+    epoch that visited no coordinate (every one was set aside) has no violation to tell: +inf.
     """
+    if pg_max < pg_min:  # nothing visited: pg_max = -inf, pg_min = +inf
+        return math.inf
+    return max(pg_max - pg_min, pg_max, -pg_min)
+
+
+@njit(cache=True)
+def close_epoch(n, n_active, pg_max, pg_min, reactivate_at, shrinking):
+    """The end of an epoch: its violation, whether LIBLINEAR would decide something here, and the next
+    epoch's active set and thresholds.
+
+    Returns ``(n_active, shrink_hi, shrink_lo, reactivate_at, violation, decision)``.  ``decision`` is
+    True when the violation is at most ``reactivate_at``: where LIBLINEAR either stops (a full epoch)
+    or reactivates every coordinate (a shrunk one).  As LIBLINEAR:
+
+    - a shrunk epoch (``n_active < n``) at a decision, or one that set every coordinate aside,
+      reactivates every coordinate, thresholds +-inf: the next epoch is a full pass, which sees again
+      the coordinates set aside too early;
+    - a full epoch at a decision is where LIBLINEAR would stop.  Here the duality gap decides the stop
+      (``solve``), so the run goes on and ``reactivate_at`` is halved below that violation (as
+      ``solve`` halves its own threshold after a certificate that fails);
+    - otherwise (and after a full epoch) the next thresholds are this epoch's largest and smallest
+      projected gradient (a coordinate at 0 whose G exceeds the largest, or at C whose G is below the
+      smallest, is set aside), +-inf when of the wrong sign;
+    - without shrinking, nothing is ever set aside (thresholds +-inf).
+    """
+    inf = math.inf
+    violation = epoch_violation(pg_max, pg_min)
+    decision = violation <= reactivate_at
+    if decision and n_active == n:  # a full pass at LIBLINEAR's stop: ask for less before the next decision
+        reactivate_at = 0.5 * violation
+    if not shrinking:
+        return n, inf, -inf, reactivate_at, violation, decision
+    if n_active == 0 or (n_active < n and decision):
+        return n, inf, -inf, reactivate_at, violation, decision
+    hi = pg_max if pg_max > 0.0 else inf
+    lo = pg_min if pg_min < 0.0 else -inf
+    return n_active, hi, lo, reactivate_at, violation, decision
+
+
+# ---- the visiting order: a Fisher-Yates pass over the active prefix, from a counter-based stream ----
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # splitmix64's increment (2^64 / golden ratio)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def _mix(z):
+    """splitmix64's finaliser: a bijection of 64-bit words whose outputs look independent."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def shuffle_prefix(index, m, seed, epoch):
+    """Shuffle ``index[:m]`` in place: epoch ``epoch``'s order of the active coordinates.
+
+    The random numbers are splitmix64's stream started from ``(seed, epoch)``, so the order depends on
+    the seed, the epoch and the prefix only: both paths draw the same one, and a run is replayable
+    from its state.  Position k swaps with a uniform position of ``[k, m)`` (Fisher-Yates).
+    """
+    s = _mix(_mix(np.uint64(seed) + _GOLDEN) ^ np.uint64(epoch))
+    for k in range(m - 1):
+        s += _GOLDEN
+        j = k + np.int64(_mix(s) % np.uint64(m - k))
+        t = index[k]
+        index[k] = index[j]
+        index[j] = t
+
+
+@njit(cache=True)
+def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinking, seed):
+    """Close ``epoch`` (:func:`close_epoch`) and shuffle the next one's active prefix in ``index``;
+    returns what :func:`close_epoch` does."""
+    n_active_new, hi, lo, reactivate_at, violation, decision = close_epoch(n, n_active, pg_max, pg_min,
+                                                                           reactivate_at, shrinking)
+    shuffle_prefix(index, n_active_new, seed, epoch + 1)
+    return n_active_new, hi, lo, reactivate_at, violation, decision
+
+
+# ---- the loops ---------------------------------------------------------------------------------------
+# Both run up to n_steps steps from where ``sweep`` stands, in place on alpha, index and grad (or w).  A
+# step visits index[pos]: either it updates alpha_i (pos moves on) or sets i aside (i swaps with the
+# last active entry, n_active drops, pos stays).  The step that ends an epoch also closes it
+# (close_epoch) and shuffles the next one, so that a state is always inside an epoch; at an epoch that
+# ends at a decision of LIBLINEAR's (close_epoch) the loop returns early, so that ``solve`` can look at
+# the violation then, as LIBLINEAR does, without a return to Python after every epoch.
+
+
+@njit(cache=True)
+def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
+    """Coordinate steps with the cached gradient (any kernel): after alpha_i += delta,
+    :math:`g \\leftarrow g - \\Delta\\, Q_{i,:}` (Q is symmetric).  Returns ``(picture, sweep, steps taken)``."""
     n = alpha.shape[0]
+    epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
+    hi, lo, pg_max, pg_min = sweep.shrink_hi, sweep.shrink_lo, sweep.pg_max, sweep.pg_min
+    reactivate_at, violation, epoch_active = sweep.reactivate_at, sweep.epoch_violation, sweep.epoch_active
     picture = NO_COORDINATE
-    for i in order:
-        picture, pg = visit(i, grad[i], Q[i, i], C, alpha, active, hi, lo)
-        if not picture.shrunk:
+    taken = 0
+    while taken < n_steps:
+        taken += 1
+        i = index[pos]
+        picture, pg = visit(i, grad[i], Q[i, i], C, alpha, hi, lo)
+        if picture.shrunk:
+            n_active -= 1
+            index[pos] = index[n_active]
+            index[n_active] = i
+        else:
+            pos += 1
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
-        if picture.delta != 0.0:
-            for t in range(n):
-                grad[t] = grad[t] - picture.delta * Q[t, i]
-    return picture, pg_max, pg_min
+            if picture.delta != 0.0:
+                for t in range(n):
+                    grad[t] -= picture.delta * Q[i, t]
+        if pos == n_active:  # the epoch is over
+            epoch_active = n_active
+            n_active, hi, lo, reactivate_at, violation, decision = next_epoch(
+                index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinking, seed)
+            epoch, pos, pg_max, pg_min = epoch + 1, 0, -math.inf, math.inf
+            if decision:
+                break
+    return picture, Sweep(epoch=epoch, pos=pos, n_active=n_active, shrink_hi=hi, shrink_lo=lo, pg_max=pg_max,
+                          pg_min=pg_min, reactivate_at=reactivate_at, epoch_violation=violation,
+                          epoch_active=epoch_active), taken
 
 
-# Linear kernel (Hsieh et al. 2008): g_i = 1 - y_i w'x_i from w = sum_t alpha_t y_t x_t, Q_ii = |x_i|^2,
-# and after alpha_i += delta, w += delta y_i x_i: O(d) a step, no gradient kept.
 @njit(cache=True)
-def steps_linear(X, y, sqnorm, C, alpha, w, order, active, hi, lo, pg_max, pg_min):
-    """Coordinate steps over ``order`` keeping ``w`` (O(d) a step), in place.
-
-    Returns ``(picture, pg_max, pg_min)`` as :func:`steps_gram` does.
-    """
-    d = X.shape[1]
+def steps_linear(X, y, sqnorm, C, alpha, w, index, seed, shrinking, sweep, n_steps):
+    """Coordinate steps keeping ``w`` (linear kernel; X dense or the CSR of :func:`~svmteach.rows.compiled_rows`):
+    :math:`g_i = 1 - y_i w^\\top x_i`, then :math:`w \\leftarrow w + \\Delta y_i x_i`.
+    Returns ``(picture, sweep, steps taken)``."""
+    n = alpha.shape[0]
+    epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
+    hi, lo, pg_max, pg_min = sweep.shrink_hi, sweep.shrink_lo, sweep.pg_max, sweep.pg_min
+    reactivate_at, violation, epoch_active = sweep.reactivate_at, sweep.epoch_violation, sweep.epoch_active
     picture = NO_COORDINATE
-    for i in order:
-        wx = 0.0
-        for m in range(d):
-            wx += w[m] * X[i, m]
-        picture, pg = visit(i, 1.0 - y[i] * wx, sqnorm[i], C, alpha, active, hi, lo)
-        if not picture.shrunk:
+    taken = 0
+    while taken < n_steps:
+        taken += 1
+        i = index[pos]
+        picture, pg = visit(i, 1.0 - y[i] * row_dot(X, i, w), sqnorm[i], C, alpha, hi, lo)
+        if picture.shrunk:
+            n_active -= 1
+            index[pos] = index[n_active]
+            index[n_active] = i
+        else:
+            pos += 1
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
-        if picture.delta != 0.0:
-            s = picture.delta * y[i]
-            for m in range(d):
-                w[m] += s * X[i, m]
-    return picture, pg_max, pg_min
+            if picture.delta != 0.0:
+                row_axpy(X, i, picture.delta * y[i], w)
+        if pos == n_active:  # the epoch is over
+            epoch_active = n_active
+            n_active, hi, lo, reactivate_at, violation, decision = next_epoch(
+                index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinking, seed)
+            epoch, pos, pg_max, pg_min = epoch + 1, 0, -math.inf, math.inf
+            if decision:
+                break
+    return picture, Sweep(epoch=epoch, pos=pos, n_active=n_active, shrink_hi=hi, shrink_lo=lo, pg_max=pg_max,
+                          pg_min=pg_min, reactivate_at=reactivate_at, epoch_violation=violation,
+                          epoch_active=epoch_active), taken
