@@ -324,6 +324,20 @@ def bench_problem(title, X, y, C, notes, losses, repeat, ref_tol):
     return dict(title=title, notes=notes, rows=rows, figures=figures)
 
 
+def summary_table(sections):
+    """The headline across problems: LIBLINEAR's times, then each solver's ratios to them at defaults and to 1e-3."""
+    labels = [label for label, _, _ in SOLVERS if any(r[0] == label for sec in sections for r in sec["rows"])]
+    rows = []
+    for sec in sections:
+        by = {r[0]: r for r in sec["rows"]}
+        ll = by.get("LIBLINEAR -s 4 (CS)")
+        row = [sec["title"], ll[1].split(": ", 1)[-1] if ll else "", f"{ll[4]}: {ll[5]}" if ll else ""]
+        row += [f"{by[label][2]} / {by[label][6]}" if label in by else "" for label in labels]
+        rows.append(row)
+    head = ["problem", f"LIBLINEAR -s 4: eps {DEFAULT_EPS:g}, time (subopt.)", "LIBLINEAR: loosest eps to 1e-3, time"]
+    return table(rows, head + [f"{label.removeprefix('svmteach ')}: defaults / to 1e-3" for label in labels])
+
+
 def warm_up():
     """Compile every solver's epoch, dense and sparse, outside the timings."""
     import scipy.sparse as sp
@@ -373,6 +387,9 @@ def main(argv=None):
         for name in names:
             for title, X, y, C, notes in make_problems(name, args.quick, args.repeat, tmp):
                 out.append(bench_problem(title, X, y, C, notes, losses, args.repeat, ref_tol))
+        if out:
+            print("\n### Summary: svmteach's time / LIBLINEAR's, at defaults and at the loosest setting reaching 1e-3\n")
+            print(summary_table(out))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(machine=machine(), target=TARGET, ref_tol=ref_tol, repeat=args.repeat, problems=out),
