@@ -55,6 +55,7 @@ import numpy as np
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..kernels import gram
+from ..rows import is_sparse
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
 from .numba_smo import (CHECK_EVERY, NO_PAIR, TAU, PairPicture, exact_gradient_with_rows, kernel_params,
                         pair_update, smo_loop)
@@ -161,6 +162,15 @@ def feasible_alpha(problem, alpha):
     return alpha
 
 
+def check_dense(problem):
+    """Raise a TypeError naming X when it is sparse: SMO's kernel rows are computed from dense rows."""
+    if is_sparse(problem.X):
+        raise TypeError("X is sparse, which SMO does not take (its kernel rows are computed from dense rows): use "
+                        "solver 'dual_cd' (DualCoordinateAscent, the linear SVM without bias, made for sparse data), "
+                        "or pass X.toarray()")
+    return problem
+
+
 def smo_measures(problem, alpha, grad):
     """``(b, b_rule, primal, dual, gap, kkt)`` from the cached gradient, in O(n)."""
     f = problem.y * (1.0 - problem.xp.asarray(grad))
@@ -206,7 +216,7 @@ class SMO(Solver):
         self.random_state = random_state
 
     def init(self, problem) -> SMOState:
-        xp, n = problem.xp, problem.n_samples
+        xp, n = check_dense(problem).xp, problem.n_samples
         alpha = xp.zeros(n, dtype=problem.X.dtype)
         grad = xp.ones(n, dtype=problem.X.dtype)
         return _start(problem, 0, alpha, grad, seed_from(self.random_state))
@@ -219,6 +229,7 @@ class SMO(Solver):
         and the seed carry on.
         """
         check_state(self, state)
+        check_dense(problem)
         alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
         return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha), state.seed)
 
