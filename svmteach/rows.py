@@ -50,9 +50,10 @@ def compiled_rows(X):
 
 
 def _row_blocks(X):
-    """Row slices of a dense X whose float64 copies fit in :data:`BLOCK_BYTES`."""
+    """Row slices of X whose float64 copies fit in :data:`BLOCK_BYTES` (dense, or the stored entries of a CSR)."""
     n, d = X.shape
-    step = max(1, BLOCK_BYTES // (8 * max(d, 1)))
+    per_row = (12 * X.nnz / max(n, 1)) if is_sparse(X) else 8 * d  # a float64 value and its int32 index
+    step = max(1, int(BLOCK_BYTES // max(per_row, 1)))
     return [slice(s, min(s + step, n)) for s in range(0, n, step)]
 
 
@@ -60,7 +61,13 @@ def times(X, B, xp=np):
     """:math:`X B` in float64, ``B`` of shape (d, m): a float32 X in float64 arithmetic, without a
     float64 copy of the whole of X."""
     if is_sparse(X):
-        return np.asarray(X @ np.asarray(B, dtype=np.float64))
+        B = np.asarray(B, dtype=np.float64)
+        if X.dtype == np.float64:
+            return np.asarray(X @ B)
+        out = np.empty((X.shape[0], B.shape[1]))
+        for rows in _row_blocks(X):  # SciPy would convert all of X.data to float64 at once
+            out[rows] = X[rows].astype(np.float64) @ B
+        return out
     B = xp.astype(B, xp.float64)
     if X.dtype == xp.float64:
         return X @ B
@@ -75,7 +82,13 @@ def times(X, B, xp=np):
 def transpose_times(X, A, xp=np):
     """:math:`X^\\top A` in float64, ``A`` of shape (n, m): as :func:`times`, no float64 copy of X."""
     if is_sparse(X):
-        return np.asarray((X.T @ np.asarray(A, dtype=np.float64)))
+        A = np.asarray(A, dtype=np.float64)
+        if X.dtype == np.float64:
+            return np.asarray(X.T @ A)
+        out = np.zeros((X.shape[1], A.shape[1]))
+        for rows in _row_blocks(X):
+            out += X[rows].astype(np.float64).T @ A[rows]
+        return out
     A = xp.astype(A, xp.float64)
     if X.dtype == xp.float64:
         return X.T @ A
