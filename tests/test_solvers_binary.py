@@ -225,6 +225,53 @@ def test_advance_leaves_its_input_state_untouched(make, kernel):
         np.testing.assert_array_equal(getattr(state, name), before, err_msg=name)
 
 
+def test_dual_cd_violation_is_liblinears_spread_of_the_last_epoch():
+    """violation(state) is max(PGmax - PGmin, PGmax, -PGmin) over the coordinates the last completed
+    epoch kept, recomputed here from the projected gradients of the step path's visits."""
+    X, y = random_binary(n=60, d=3, seed=12)
+    p = BinaryProblem(X, y, C=1.0)
+    solver = DualCoordinateAscent(random_state=2)
+    state = solver.init(p)
+    assert solver.violation(state) == np.inf  # no epoch has ended: nothing to tell
+    pgs, checked, shrunk_epochs = [], 0, 0
+    while checked < 6:
+        before = state
+        g = before.grad[before.index[before.pos]]  # dual gradient of the coordinate visited
+        state = solver.step(p, state)
+        if not state.shrunk:
+            a = before.alpha[state.i]
+            G = -g  # LIBLINEAR's projected gradient of the minimisation gradient G
+            pgs.append(min(G, 0.0) if a == 0 else max(G, 0.0) if a == p.C else G)
+        if state.epoch > before.epoch:  # this step ended an epoch
+            hi, lo = max(pgs), min(pgs)
+            assert solver.violation(state) == pytest.approx(max(hi - lo, hi, -lo), abs=1e-12)
+            assert state.epoch_active == len(pgs)
+            shrunk_epochs += len(pgs) < p.n_samples
+            pgs, checked = [], checked + 1
+    assert shrunk_epochs > 0  # shrunk epochs were among those checked
+
+
+def test_dual_cd_compiled_linear_epochs_cost_only_their_steps(monkeypatch):
+    """Between measures the linear fast path touches X row by row in its loop only: no product with
+    the whole of X (the gradient is rebuilt by measure, when solve asks for it)."""
+    from svmteach.solvers import dual_cd
+
+    X, y = random_binary(n=300, d=4, seed=13)
+    p = BinaryProblem(X, y, C=1.0)
+    solver = DualCoordinateAscent(random_state=0)
+    state = solver.advance(p, solver.init(p), 10)  # makes w from alpha once
+    passes = []
+    for name in ("exact_gradient", "transpose_times"):
+        real = getattr(dual_cd, name)
+        monkeypatch.setattr(dual_cd, name, lambda *a, real=real, name=name: passes.append(name) or real(*a))
+    for _ in range(30):
+        state = solver.advance(p, state, p.n_samples)
+    assert passes == [] and state.grad is None
+    measured = solver.measure(p, state)
+    assert passes == ["exact_gradient"]
+    np.testing.assert_allclose(measured.grad, 1 - p.Q @ state.alpha, atol=1e-10)
+
+
 def test_dual_cd_shrinking_sets_coordinates_aside_and_still_converges():
     X, y = random_binary(n=200, d=3, seed=10)
     p = BinaryProblem(X, y, C=1.0)
