@@ -84,8 +84,7 @@ def test_the_cheap_stop_measures_rarely_where_the_solver_has_a_violation(solver_
     a = solve(cheap, problem, tol=1e-6, max_iter=10**6)
     b = solve(every, problem, tol=1e-6, max_iter=10**6, record_history=True)  # measures every epoch
     assert a.converged and b.converged
-    if math.isnan(cheap.violation(a.state)):
-        pytest.skip(f"{solver_class.__name__} has no cheap violation")
+    assert not math.isnan(cheap.violation(a.state))  # the epochs measure it for free
     assert every.measures >= every.chunks  # one measure per chunk (and at the start)
     assert cheap.measures <= cheap.chunks / 2 + 3, (cheap.measures, cheap.chunks)
     # the cheap stop may run further than the first certified epoch, never stop earlier
