@@ -324,10 +324,12 @@ class DualCoordinateAscent(Solver):
         linear = problem.kernel.is_linear
         if linear:  # w = sum_i alpha_i y_i x_i replaces the gradient: O(nonzeros of x_i) a step
             X, y = compiled_rows(problem.X), problem.y
-            if state.w is None:
-                w = transpose_times(problem.X, (alpha * y)[:, None])[:, 0]
-            else:
+            if state.w is not None:
                 w = np.array(state.w, dtype=np.float64)
+            elif alpha.any():
+                w = transpose_times(problem.X, (alpha * y)[:, None])[:, 0]
+            else:  # the usual start, alpha = 0: w = 0 without a pass over X
+                w = np.zeros(problem.n_features)
             grad = None
         else:
             w = None
