@@ -71,6 +71,10 @@ from typing import Any, NamedTuple
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
 
+#: :func:`solve`'s default budget: this many epochs (passes over the data), and at least ``DEFAULT_STEPS`` steps.
+DEFAULT_EPOCHS = 1000
+DEFAULT_STEPS = 100_000
+
 #: The cheap stop's first threshold on ``violation``, per unit of ``tol`` (0.1 at tol = 1e-3).
 KKT_PER_TOL = 100.0
 #: The cheap stop measures at the latest after this many chunks, or half the chunks so far if more.
@@ -313,7 +317,7 @@ def _record(history, state, elapsed):
 def solve(
     solver,
     problem,
-    max_iter: int = 100_000,
+    max_iter: int | None = None,
     tol: float = 1e-3,
     *,
     fast: bool = True,
@@ -326,9 +330,11 @@ def solve(
 
     Parameters
     ----------
-    max_iter : int
-        Most steps this call takes (SMO pairs, coordinates, or subgradient iterations); a positive
-        integer.  A run continued from ``state`` counts its new steps, as :func:`iterate` does, while
+    max_iter : int or None
+        Most steps this call takes (SMO pairs, coordinates, sample visits or subgradient iterations); a
+        positive integer.  None: ``DEFAULT_EPOCHS`` epochs (``DEFAULT_EPOCHS * steps_per_epoch``), and at
+        least ``DEFAULT_STEPS`` steps, so that the default budget grows with the data (100,000 steps were
+        5 epochs at n = 20,000) and a full-batch solver still gets its many small steps.  A run continued from ``state`` counts its new steps, as :func:`iterate` does, while
         the result's ``n_iter`` counts every step since the run began.
     tol : float
         Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol`` (finite, >= 0).
@@ -353,6 +359,8 @@ def solve(
         Continue from it (another C, say): ``solver.warm_start(problem, state)`` projects it into
         this problem's box and recomputes what it caches.
     """
+    if max_iter is None:
+        max_iter = max(DEFAULT_STEPS, DEFAULT_EPOCHS * solver.steps_per_epoch(problem))
     max_iter = check_max_iter(max_iter)
     tol = check_tol(tol)
     state = solver.measure(problem, solver.init(problem)) if state is None else warm_start(solver, problem, state)
