@@ -1,5 +1,8 @@
 """Multiclass by reduction to binary SVMs: one-vs-rest and one-vs-one, built from BinarySVC.
 
+Their parameters are BinarySVC's (``solver=None``: SMO on dense X, dual coordinate ascent on a
+sparse X with the linear kernel).
+
 The course compares these with the single-machine losses of Weston-Watkins and
 Crammer-Singer (the slides "Optimizing SVM Multiclass Dual Solvers", 'Binary reduction vs. single loss function'):
 one-vs-rest trains k classifiers, one-vs-one trains k(k-1)/2.
@@ -17,7 +20,7 @@ from .problems import check_labels, check_X
 
 
 class _Reduction(ClassifierMixin, BaseEstimator):
-    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="smo", tol=1e-3,
+    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None, tol=1e-3,
                  max_iter=None, random_state=None):
         self.C = C
         self.kernel = kernel
@@ -33,8 +36,13 @@ class _Reduction(ClassifierMixin, BaseEstimator):
         return BinarySVC(C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
                          solver=self.solver, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._binary().__sklearn_tags__().input_tags.sparse
+        return tags
+
     def _prepare(self, X, y):
-        X = check_X(X, "X")
+        X = check_X(X, "X", accept_sparse=True)  # a sparse X goes to BinarySVC's sparse solvers
         classes, codes = check_labels(y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
@@ -67,7 +75,7 @@ class OneVsRestSVC(_Reduction):
 
     def decision_function(self, X):
         check_fitted(self, "estimators_")
-        X = check_predict_X(self, X)
+        X = check_predict_X(self, X, accept_sparse=True)
         if len(self.estimators_) == 1:
             return self.estimators_[0].decision_function(X)
         return np.column_stack([e.decision_function(X) for e in self.estimators_])
@@ -93,7 +101,7 @@ class OneVsOneSVC(_Reduction):
     def decision_function(self, X):
         """Votes plus a confidence in (-1/3, 1/3) that breaks ties, as scikit-learn's ``ovr`` shape (n, k)."""
         check_fitted(self, "estimators_")
-        X = check_predict_X(self, X)
+        X = check_predict_X(self, X, accept_sparse=True)
         k = len(self.classes_)
         votes = np.zeros((X.shape[0], k))
         confidence = np.zeros((X.shape[0], k))
