@@ -104,7 +104,12 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False):
         raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
     if d == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
-    if not bool(xp.all(xp.isfinite(arr))):
+    if is_numpy(xp):  # a block of rows at a time: no (n, d) boolean array beside X
+        step = max(1, (1 << 22) // max(d, 1))
+        finite = all(bool(np.isfinite(arr[s : s + step]).all()) for s in range(0, n, step))
+    else:
+        finite = bool(xp.all(xp.isfinite(arr)))
+    if not finite:
         raise ValueError(f"{name} contains NaN or infinity")
     if is_numpy(xp):
         arr.setflags(write=False)

@@ -25,7 +25,7 @@ from numba import types
 from numba.extending import overload
 
 #: The largest float64 block of a float32 X that :func:`times` / :func:`transpose_times` convert at once.
-BLOCK_BYTES = 1 << 25  # 32 MiB
+BLOCK_BYTES = 1 << 22  # 4 MiB: large enough for BLAS to run at full speed
 
 
 class CSR(NamedTuple):
