@@ -53,8 +53,9 @@ whose objectives cost a pass over the data (about as much as an epoch), update t
 **The cheap stop, then a certificate.**  By default :func:`solve` does not measure after every
 chunk: it asks ``violation(state)``, which the epoch computed for free, and calls ``measure`` (the
 duality gap) only when that violation is at most a threshold, first ``KKT_PER_TOL * tol`` (0.1 at
-the default tol 1e-3, LIBLINEAR's default ``eps``), halved after each measure that finds the gap
-still above ``tol``; and, so that a violation that stalls cannot hide a converged run, at the
+the default tol 1e-3, LIBLINEAR's default ``eps``), lowered after each measure that finds the gap
+still above ``tol`` to about the violation at which the gap should reach it
+(:func:`next_threshold_factor`: the gap shrinks as the square of the violation near the optimum); and, so that a violation that stalls cannot hide a converged run, at the
 latest after ``max(MIN_CHUNKS_BETWEEN_MEASURES, chunks / 2)`` chunks without one (a geometric
 schedule: O(log) measures in all).  The run stops only on a measured gap, and its last state is
 always measured, so every result reports the true gap of what it returns.  ``record_history=True``
@@ -210,6 +211,19 @@ class Solver(ABC):
                 if self.converged(state, tol):
                     break
         return state
+
+
+def next_threshold_factor(gap: float, tol: float) -> float:
+    """How much smaller a violation the cheap stop asks for after a measure at which the gap was still above tol.
+
+    Near an optimum a quadratic's suboptimality, and so the gap, shrinks as the square of its gradient:
+    the violation that gives ``tol`` is about ``violation * sqrt(tol / gap)``.  Clipped to [1/4, 9/10]:
+    never asking for less than a tenth off (each measure costs about an epoch) nor for a jump the
+    estimate cannot support; a NaN gap asks for half.
+    """
+    if not (gap > 0 and math.isfinite(gap)):
+        return 0.5
+    return min(max(math.sqrt(tol / gap), 0.25), 0.9)
 
 
 def iterate(solver, problem, max_iter: int = 1000, tol: float | None = None, state=None):
@@ -393,7 +407,7 @@ def solve(
             state = solver.measure(problem, state)  # clock paused
             unmeasured, measured_at = 0, chunks
             if cheap and small and violation == violation and not solver.converged(state, tol):
-                threshold = violation / 2  # the gap is not there yet: ask for a smaller violation
+                threshold = violation * next_threshold_factor(float(state.gap), tol)
         if history is not None:
             _record(history, state, elapsed)
         if states is not None:
