@@ -92,7 +92,7 @@ def check_predict_X(est, X, accept_sparse: bool = False):
     With ``accept_sparse``, a SciPy sparse X (any format) comes back as a read-only CSR array
     (one conversion, never dense); without, it is refused naming ``X``.
     """
-    X = check_X(X, "X", accept_sparse=accept_sparse)
+    X = check_X(X, "X", accept_sparse=accept_sparse, copy=False)  # read only: no copy of a float array
     if X.shape[1] != est.n_features_in_:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(est).__name__} is expecting "

@@ -57,8 +57,11 @@ def check_sparse_X(X, name: str = "X", dtype=None):
     return arr
 
 
-def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False):
+def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: bool = True):
     """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
+
+    ``copy=False`` (prediction, which only reads X): a NumPy X that is already a C-contiguous float
+    array comes back as it is, neither copied nor made read-only.
 
     NumPy-compatible input (lists, Fortran-ordered arrays, integers) becomes a
     NumPy array; arrays of another array-API library (CuPy, array-api-strict)
@@ -90,7 +93,7 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False):
                 f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D shape {arr.shape}. "
                 "Reshape your data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
             )
-        arr = np.array(arr, dtype=dtype, order="C", copy=True)
+        arr = np.array(arr, dtype=dtype, order="C", copy=True if copy else None)
     else:
         if X.ndim != 2:
             raise ValueError(
@@ -111,7 +114,7 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False):
         finite = bool(xp.all(xp.isfinite(arr)))
     if not finite:
         raise ValueError(f"{name} contains NaN or infinity")
-    if is_numpy(xp):
+    if is_numpy(xp) and copy:
         arr.setflags(write=False)
     return arr
 
