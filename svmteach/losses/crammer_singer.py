@@ -62,6 +62,7 @@ from numba import njit
 from ..projections import project_simplex_row, project_simplex_sort
 from ..rows import compiled_rows, row_axpy, row_dot
 from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, one_hot
+from .weston_watkins import no_shrinking
 
 
 class CSBlock(NamedTuple):
@@ -214,9 +215,11 @@ class CrammerSinger(MulticlassLoss):
                    dict(beta_hat=None, z=0.0, beta=None, theta=math.nan))
         return new, CSBlock(y=y, grad=g, violation=v, skipped=False, delta=new - alpha_i, **picture)
 
-    def epoch(self, problem, alpha, W, order, skip_tol=0.0):
+    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, skip_tol=0.0):
+        """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
+        (alpha_i = 0 and every ``s_y - s_m > 1 + margin``, ``margin >= 0``) set aside (False) in it."""
         return _cs_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
-                         float(skip_tol), alpha, W, order)
+                         float(skip_tol), alpha, W, order, no_shrinking(active), float(margin))
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -227,9 +230,16 @@ class CrammerSinger(MulticlassLoss):
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
+def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin):
     """:meth:`CrammerSinger.block_step` for every sample of ``order``, in place; returns the largest
-    violation :math:`v_i` met (each block's before its step, as :meth:`CrammerSinger.kkt_violation`)."""
+    violation :math:`v_i` met (each block's before its step, as :meth:`CrammerSinger.kkt_violation`).
+
+    When ``active`` is not empty, a sample at rest is set aside there (False): :math:`\\alpha_i = 0` with
+    :math:`g_i^{y_i} - g_i^m > \\mu \\ge 0` (``margin``) for every :math:`m \\ne y_i`, i.e.
+    :math:`s_{y_i} - s_m > 1 + \\mu`.  At
+    :math:`\\alpha_i = 0` every entry but the label's is at its bound 0 and may only fall, the label's only
+    rise, so a step moves along :math:`e_{y_i} - e_m` at slope :math:`g_i^{y_i} - g_i^m > 0`: uphill; its
+    :math:`v_i = 0` and the block is skipped anyway."""
     k = W.shape[0]
     g = np.empty(k)
     beta_hat = np.empty(k)
@@ -248,6 +258,13 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order):
                 gmin = min(gmin, g[m])
         worst = max(worst, gmax - gmin)
         if gmax - gmin <= skip_tol:
+            if active.shape[0] > 0:
+                rest = True
+                for m in range(k):
+                    if alpha[i, m] != 0.0 or (m != y and not g[y] - g[m] > margin):
+                        rest = False
+                if rest:
+                    active[i] = False
             continue
         q = sqnorm[i]
         z = C * q

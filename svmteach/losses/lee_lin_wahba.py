@@ -61,6 +61,7 @@ from numba import njit
 
 from ..rows import compiled_rows, row_axpy, row_dot
 from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, box_violation, off_label_box_violation, one_hot
+from .weston_watkins import no_shrinking
 
 
 class LLWBlock(NamedTuple):
@@ -151,9 +152,13 @@ class LeeLinWahba(MulticlassLoss):
         new = xp.concat([beta[:y], xp.zeros(1, dtype=xp.float64), beta[y:]])
         return new, LLWBlock(y=y, grad=grad, u=u, t=float(xp.sum(beta)), beta=beta, delta=new - alpha_i)
 
-    def epoch(self, problem, alpha, W, order, **options):
+    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, **options):
+        """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
+        (alpha_i = 0 and every ``1 + s_m < -margin``, as :func:`~svmteach.losses.weston_watkins.ww_at_rest`) set
+        aside (False) in it."""
         self.check_block_options(options)
-        return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C), alpha, W, order)
+        return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C), alpha, W, order,
+                          no_shrinking(active), float(margin))
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -230,10 +235,13 @@ def _llw_block_row(u, C, k, out, points):
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _llw_epoch(X, sqnorm, codes, C, alpha, W, order):
+def _llw_epoch(X, sqnorm, codes, C, alpha, W, order, active, margin):
     """:meth:`LeeLinWahba.block_step` for every sample of ``order``, in place; returns the largest block
-    KKT violation met (each block's before its step, as :meth:`LeeLinWahba.kkt_violation`)."""
+    KKT violation met (each block's before its step, as :meth:`LeeLinWahba.kkt_violation`).  When
+    ``active`` is not empty, a sample at rest (alpha_i = 0 and every ``1 + s_m < -margin``, ``margin >= 0``)
+    is set aside there (False) and not stepped on (its exact step is 0: every :math:`c_m = 1 + s_m < 0`)."""
     k = W.shape[0]
+    grad = np.zeros(k)
     s = np.empty(k)
     c = np.empty(k - 1)
     u = np.empty(k - 1)
@@ -253,10 +261,19 @@ def _llw_epoch(X, sqnorm, codes, C, alpha, W, order):
         for m in range(k):  # c_m = 1 + s_m + q (alpha_im - 1'alpha_i / k)
             if m != y:
                 g = -(1.0 + s[m])  # d f / d alpha_im
+                grad[m] = g
                 worst = max(worst, box_violation(g, alpha[i, m], C))  # its projected gradient in [0, C]
                 c[p] = 1.0 + s[m] + q * (alpha[i, m] - total / k)
                 cmax = max(cmax, abs(c[p]))
                 p += 1
+        if active.shape[0] > 0:  # at rest: alpha_i = 0 and every d f / d alpha_im = -(1 + s_m) > margin
+            rest = True
+            for m in range(k):
+                if alpha[i, m] != 0.0 or (m != y and not grad[m] > margin):
+                    rest = False
+            if rest:
+                active[i] = False
+                continue
         if q * k * C > EPS * cmax:
             for p in range(k - 1):
                 u[p] = c[p] / q

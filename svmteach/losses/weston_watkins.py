@@ -153,10 +153,12 @@ class WestonWatkins(MulticlassLoss):
                             breakpoints=xp.sort(xp.concat([u - C, u])), t=float(xp.sum(beta)),
                             beta=beta, delta=new - alpha_i)
 
-    def epoch(self, problem, alpha, W, order, **options):
+    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, **options):
+        """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
+        (:func:`ww_at_rest`: alpha_i = 0 and every ``M (s_y - s_j) > 1 + margin``) set aside (False) in it."""
         self.check_block_options(options)
         return _ww_exact_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
-                               float(problem.M), alpha, W, order)
+                               float(problem.M), alpha, W, order, no_shrinking(active), float(margin))
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -166,11 +168,32 @@ class WestonWatkins(MulticlassLoss):
         return problem.C * (problem.k - 1)
 
 
+def no_shrinking(active):
+    """``active`` for the compiled epochs: an empty bool array (shrink nothing) for None."""
+    return np.zeros(0, dtype=np.bool_) if active is None else active
+
+
+@njit(cache=True, inline="always")
+def ww_at_rest(g, alpha, i, y, sign, margin):
+    """Whether sample i is at rest in a box-constrained off-label dual (Weston-Watkins, Lee-Lin-Wahba):
+    :math:`\\alpha_i = 0` and :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\; g_m > \\mu \\ge 0` (``margin``)
+    for every :math:`m \\ne y`, so every entry is pushed strictly into its lower bound 0: the block is optimal
+    and its loss is 0 with room to spare (Weston-Watkins: :math:`M (s_y - s_m) > 1 + \\mu`; Lee-Lin-Wahba:
+    :math:`1 + s_m < -\\mu`)."""
+    for m in range(g.shape[0]):
+        if alpha[i, m] != 0.0 or (m != y and not sign * g[m] > margin):
+            return False
+    return True
+
+
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
+def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
     """:meth:`WestonWatkins.block_step` for every sample of ``order``, in place; returns the largest
-    block KKT violation met (each block's before its step, as :meth:`WestonWatkins.kkt_violation`)."""
+    block KKT violation met (each block's before its step, as :meth:`WestonWatkins.kkt_violation`).
+    When ``active`` is not empty, a sample at rest (:func:`ww_at_rest`) is set aside there (False) and not
+    stepped on (its exact step is 0: every :math:`c_j = -g_j < 0`)."""
     k = W.shape[0]
+    grad = np.zeros(k)
     s = np.empty(k)
     c = np.empty(k - 1)
     u = np.empty(k - 1)
@@ -187,9 +210,13 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order):
         for j in range(k):
             if j != y:
                 g = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
+                grad[j] = g
                 worst = max(worst, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C]
                 c[p] = -g + a * (alpha[i, j] - alpha[i, y])  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
                 p += 1
+        if active.shape[0] > 0 and ww_at_rest(grad, alpha, i, y, 1.0, margin):
+            active[i] = False
+            continue
         cmax = 0.0
         for p in range(k - 1):
             cmax = max(cmax, abs(c[p]))

@@ -36,6 +36,9 @@ class ExactBlock(MulticlassSolver):
     ----------
     random_state : int, Generator or None
         Seeds the visiting orders.
+    shrinking : bool
+        Set aside, on the fast path, the samples whose block is 0 with its loss 0 with room to spare
+        (:mod:`~svmteach.solvers.multiclass_base`); False visits every sample every epoch.
     """
 
     State = ExactBlockState
@@ -57,8 +60,8 @@ class ExactBlock(MulticlassSolver):
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=state.W + row[:, None] * x[None, :],
                               block=block)
 
-    def _epoch(self, problem, alpha, W, order):
-        return problem.loss_object.epoch(problem, alpha, W, order, **self.block_options())
+    def _epoch(self, problem, alpha, W, order, active, margin):
+        return problem.loss_object.epoch(problem, alpha, W, order, active=active, margin=margin, **self.block_options())
 
 
 class WWExactState(ExactBlockState):
@@ -93,15 +96,22 @@ class CSBlondel(ExactBlock):
         The default 0 skips only samples that are exactly optimal: any positive threshold
         caps the accuracy the run can reach (a gap of 1e-8 at C = 100 with 1e-10).
     random_state : int, Generator or None
+    shrinking : bool
+        As :class:`ExactBlock`.
     """
 
     State = CSBlondelState
     loss_class = CrammerSinger
     name = "blondel"
 
-    def __init__(self, skip_tol: float = 0.0, random_state=None):
-        super().__init__(random_state)
+    def __init__(self, skip_tol: float = 0.0, random_state=None, shrinking: bool = True):
+        super().__init__(random_state, shrinking)
         self.skip_tol = check_tol(skip_tol, "skip_tol")
+
+    def shrink_floor(self) -> float:
+        """Above ``skip_tol``: blocks within it are never stepped on, so a shrunk epoch's violation may
+        stay just under it."""
+        return max(super().shrink_floor(), 2.0 * self.skip_tol)
 
     def block_options(self) -> dict:
         return {"skip_tol": self.skip_tol}

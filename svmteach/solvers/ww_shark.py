@@ -133,14 +133,18 @@ class WWShark(MulticlassSolver):
     max_inner : int or None
         Most moves per sample visit; None means Shark's ``10 k``.
     random_state : int, Generator or None
+    shrinking : bool
+        Set aside, on the fast path, the samples whose block is 0 with every margin
+        :math:`M (s_{y_i} - s_j) > 1` (:mod:`~svmteach.solvers.multiclass_base`); False visits every
+        sample every epoch.
     """
 
     State = WWSharkState
     loss_class = WestonWatkins
     name = "shark"
 
-    def __init__(self, inner_tol: float = 1e-12, max_inner=None, random_state=None):
-        super().__init__(random_state)
+    def __init__(self, inner_tol: float = 1e-12, max_inner=None, random_state=None, shrinking: bool = True):
+        super().__init__(random_state, shrinking)
         self.inner_tol = float(inner_tol)
         if max_inner is not None and (int(max_inner) != max_inner or max_inner < 1):
             raise ValueError(f"max_inner must be a positive integer or None, got {max_inner!r}")
@@ -173,15 +177,22 @@ class WWShark(MulticlassSolver):
                            moves_m_unclipped=rec[:, 1].copy(), moves_m=rec[:, 2].copy(), delta=delta)
         return state._replace(alpha=replace_row(xp, state.alpha, i, xp.asarray(a_i)), W=W, block=moves)
 
-    def _epoch(self, problem, alpha, W, order):
+    def shrink_floor(self) -> float:
+        """Above ``inner_tol``: a visit stops once its block's violation is below it."""
+        return max(super().shrink_floor(), 2.0 * self.inner_tol)
+
+    def _epoch(self, problem, alpha, W, order, active, margin):
         return _ww_shark_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
-                               float(problem.M), self._max_inner(problem), self.inner_tol, alpha, W, order)
+                               float(problem.M), self._max_inner(problem), self.inner_tol, alpha, W, order, active, margin)
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, order):
+def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, order, active, margin):
     """The step of :class:`WWShark` for every sample of ``order``, in place; returns the largest block
-    KKT violation met (each block's before its moves, on the scale of ``WestonWatkins.kkt_violation``)."""
+    KKT violation met (each block's before its moves, on the scale of ``WestonWatkins.kkt_violation``).
+    When ``active`` is not empty, a sample at rest (as :func:`~svmteach.losses.weston_watkins.ww_at_rest`:
+    alpha_i = 0 and every ``M (s_y - s_m) > 1 + margin``) is set aside there (False) and not stepped on
+    (its moves would be none)."""
     k = W.shape[0]
     g = np.empty(k)
     a_i = np.empty(k)
@@ -198,6 +209,14 @@ def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, orde
             if m != y:
                 worst = max(worst, box_violation(-g[m], a_i[m], C))
         g[y] = 0.0
+        if active.shape[0] > 0:  # at rest: alpha_i = 0 and every d f / d alpha_im = -g_m > margin
+            rest = True
+            for m in range(k):
+                if a_i[m] != 0.0 or (m != y and not -g[m] > margin):
+                    rest = False
+            if rest:
+                active[i] = False
+                continue
         n_moves = shark_inner(g, a_i, y, sqnorm[i], M, C, max_inner, inner_tol, no_record)
         if n_moves == 0:
             continue

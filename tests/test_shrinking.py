@@ -1,0 +1,194 @@
+"""Shrinking in the sequential multiclass solvers' fast path (:mod:`svmteach.solvers.multiclass_base`).
+
+A sample whose block is 0 with its loss 0 and room to spare is set aside; as LIBLINEAR does, an epoch
+whose largest block violation is below ``eps_shrink`` is followed by one over every sample.  The
+results are checked against the Clarabel QP oracle (tests/oracles.py) and against gaps recomputed here
+from the alpha a run returns, never against the solvers' own fields.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from oracles import cs_dual_optimum, llw_primal_optimum, ww_dual_optimum
+
+from svmteach import MulticlassProblem, solve
+from svmteach.losses.base import scores
+from svmteach.solvers import CSBlondel, ExactBlock, WWExact, WWShark
+from svmteach.solvers.multiclass_base import SHRINK_FLOOR
+
+#: (loss, M, solver class): every sequential solver and every loss it solves.
+RUNS = [("cs", 1.0, CSBlondel), ("ww", 1.0, WWExact), ("ww", 0.5, WWShark), ("llw", 1.0, ExactBlock)]
+IDS = [f"{S.__name__}-{loss}-M{M}" for loss, M, S in RUNS]
+
+
+def clustered(n=60, d=3, k=4, spread=3.0, seed=0):
+    """Gaussian classes around centres ``spread`` apart: most samples end well classified (at rest)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    X = rng.normal(scale=spread, size=(k, d))[y] + rng.normal(size=(n, d))
+    return X, y
+
+
+def oracle_optimum(loss, X, codes, C, M):
+    if loss == "cs":
+        return cs_dual_optimum(X, codes, C)
+    if loss == "ww":
+        return ww_dual_optimum(X, codes, C, M)
+    return llw_primal_optimum(X, codes, C)[1]
+
+
+def recomputed(problem, alpha):
+    """Primal, dual and relative gap of ``alpha`` from scratch: W(alpha), the primal at W, the dual."""
+    loss = problem.loss_object
+    W = loss.weights(problem, alpha)
+    P = loss.primal(problem, W, scores(problem, W))
+    D = loss.dual(problem, alpha, W)
+    return P, D, (P - D) / abs(P)
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-12)
+
+
+def watching(solver_class):
+    """A subclass of ``solver_class`` that keeps the fewest active samples any ``advance`` returned, and
+    every sample set aside at the end of one (``aside``)."""
+
+    class Watch(solver_class):
+        fewest = math.inf
+        aside = None
+
+        def advance(self, problem, state, n_steps, tol=None):
+            state = super().advance(problem, state, n_steps, tol)
+            self.fewest = min(self.fewest, int(np.sum(state.active)))
+            self.aside = ~state.active if self.aside is None else self.aside | ~state.active
+            return state
+
+    return Watch
+
+
+@pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0])
+def test_shrinking_reaches_the_qp_optimum(loss, M, Solver, C):
+    # Lee-Lin-Wahba's loss is 0 only once every other score is below -1 (with scores summing to 0): its
+    # samples come to rest on fewer classes further apart
+    X, y = clustered(k=3, spread=10.0) if loss == "llw" else clustered(spread=6.0)
+    p = MulticlassProblem(X, y, C=C, loss=loss, M=M)
+    best = oracle_optimum(loss, X, p.codes, C, M)
+    solver = watching(Solver)(random_state=0)
+    r = solve(solver, p, tol=1e-9, max_iter=5_000_000)
+    assert r.converged
+    assert solver.fewest < p.n_samples / 2  # samples were set aside: shrinking was at work
+    P, D, gap = recomputed(p, r.state.alpha)
+    assert gap <= 1e-9 and r.gap == pytest.approx(gap, rel=1e-6, abs=1e-13)
+    assert rel(P, best) < 1e-6 and rel(D, best) < 1e-6
+
+
+@pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
+def test_samples_wrongly_set_aside_come_back(loss, M, Solver):
+    """A state at the end of an epoch with a large violation, every sample of classes 0 and 1 set aside
+    at alpha = 0 (a wrong guess: W = 0, none has any slack, and the optimum needs many of them): the
+    epochs over the others bring their violation below ``eps_shrink``, every sample comes back, and the
+    run ends at the QP optimum."""
+    X, y = clustered(n=40, k=3, spread=2.0, seed=1)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
+    solver = Solver(random_state=0)
+    start = solver.init(p)
+    wrong = p.codes >= 2
+    state = start._replace(pos=len(start.perm), active=wrong.copy(), sweep_violation=10.0, eps_shrink=1.0)
+    state = solver.advance(p, state, int(wrong.sum()))
+    assert np.array_equal(np.sort(state.perm), np.flatnonzero(wrong))  # the epoch after visits the others only
+    assert state.pos == len(state.perm) and state.violation == math.inf
+    for _ in range(200_000):
+        state = solver.measure(p, solver.advance(p, state, p.n_samples))
+        if state.gap <= 1e-9:
+            break
+    needed = np.abs(state.alpha[~wrong]).max(axis=1) > 1e-6
+    assert needed.sum() >= 5  # the guess was wrong: the optimum needs them
+    best = oracle_optimum(loss, X, p.codes, 1.0, M)
+    P, D, gap = recomputed(p, state.alpha)
+    assert gap <= 1e-9 and rel(P, best) < 1e-6 and rel(D, best) < 1e-6
+
+
+@pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
+def test_without_shrinking_the_fast_path_takes_the_step_paths_steps(loss, M, Solver):
+    X, y = clustered(n=30, seed=2)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
+    solver = Solver(random_state=4, shrinking=False)
+    slow = solver.init(p)
+    for _ in range(5 * p.n_samples + 3):
+        slow = solver.step(p, slow)
+    fast = solver.advance(p, solver.init(p), 5 * p.n_samples + 3)
+    assert (fast.n_iter, fast.epoch, fast.pos) == (slow.n_iter, slow.epoch, slow.pos)
+    assert fast.active.all() and len(fast.perm) == p.n_samples
+    np.testing.assert_allclose(fast.alpha, slow.alpha, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
+def test_setting_aside_never_changes_a_step(loss, M, Solver):
+    """Until samples are set aside every epoch visits every sample, with or without shrinking, and a
+    sample set aside is one its step would not move: the two runs agree up to the end of the epoch that
+    first sets samples aside, each with alpha_i = 0 (the first epoch sets none aside: no slack is known)."""
+    X, y = clustered(k=3, spread=10.0, seed=3)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
+    plain, shrink = Solver(random_state=1, shrinking=False), Solver(random_state=1)
+    state, other = shrink.init(p), plain.init(p)
+    for epoch in range(500):
+        state, other = shrink.advance(p, state, p.n_samples), plain.advance(p, other, p.n_samples)
+        assert len(state.perm) == p.n_samples and state.n_iter == other.n_iter
+        np.testing.assert_allclose(state.alpha, other.alpha, rtol=0, atol=1e-12)
+        if not state.active.all():
+            break
+    assert epoch > 0 and 0 < np.sum(~state.active) and np.all(state.alpha[~state.active] == 0.0)
+
+
+@pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
+def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(loss, M, Solver):
+    X, y = clustered(seed=4)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
+    solver = Solver(random_state=2)
+    state = first = solver.advance(p, solver.init(p), p.n_samples)  # the first epoch
+    before = first.active.copy()
+    seen_shrunk = seen_back = False
+    for _ in range(300):
+        assert state.pos == len(state.perm)
+        new = solver.advance(p, state, 1)  # the next epoch begins: over whom?
+        full = len(new.perm) == p.n_samples
+        small = state.sweep_violation < state.eps_shrink
+        assert full == (small or state.active.all())  # after a small violation comes a full epoch ...
+        if small:  # ... and eps_shrink is halved
+            assert new.eps_shrink == max(state.eps_shrink / 2, SHRINK_FLOOR)
+            seen_back = seen_back or len(state.perm) < p.n_samples
+        else:  # else the samples still active, those set aside in the last epoch included
+            np.testing.assert_array_equal(np.sort(new.perm), np.flatnonzero(state.active))
+        assert new.rest_margin == state.sweep_violation  # the slack asked of a sample to rest
+        new = solver.advance(p, new, len(new.perm) - new.pos)  # the rest of the epoch
+        assert new.pos == len(new.perm)
+        if full:  # its violation: every block of the epoch but the first (visited by the step path)
+            assert new.violation == new.sweep_violation < math.inf
+        else:  # a shrunk epoch says nothing of the samples it left aside
+            assert new.violation == math.inf
+        seen_shrunk = seen_shrunk or not full
+        state = new
+    assert seen_shrunk and seen_back
+    np.testing.assert_array_equal(first.active, before)  # a state's arrays are never written
+
+
+def test_the_step_path_never_shrinks():
+    X, y = clustered(n=20, seed=5)
+    p = MulticlassProblem(X, y, C=1.0, loss="cs")
+    solver = CSBlondel(random_state=0)
+    state = solver.init(p)
+    for _ in range(20 * p.n_samples):
+        state = solver.step(p, state)
+        assert state.active.all() and len(state.perm) == p.n_samples
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_shrinking_must_be_a_bool(bad):
+    for Solver in (CSBlondel, WWExact, WWShark, ExactBlock):
+        with pytest.raises(TypeError, match="^shrinking must be True or False"):
+            Solver(shrinking=bad)
