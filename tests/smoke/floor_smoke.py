@@ -126,6 +126,24 @@ def test_multiclass_svc(iris, loss):
     assert (m.predict(X) == y).mean() >= 0.9
 
 
+@pytest.mark.parametrize("loss", ["ww", "cs"])
+def test_sparse_input_gives_the_dense_fit(iris, loss):
+    """A CSR X (SciPy at its floor) through the compiled CSR loops: the same model as the dense X."""
+    from scipy import sparse
+
+    X, y = iris
+    Xs = sparse.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    dense = svmteach.MulticlassSVC(loss=loss, C=C, tol=1e-6, random_state=0).fit(Xs.toarray(), y)
+    ours = svmteach.MulticlassSVC(loss=loss, C=C, tol=1e-6, random_state=0).fit(Xs, y)
+    np.testing.assert_allclose(ours.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    assert multiclass_primal(ours.coef_, Xs.toarray(), y, C, loss) == pytest.approx(ours.result_.primal, rel=1e-9)
+    binary = np.where(y == y[0], 1.0, -1.0)
+    ref = LinearSVC(loss="hinge", C=C, fit_intercept=False, tol=1e-12, max_iter=1_000_000).fit(Xs, binary)
+    m = svmteach.BinarySVC(C=C, tol=1e-8).fit(Xs, binary)  # dual coordinate ascent, as LIBLINEAR's
+    assert binary_primal(m.coef_[0], 0.0, Xs.toarray(), binary, C) == pytest.approx(
+        binary_primal(ref.coef_[0], 0.0, Xs.toarray(), binary, C), rel=1e-5)
+
+
 def test_one_vs_rest_and_one_vs_one_agree_with_scikit_learn(iris):
     X, y = iris
     ovr = svmteach.OneVsRestSVC(C=C, tol=1e-8).fit(X, y)
