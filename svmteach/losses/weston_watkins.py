@@ -207,15 +207,19 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
             s[m] = row_dot(X, i, W[m])
         a = M * M * sqnorm[i]
         p = 0
+        block = 0.0
         for j in range(k):
             if j != y:
                 g = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
                 grad[j] = g
-                worst = max(worst, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C]
+                block = max(block, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C]
                 c[p] = -g + a * (alpha[i, j] - alpha[i, y])  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
                 p += 1
+        worst = max(worst, block)
         if active.shape[0] > 0 and ww_at_rest(grad, alpha, i, y, 1.0, margin):
             active[i] = False
+            continue
+        if block == 0.0:  # every projected gradient 0: the block is at its optimum, its exact step is 0
             continue
         cmax = 0.0
         for p in range(k - 1):
