@@ -51,19 +51,23 @@ SEQUENTIAL = [p for loss in ("ww", "cs", "llw") for p in pairs(loss) if p[1] != 
 @pytest.mark.parametrize("loss, solver", SEQUENTIAL)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_multiclass_sparse_fit_is_the_dense_fit(loss, solver, fmt):
-    """One sample at a time, a step reads the row's nonzeros only and does the same arithmetic:
-    the same random order gives the same iterates, so the same model to rounding."""
+    """A step reads the row's nonzeros only and does the same arithmetic (the solvers' same-iterates tests
+    are in tests/test_sparse_multiclass.py); a dense dot product sums in another order (vectorised), so a
+    shrinking decision may flip on a last bit and the two fits stop at different certified points: the
+    same model to the certified gap, and the sparse model predicts sparse input as the dense one does."""
     X, y = sparse_multiclass(seed=1)
-    kwargs = dict(C=2.0, loss=loss, solver=solver, tol=1e-6, max_iter=10_000, random_state=3)
+    tol = 1e-8
+    kwargs = dict(C=2.0, loss=loss, solver=solver, tol=tol, max_iter=100_000, random_state=3)
     dense = MulticlassSVC(**kwargs).fit(X, y)
     sparse = MulticlassSVC(**kwargs).fit(fmt(X), y)
-    assert sparse.n_iter_ == dense.n_iter_
-    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=1e-10)
-    np.testing.assert_allclose(sparse.alpha_, dense.alpha_, rtol=0, atol=1e-10)
+    assert sparse.result_.converged and dense.result_.converged
+    assert sparse.result_.primal == pytest.approx(dense.result_.primal, rel=2 * tol)
+    # ||W - W*||^2 / 2 <= P(W) - D(alpha) (the primal is 1-strongly convex): both within the gap of W*
+    assert np.linalg.norm(sparse.coef_ - dense.coef_) <= 2 * np.sqrt(2 * tol * abs(dense.result_.primal))
     for Z in (X, fmt(X), sp.csr_array(X[::-1])):
-        S_dense = dense.decision_function(Z if not sp.issparse(Z) else Z.toarray())
-        np.testing.assert_allclose(sparse.decision_function(Z), S_dense, rtol=0, atol=1e-10)
-        np.testing.assert_array_equal(sparse.predict(Z), dense.predict(Z if not sp.issparse(Z) else Z.toarray()))
+        Zd = Z if not sp.issparse(Z) else Z.toarray()
+        np.testing.assert_allclose(sparse.decision_function(Z), sparse.decision_function(Zd), rtol=0, atol=1e-10)
+        np.testing.assert_array_equal(sparse.predict(Z), sparse.predict(Zd))
 
 
 @pytest.mark.parametrize("loss", ["ww", "cs", "llw"])
