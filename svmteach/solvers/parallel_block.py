@@ -65,6 +65,10 @@ from .base import Solver, check_state_alpha
 #: tiny previous step would add its rounding (W is updated incrementally) to W a million-fold.
 MAX_PLANE_COEFFICIENT = 100.0
 
+#: The plane is refused when the previous step's change of W is below sqrt(PLANE_FLOOR) ||W||, the
+#: size at which its incremental rounding is no longer negligible.
+PLANE_FLOOR = 1e-16
+
 
 class ParallelBlockState(NamedTuple):
     """State of :class:`ParallelBlock` after ``n_iter`` steps (every field for all samples at once).
@@ -190,7 +194,7 @@ class ParallelBlock(Solver):
         # block's share is negative, with no cancellation of large terms.
         sums = [xp.sum(G * D), xp.sum(dW * dW)]
         if plane_ok:
-            sums += [xp.sum(G * P), xp.sum(dP * dP), xp.sum(dW * dP)]
+            sums += [xp.sum(G * P), xp.sum(dP * dP), xp.sum(dW * dP), xp.sum(W * W)]
         numbers = [float(v) for v in to_numpy(xp.stack(sums))]
         g1, h11 = numbers[:2]
         # exact line search on [0, 1]; a flat direction (h11 = 0) is taken whole when it descends
@@ -199,9 +203,12 @@ class ParallelBlock(Solver):
         change = 0.5 * t * t * h11 + t * g1  # f(alpha + t D) - f(alpha)
         plane, use_plane = (math.nan, math.nan), False
         if plane_ok:
-            g2, h22, h12 = numbers[2:]
+            g2, h22, h12, w2 = numbers[2:]
             det = h11 * h22 - h12 * h12
-            if det > 1e-10 * h11 * h22:  # D and P not (nearly) parallel in W-space
+            # the previous step's W change, dP, is kept incrementally: below sqrt(eps) ||W|| it is mostly
+            # rounding, and a multiple of it (the plane's pb) would put that rounding into W, step after
+            # step (near an optimum with flat directions pb stayed near -30 and W drifted by 30x a step)
+            if det > 1e-10 * h11 * h22 and h22 > PLANE_FLOOR * w2:  # D and P not (nearly) parallel in W-space
                 pa = (-g1 * h22 + g2 * h12) / det
                 pb = (-g2 * h11 + g1 * h12) / det
                 cut = float(feasible_scale(problem, alpha, pa * D + pb * P))
