@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from oracles import cs_dual_optimum, llw_primal_optimum, ww_dual_optimum
 
 from svmteach import MulticlassProblem, solve
@@ -54,17 +55,21 @@ def rel(a, b):
 
 
 def watching(solver_class):
-    """A subclass of ``solver_class`` that keeps the fewest active samples any ``advance`` returned, and
-    every sample set aside at the end of one (``aside``)."""
+    """A subclass of ``solver_class`` that keeps the fewest active samples any ``advance`` returned, every
+    sample set aside at the end of one (``aside``), and the most classes of active samples set aside
+    (``classes_aside``)."""
 
     class Watch(solver_class):
         fewest = math.inf
         aside = None
+        classes_aside = 0
 
         def advance(self, problem, state, n_steps, tol=None):
             state = super().advance(problem, state, n_steps, tol)
             self.fewest = min(self.fewest, int(np.sum(state.active)))
             self.aside = ~state.active if self.aside is None else self.aside | ~state.active
+            if state.active_classes.size:
+                self.classes_aside = max(self.classes_aside, int(np.sum(~state.active_classes[state.active])))
             return state
 
     return Watch
@@ -113,6 +118,69 @@ def test_samples_wrongly_set_aside_come_back(loss, M, Solver):
     assert gap <= 1e-9 and rel(P, best) < 1e-6 and rel(D, best) < 1e-6
 
 
+def many_classes(n=60, d=8, k=12, seed=0, sparse=False):
+    """Random data in k = 12 classes (10+, as text): Gaussian centres, 2 apart, plus noise; ``sparse``:
+    about 40% of the entries kept, as a CSR matrix (two rows empty)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    X = rng.normal(scale=2.0, size=(k, d))[y] + rng.normal(size=(n, d))
+    if sparse:
+        X = X * (rng.random((n, d)) < 0.4)
+        X[[3, 17]] = 0.0
+        X = sp.csr_matrix(X)
+    return X, y
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0])
+def test_crammer_singer_with_classes_set_aside_reaches_the_qp_optimum(sparse, C):
+    X, y = many_classes(seed=int(C * 10), sparse=sparse)
+    p = MulticlassProblem(X, y, C=C, loss="cs")
+    best = cs_dual_optimum(X.toarray() if sparse else X, p.codes, C)
+    solver = watching(CSBlondel)(random_state=0)
+    r = solve(solver, p, tol=1e-9, max_iter=5_000_000)
+    assert r.converged
+    assert solver.classes_aside > p.n_samples  # classes of active samples were set aside
+    P, D, gap = recomputed(p, r.state.alpha)
+    assert gap <= 1e-9 and r.gap == pytest.approx(gap, rel=1e-6, abs=1e-13)
+    assert rel(P, best) < 1e-6 and rel(D, best) < 1e-6
+    np.testing.assert_allclose(r.state.alpha.sum(axis=1), 0.0, rtol=0, atol=1e-13 * C)  # rows on their set
+
+
+def test_classes_wrongly_set_aside_come_back():
+    """A state at the end of an epoch with a large violation, the samples of class 0 set aside and, for all
+    the others, the classes 0 and 1 (a wrong guess: at W = 0 every class ties, and the optimum moves
+    many of those entries off 0): the shrunk epochs never look at them, their violation falls below
+    ``eps_shrink``, the epoch over all samples takes every class back, and the run ends at the QP optimum."""
+    X, y = many_classes(n=48, seed=6)
+    p = MulticlassProblem(X, y, C=1.0, loss="cs")
+    solver = CSBlondel(random_state=0)
+    start = solver.init(p)
+    kept = p.codes != 0
+    classes = np.ones((p.n_samples, p.k), dtype=bool)
+    classes[:, :2] = False
+    classes[p.codes == 1, 1] = True  # the label is never set aside
+    state = start._replace(pos=len(start.perm), active=kept.copy(), active_classes=classes.copy(),
+                           sweep_violation=10.0, eps_shrink=1.0)
+    state = solver.advance(p, state, 5)
+    aside = ~classes & kept[:, None]
+    # still aside in the shrunk epoch (the step path's replay of its last visit may move one: then taken back)
+    assert np.all(~state.active_classes[aside] | (state.alpha[aside] != 0.0))
+    assert np.sum(~state.active_classes[aside]) >= aside.sum() - 2
+    while len(state.perm) < p.n_samples:  # shrunk epochs, until their violation is below eps_shrink
+        state = solver.advance(p, state, len(state.perm) - state.pos + 1)
+    assert state.active_classes.all()  # the epoch over all samples took every class back
+    for _ in range(200_000):
+        state = solver.measure(p, solver.advance(p, state, p.n_samples))
+        if state.gap <= 1e-9:
+            break
+    moved = np.abs(state.alpha[kept & (p.codes != 1), 0]) > 1e-6
+    assert moved.sum() >= 3  # the guess was wrong: the optimum needs them
+    best = cs_dual_optimum(X, p.codes, 1.0)
+    P, D, gap = recomputed(p, state.alpha)
+    assert gap <= 1e-9 and rel(P, best) < 1e-6 and rel(D, best) < 1e-6
+
+
 @pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
 def test_without_shrinking_the_fast_path_takes_the_step_paths_steps(loss, M, Solver):
     X, y = clustered(n=30, seed=2)
@@ -123,7 +191,7 @@ def test_without_shrinking_the_fast_path_takes_the_step_paths_steps(loss, M, Sol
         slow = solver.step(p, slow)
     fast = solver.advance(p, solver.init(p), 5 * p.n_samples + 3)
     assert (fast.n_iter, fast.epoch, fast.pos) == (slow.n_iter, slow.epoch, slow.pos)
-    assert fast.active.all() and len(fast.perm) == p.n_samples
+    assert fast.active.all() and len(fast.perm) == p.n_samples and fast.active_classes.shape == (0, 0)
     np.testing.assert_allclose(fast.alpha, slow.alpha, rtol=0, atol=1e-10)
 
 
@@ -151,12 +219,13 @@ def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(
     p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
     solver = Solver(random_state=2)
     state = first = solver.advance(p, solver.init(p), p.n_samples)  # the first epoch
-    before = first.active.copy()
+    before, before_classes = first.active.copy(), first.active_classes.copy()
     seen_shrunk = seen_back = False
     for _ in range(300):
         assert state.pos == len(state.perm)
         new = solver.advance(p, state, 1)  # the next epoch begins: over whom?
         full = len(new.perm) == p.n_samples
+        assert not full or new.active_classes.all()  # an epoch over all samples looks at every class
         small = state.sweep_violation < state.eps_shrink
         assert full == (small or state.active.all())  # after a small violation comes a full epoch ...
         if small:  # ... and eps_shrink is halved
@@ -175,6 +244,7 @@ def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(
         state = new
     assert seen_shrunk and seen_back
     np.testing.assert_array_equal(first.active, before)  # a state's arrays are never written
+    np.testing.assert_array_equal(first.active_classes, before_classes)
 
 
 def test_the_step_path_never_shrinks():

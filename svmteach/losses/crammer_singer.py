@@ -222,11 +222,13 @@ class CrammerSinger(MulticlassLoss):
                    dict(beta_hat=None, z=0.0, beta=None, theta=math.nan))
         return new, CSBlock(y=y, grad=g, violation=v, skipped=False, delta=new - alpha_i, **picture)
 
-    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, skip_tol=0.0):
+    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, skip_tol=0.0, classes=None):
         """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
-        (alpha_i = 0 and every ``s_y - s_m > 1 + margin``, ``margin >= 0``) set aside (False) in it."""
+        (alpha_i = 0 and every ``s_y - s_m > 1 + margin``, ``margin >= 0``) set aside (False) in it, and a
+        non-empty (n, k) bool ``classes`` the classes at rest within a block (see :func:`_cs_epoch`)."""
+        classes = np.ones((0, 0), dtype=np.bool_) if classes is None else classes
         return _cs_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
-                         float(skip_tol), alpha, W, order, no_shrinking(active), float(margin))
+                         float(skip_tol), alpha, W, order, no_shrinking(active), float(margin), classes)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -237,7 +239,7 @@ class CrammerSinger(MulticlassLoss):
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin):
+def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, classes):
     """:meth:`CrammerSinger.block_step` for every sample of ``order``, in place; returns the largest
     violation :math:`v_i` met (each block's before its step, as :meth:`CrammerSinger.kkt_violation`).
 
@@ -246,29 +248,67 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin):
     :math:`s_{y_i} - s_m > 1 + \\mu`.  At
     :math:`\\alpha_i = 0` every entry but the label's is at its bound 0 and may only fall, the label's only
     rise, so a step moves along :math:`e_{y_i} - e_m` at slope :math:`g_i^{y_i} - g_i^m > 0`: uphill; its
-    :math:`v_i = 0` and the block is skipped anyway."""
+    :math:`v_i = 0` and the block is skipped anyway.
+
+    When ``classes`` (n, k) is not empty, classes are set aside within a block too (LIBLINEAR's ``-s 4``
+    rule, for every class but the label): a class at its bound 0 whose gradient is below that of every
+    free class, :math:`g_i^m < \\min_{l:\\, \\alpha_i^l < C_i^l} g_i^l`, would leave its bound only once
+    its gradient rose above theirs; it is taken as staying there.  A class set aside keeps
+    :math:`\\alpha_i^m = 0`: its :math:`g_i^m` is not computed (one product with the row saved), the step
+    is the exact block step over the classes kept (the simplex projection over them; the classes aside
+    hold :math:`\\beta = 0`) and v_i is theirs.  A class aside but off its bound (moved by the step path's
+    replay of a visit) is taken back.  The label is never set aside: its entry is computed from the
+    others, so that the row sums to 0 to the last bit.  With ``margin`` = +inf (after an epoch with no
+    violation measured) no class is set aside; the solver
+    (:class:`~svmteach.solvers.multiclass_base.MulticlassSolver`) makes every class active again at the
+    start of every epoch over all samples, so the guesses are checked there.  A sample is at rest by
+    the rule above checked on the classes it computed (those aside were below its label's gradient when
+    set aside)."""
     k = W.shape[0]
+    shrink = classes.shape[0] > 0
+    class_margin = 0.0 if margin < np.inf else np.inf
     g = np.empty(k)
+    looked = np.empty(k, dtype=np.int64)  # the classes whose g_i^m is computed
+    keep = np.empty(k, dtype=np.int64)  # those of them kept for the step
     beta_hat = np.empty(k)
     beta = np.empty(k)
     worst = 0.0
     for i in order:
         y = codes[i]
-        for m in range(k):  # g_i^m = w_m' x_i + [m != y_i]
-            g[m] = row_dot(X, i, W[m]) + (0.0 if m == y else 1.0)
+        na = 0
+        for m in range(k):  # g_i^m = w_m' x_i + [m != y_i], for the classes looked at
+            if not shrink or classes[i, m] or alpha[i, m] != 0.0:  # active, or moved off its bound
+                if shrink:
+                    classes[i, m] = True
+                looked[na] = m
+                na += 1
+                g[m] = row_dot(X, i, W[m]) + (0.0 if m == y else 1.0)
         gmax = -np.inf
         gmin = np.inf
-        for m in range(k):  # v_i = max_m g - min_{m: alpha < C_i} g
+        for a in range(na):  # v_i = max_m g - min_{m: alpha < C_i} g
+            m = looked[a]
             gmax = max(gmax, g[m])
             up = C * (1.0 - AT_C) if m == y else 0.0
             if alpha[i, m] < up:
                 gmin = min(gmin, g[m])
         worst = max(worst, gmax - gmin)
-        if gmax - gmin <= skip_tol:
+        nb = 0
+        for a in range(na):  # a class at its bound 0 below every free class: set aside (the label never is)
+            m = looked[a]
+            if shrink and m != y and alpha[i, m] == 0.0 and g[m] < gmin - class_margin:
+                classes[i, m] = False
+            else:
+                keep[nb] = m
+                nb += 1
+        if gmax - gmin <= skip_tol or nb <= 1:  # nothing to move (one class kept: its entry is fixed)
             if active.shape[0] > 0:
                 rest = True
                 for m in range(k):
-                    if alpha[i, m] != 0.0 or (m != y and not g[y] - g[m] > margin):
+                    if alpha[i, m] != 0.0:
+                        rest = False
+                for a in range(na):  # (alpha_i = 0: the label is free, so looked at)
+                    m = looked[a]
+                    if rest and m != y and not g[y] - g[m] > margin:
                         rest = False
                 if rest:
                     active[i] = False
@@ -276,27 +316,30 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin):
         q = sqnorm[i]
         z = C * q
         hmax = 0.0
-        for m in range(k):  # beta_hat = q (C_i - alpha_i) + g_i
+        for a in range(nb):  # beta_hat = q (C_i - alpha_i) + g_i over the classes kept
+            m = keep[a]
             up = C if m == y else 0.0
-            beta_hat[m] = q * (up - alpha[i, m]) + g[m]
-            hmax = max(hmax, abs(beta_hat[m]))
-        mass = 0.0
+            beta_hat[a] = q * (up - alpha[i, m]) + g[m]
+            hmax = max(hmax, abs(beta_hat[a]))
         if z > EPS * hmax:
-            for m in range(k):
-                beta_hat[m] = beta_hat[m] / z
-            project_simplex_row(beta_hat, 1.0, beta)
+            for a in range(nb):
+                beta_hat[a] = beta_hat[a] / z
+            project_simplex_row(beta_hat[:nb], 1.0, beta[:nb])
         else:  # the linear block: C shared by the largest entries of beta_hat
-            top = beta_hat.max()
-            for m in range(k):
-                beta[m] = 1.0 if beta_hat[m] == top else 0.0
-        for m in range(k):
-            mass += beta[m]
+            top = beta_hat[:nb].max()
+            for a in range(nb):
+                beta[a] = 1.0 if beta_hat[a] == top else 0.0
+        mass = 0.0
+        for a in range(nb):
+            mass += beta[a]
+        # the classes aside hold beta = 0 (at their bound), so the kept ones share the mass C
         rest = 0.0
-        for m in range(k):
-            if m != y:
-                rest += C * (beta[m] / mass)
-        for m in range(k):  # alpha_i = C_i - C p / 1'p, the label entry from the others; W += delta x_i'
-            nv = min(rest, C) if m == y else -C * (beta[m] / mass)
+        for a in range(nb):
+            if keep[a] != y:
+                rest += C * (beta[a] / mass)
+        for a in range(nb):  # alpha_i = C_i - C p / 1'p, the label entry from the others; W += delta x_i'
+            m = keep[a]
+            nv = min(rest, C) if m == y else -C * (beta[a] / mass)
             dlt = nv - alpha[i, m]
             if dlt != 0.0:
                 alpha[i, m] = nv

@@ -152,7 +152,7 @@ class LeeLinWahba(MulticlassLoss):
         new = xp.concat([beta[:y], xp.zeros(1, dtype=xp.float64), beta[y:]])
         return new, LLWBlock(y=y, grad=grad, u=u, t=float(xp.sum(beta)), beta=beta, delta=new - alpha_i)
 
-    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, **options):
+    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, classes=None, **options):
         """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
         (alpha_i = 0 and every ``1 + s_m < -margin``, as :func:`~svmteach.losses.weston_watkins.ww_at_rest`) set
         aside (False) in it."""

@@ -153,7 +153,7 @@ class WestonWatkins(MulticlassLoss):
                             breakpoints=xp.sort(xp.concat([u - C, u])), t=float(xp.sum(beta)),
                             beta=beta, delta=new - alpha_i)
 
-    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, **options):
+    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, classes=None, **options):
         """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
         (:func:`ww_at_rest`: alpha_i = 0 and every ``M (s_y - s_j) > 1 + margin``) set aside (False) in it."""
         self.check_block_options(options)

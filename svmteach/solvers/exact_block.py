@@ -60,8 +60,9 @@ class ExactBlock(MulticlassSolver):
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=state.W + row[:, None] * x[None, :],
                               block=block)
 
-    def _epoch(self, problem, alpha, W, order, active, margin):
-        return problem.loss_object.epoch(problem, alpha, W, order, active=active, margin=margin, **self.block_options())
+    def _epoch(self, problem, alpha, W, order, active, margin, classes):
+        return problem.loss_object.epoch(problem, alpha, W, order, active=active, margin=margin, classes=classes,
+                                         **self.block_options())
 
 
 class WWExactState(ExactBlockState):

@@ -34,7 +34,13 @@ epoch over every sample, and ``eps_shrink`` is halved (down to :data:`SHRINK_FLO
 trusts a shrunk epoch: its ``violation`` is +inf (it says nothing of the samples set aside), only a
 full epoch's counts, and :func:`~svmteach.solvers.solve` certifies every result with the duality gap
 over all samples.  With shrinking, a fast ``advance`` without ``tol`` returns at the end of an epoch
-over all samples, so that the state has its verdict.  The step path never sets a sample aside, and
+over all samples, so that the state has its verdict.
+
+**Classes** (Crammer-Singer only, as LIBLINEAR's ``-s 4``).  Within a sample still active, a class (not its
+label) whose dual variable is at its bound 0 with a gradient below that of every free class may be set aside too
+(the state's ``active_classes``; the loss's ``epoch`` decides, and the other losses ignore it).  Classes
+come back with the samples: every epoch over all samples begins with every class of every sample active,
+so its violation covers every block entirely.  The step path never sets a sample aside, and
 every epoch it begins visits all samples; ``shrinking=False`` runs exactly the iterates of the step path.
 """
 
@@ -83,6 +89,9 @@ class MulticlassState(NamedTuple):
         replays); NaN after ``init``, ``warm_start``, ``step`` and a chunk with no compiled epoch;
         +inf after a chunk that visited a shrunk epoch (one that left samples aside).
     active : (n,) bool, the samples this epoch's order was drawn from (False: set aside by shrinking).
+    active_classes : (n, k) bool, the classes of each sample the compiled epochs still look at (False: set
+        aside, see the loss's ``epoch``); all True at the start of every epoch over all samples; (0, 0)
+        without shrinking.
     eps_shrink : float, an epoch whose violation is below this is followed by one over all samples.
     sweep_violation : float, the largest block violation the compiled visits of the current epoch met so
         far (NaN before any).
@@ -106,6 +115,7 @@ class MulticlassState(NamedTuple):
     kkt: float
     violation: float
     active: np.ndarray
+    active_classes: np.ndarray
     eps_shrink: float
     sweep_violation: float
     rest_margin: float
@@ -114,8 +124,9 @@ class MulticlassState(NamedTuple):
 
 class MulticlassSolver(Solver):
     """Base class: a subclass defines ``State``, ``blank_block``, ``update(problem, state, i)`` and
-    ``_epoch`` (compiled; it sets aside, in ``active``, the samples it finds at rest, when ``active`` is
-    not empty), and ``loss_class`` when it solves one loss only (None: any loss).
+    ``_epoch(problem, alpha, W, order, active, margin, classes)`` (compiled; it sets aside, in ``active``,
+    the samples it finds at rest, when ``active`` is not empty, and may set classes aside in the (n, k)
+    ``classes`` when that is not empty), and ``loss_class`` when it solves one loss only (None: any loss).
 
     Parameters
     ----------
@@ -170,6 +181,7 @@ class MulticlassSolver(Solver):
         nan = math.nan
         state = self.State(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
+                           active_classes=self._every_class(problem),
                            eps_shrink=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),
                            block=self.blank_block(problem))
         return self.measure(problem, state)
@@ -190,6 +202,7 @@ class MulticlassSolver(Solver):
                              f"has {len(state.active)} entries, but the problem has {problem.n_samples} samples")
         state = state._replace(alpha=alpha, W=obj.multiclass_weights(problem, alpha), i=-1,
                                violation=math.nan, active=np.ones(problem.n_samples, dtype=bool),
+                               active_classes=self._every_class(problem),
                                eps_shrink=SHRINK_START, sweep_violation=math.nan,
                                rest_margin=self._rest_margin(math.nan), block=self.blank_block(problem))
         return self.measure(problem, state)
@@ -208,10 +221,18 @@ class MulticlassSolver(Solver):
         return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D),
                               kkt=obj.multiclass_kkt_violation(problem, state.alpha, S))
 
+    def _every_class(self, problem) -> np.ndarray:
+        """``active_classes`` with every class active: (n, k) True with shrinking, else (0, 0)."""
+        shape = (problem.n_samples, problem.k) if self.shrinking else (0, 0)
+        return np.ones(shape, dtype=bool)
+
     def _new_epoch(self, problem, state, active, eps_shrink):
-        """The state at the start of its next epoch, whose order is drawn over ``active``."""
+        """The state at the start of its next epoch, whose order is drawn over ``active``; one over all
+        samples has every class active again."""
         epoch = state.epoch + 1
+        classes = self._every_class(problem) if active.all() else state.active_classes
         return state._replace(epoch=epoch, pos=0, perm=epoch_permutation(state.seed, epoch, active), active=active,
+                              active_classes=classes,
                               eps_shrink=eps_shrink, sweep_violation=math.nan,
                               rest_margin=self._rest_margin(state.sweep_violation))
 
@@ -286,19 +307,21 @@ class MulticlassSolver(Solver):
         n = problem.n_samples
         # the epochs set samples aside in the state's ``active`` (a copy: the input state's is never written)
         active = state.active.copy() if self.shrinking else np.zeros(0, dtype=bool)
-        state = state._replace(active=active) if self.shrinking else state
+        classes = state.active_classes.copy() if self.shrinking else self._every_class(problem)  # likewise
+        state = state._replace(active=active, active_classes=classes) if self.shrinking else state
         violation, visits = math.nan, 0
         while True:
             if state.pos == len(state.perm):  # a new epoch: the step path's rule, or LIBLINEAR's with shrinking
                 state = self._shrunk_epoch(problem, state) if self.shrinking else self._next_sample(problem, state)[0]
                 active = state.active if self.shrinking else active
+                classes = state.active_classes if self.shrinking else classes
             left = len(state.perm) - state.pos
             full = len(state.perm) == n
             last = n_steps - visits <= left or (self.shrinking and full)  # the call ends in this epoch
             take = min(n_steps - visits, left) - 1 if last else left
             if take > 0:
                 order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
-                met = float(self._epoch(problem, alpha, W, order, active, state.rest_margin))
+                met = float(self._epoch(problem, alpha, W, order, active, state.rest_margin, classes))
                 violation = met if math.isnan(violation) else max(violation, met)
                 sweep = met if math.isnan(state.sweep_violation) else max(state.sweep_violation, met)
                 state = state._replace(pos=state.pos + take, sweep_violation=sweep)

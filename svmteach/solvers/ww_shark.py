@@ -181,7 +181,7 @@ class WWShark(MulticlassSolver):
         """Above ``inner_tol``: a visit stops once its block's violation is below it."""
         return max(super().shrink_floor(), 2.0 * self.inner_tol)
 
-    def _epoch(self, problem, alpha, W, order, active, margin):
+    def _epoch(self, problem, alpha, W, order, active, margin, classes=None):
         return _ww_shark_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
                                float(problem.M), self._max_inner(problem), self.inner_tol, alpha, W, order, active, margin)
 
