@@ -128,14 +128,19 @@ def test_multiclass_svc(iris, loss):
 
 @pytest.mark.parametrize("loss", ["ww", "cs"])
 def test_sparse_input_gives_the_dense_fit(iris, loss):
-    """A CSR X (SciPy at its floor) through the compiled CSR loops: the same model as the dense X."""
+    """A CSR X (SciPy at its floor) through the compiled CSR loops: the dense X's model, to the certified gap.
+
+    (A dense dot product sums in another order, so a shrinking decision may flip on a last bit and the
+    runs stop at different certified points: ||W - W*||^2 / 2 <= P(W) - P* <= gap P bounds each.)"""
     from scipy import sparse
 
     X, y = iris
     Xs = sparse.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
-    dense = svmteach.MulticlassSVC(loss=loss, C=C, tol=1e-6, random_state=0).fit(Xs.toarray(), y)
-    ours = svmteach.MulticlassSVC(loss=loss, C=C, tol=1e-6, random_state=0).fit(Xs, y)
-    np.testing.assert_allclose(ours.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    tol = 1e-8
+    dense = svmteach.MulticlassSVC(loss=loss, C=C, tol=tol, random_state=0).fit(Xs.toarray(), y)
+    ours = svmteach.MulticlassSVC(loss=loss, C=C, tol=tol, random_state=0).fit(Xs, y)
+    assert ours.result_.converged and dense.result_.converged
+    assert np.linalg.norm(ours.coef_ - dense.coef_) <= 2 * np.sqrt(2 * tol * dense.result_.primal)
     assert multiclass_primal(ours.coef_, Xs.toarray(), y, C, loss) == pytest.approx(ours.result_.primal, rel=1e-9)
     binary = np.where(y == y[0], 1.0, -1.0)
     ref = LinearSVC(loss="hinge", C=C, fit_intercept=False, tol=1e-12, max_iter=1_000_000).fit(Xs, binary)
