@@ -19,9 +19,9 @@ from .solvers.base import check_choice, check_random_state
 from .solvers.smo import RULES
 
 
-#: The binary solvers that take a sparse X (the linear kernel's w = X' (alpha * y) kept as a vector);
+#: The binary solvers that take a sparse X (their class says so: ``takes_sparse``);
 #: SMO's compiled loop reads dense kernel rows.
-SPARSE_BINARY_SOLVERS = ("dual_cd", "primal_subgradient")
+SPARSE_BINARY_SOLVERS = tuple(name for name, cls in BINARY_SOLVERS.items() if cls.takes_sparse)
 
 #: Why a run that did not converge stopped before max_iter (see :func:`svmteach.solvers.solve`).
 STALLED = "because its steps no longer changed alpha (at the limit of rounding) or the gap was NaN"

@@ -273,3 +273,27 @@ def test_the_shared_default_advance_stops_measured():
     assert state["n_iter"] == 8 and state["gap"] == 2.0**-8 and solver.measures == 2
     solver.measures = 0
     assert solver.advance(None, solver.init(None), 100)["n_iter"] == 100 and solver.measures == 0
+
+
+@pytest.mark.parametrize("cls", exported_solvers(), ids=lambda c: c.__name__)
+def test_takes_sparse_says_what_the_solver_does_with_a_csr_X(cls):
+    """``takes_sparse`` is the one place the estimators learn which solvers take sparse X: it must be
+    true.  A solver that says yes runs on CSR data to the objectives of the same data dense (recomputed
+    from the returned coefficients); one that says no refuses it with a TypeError naming X."""
+    from scipy import sparse
+
+    assert isinstance(cls.takes_sparse, bool), cls
+    dense_problems = problems_for(cls)
+    csr_problems = problems_for(cls, wrap=sparse.csr_array) if cls.takes_sparse else []
+    if not cls.takes_sparse:
+        with pytest.raises(TypeError, match="X is sparse"):
+            make(cls).init(type(dense_problems[0])(sparse.csr_array(dense_problems[0].X), dense_problems[0].y
+                                                   if isinstance(dense_problems[0], BinaryProblem)
+                                                   else dense_problems[0].classes[dense_problems[0].codes]))
+        return
+    assert len(csr_problems) == len(dense_problems)
+    for dense, csr in zip(dense_problems, csr_problems):
+        a = svmteach.solve(make(cls), dense, tol=1e-6, max_iter=5_000)
+        b = svmteach.solve(make(cls), csr, tol=1e-6, max_iter=5_000)
+        assert b.gap <= max(1e-6, a.gap) + 1e-12 and b.converged == a.converged
+        assert b.primal == pytest.approx(a.primal, rel=1e-5)

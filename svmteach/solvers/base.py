@@ -147,11 +147,15 @@ class Solver(ABC):
     still_is_fixed_point : bool
         True when an epoch that moves no dual variable proves that no later one will
         (:func:`solve` then stops, not converged).
+    takes_sparse : bool
+        True when the solver runs on a problem whose X is a SciPy sparse matrix (it reads X through
+        :mod:`svmteach.rows` and never makes it dense).
     """
 
     name: str = ""
     State: type | None = None
     still_is_fixed_point: bool = False
+    takes_sparse: bool = False
 
     @abstractmethod
     def init(self, problem):

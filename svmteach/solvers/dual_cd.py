@@ -194,6 +194,7 @@ class DualCoordinateAscent(Solver):
 
     bias = False
     name = "dual_cd"
+    takes_sparse = True
     State = DualCDState
 
     def __init__(self, init: str = "zero", random_state=None, shrinking: bool = True):

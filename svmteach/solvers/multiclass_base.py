@@ -137,6 +137,7 @@ class MulticlassSolver(Solver):
     """
 
     name = "multiclass"
+    takes_sparse = True
     loss_class = None
 
     def __init__(self, random_state=None, shrinking: bool = True):

@@ -122,6 +122,7 @@ class ParallelBlock(Solver):
     """
 
     name = "parallel"
+    takes_sparse = True
     State = ParallelBlockState
     #: A step with t = 0 and no plane leaves alpha, W and S, and a zero previous step: the next
     #: step is the same, so a chunk that moves nothing is a fixed point (solve stops there).

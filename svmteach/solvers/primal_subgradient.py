@@ -74,6 +74,7 @@ class PrimalSubgradient(Solver):
 
     bias = False
     name = "primal_subgradient"
+    takes_sparse = True
     State = SubgradientState
 
     def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0):
