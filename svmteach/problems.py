@@ -308,9 +308,11 @@ class BinaryProblem(DataShape):
             raise TypeError(f"X is sparse, which the {kernel_name} kernel does not take: sparse "
                             "data is for the linear kernel (kernel='linear'); pass X.toarray() for another kernel")
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
-        if sparse:
-            if not math.isfinite(4.0 * float(np.max(row_squared_norms(X)))):
+        if sparse:  # the linear kernel: its diagonal is the squared norms, computed once here
+            diag = row_squared_norms(X)
+            if not math.isfinite(4.0 * float(np.max(diag))):
                 raise ValueError("kernel='linear' overflows on X: its Gram matrix has infinite entries; rescale X")
+            object.__setattr__(self, "diag", _readonly(diag))  # fills the cached property
         else:
             check_kernel_finite(X, kernel)
             check_kernel_psd(X, kernel)
@@ -338,9 +340,7 @@ class BinaryProblem(DataShape):
     @cached_property
     def diag(self):
         """The (n,) diagonal :math:`K_{ii}`."""
-        if is_sparse(self.X):  # the linear kernel only
-            return _readonly(row_squared_norms(self.X))
-        return _readonly(kernel_diagonal(self.X, self.kernel))
+        return _readonly(kernel_diagonal(self.X, self.kernel))  # a sparse X's was filled in by __post_init__
 
     def kernel_row(self, i: int):
         """Row i of the kernel matrix, shape (n,), on the problem's device.
