@@ -30,7 +30,8 @@ ROOT = PACKAGE.parent
 #: Each multiclass loss's compiled epoch lives in its loss module; Weston-Watkins' and
 #: Crammer-Singer's call their row solutions ``ww_block_row`` and ``project_simplex_row``, public
 #: functions of :mod:`svmteach.projections` (tested there), and ``EPS`` / ``EPOCH_FASTMATH`` /
-#: ``box_violation`` (one variable's KKT violation in its box) are shared by the losses from
+#: ``box_violation`` (one variable's KKT violation in its box) / ``at_rest`` (shrinking's test of a
+#: sample whose block is settled at 0) are shared by the losses from
 #: :mod:`svmteach.losses.base`.  (Lee-Lin-Wahba's row solution sits beside its epoch.)  Every epoch
 #: reads X through ``row_dot`` / ``row_axpy`` of :mod:`svmteach.rows`, so that one loop serves a dense
 #: and a CSR X; so does the binary dual coordinate ascent's linear loop (and nothing else of the package).
@@ -40,10 +41,13 @@ _BASE = {"svmteach.losses.base.EPS", "svmteach.losses.base.EPOCH_FASTMATH"}
 ALLOWED_CROSS_FILE = {
     "svmteach.losses.crammer_singer._cs_epoch": {"svmteach.projections.project_simplex_row"} | _BASE | _ROWS,
     "svmteach.losses.weston_watkins._ww_exact_epoch": {
-        "svmteach.projections.ww_block_row", "svmteach.losses.base.box_violation"} | _BASE | _ROWS,
-    "svmteach.losses.lee_lin_wahba._llw_epoch": {"svmteach.losses.base.box_violation"} | _BASE | _ROWS,
+        "svmteach.projections.ww_block_row", "svmteach.losses.base.box_violation",
+        "svmteach.losses.base.at_rest"} | _BASE | _ROWS,
+    "svmteach.losses.lee_lin_wahba._llw_epoch": {
+        "svmteach.losses.base.box_violation", "svmteach.losses.base.at_rest"} | _BASE | _ROWS,
     "svmteach.solvers.ww_shark._ww_shark_epoch": {
-        "svmteach.losses.base.EPOCH_FASTMATH", "svmteach.losses.base.box_violation"} | _ROWS,
+        "svmteach.losses.base.EPOCH_FASTMATH", "svmteach.losses.base.box_violation",
+        "svmteach.losses.base.at_rest"} | _ROWS,
     "svmteach.solvers.numba_dual_cd.steps_linear": _ROWS,
 }
 

@@ -24,6 +24,7 @@ Adding a loss is one module defining a subclass, and one line in :data:`svmteach
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..rows import times, transpose_times
@@ -197,3 +198,22 @@ def box_violation(g, a, C):
     if a >= C:
         return max(g, 0.0)
     return abs(g)
+
+
+def no_shrinking(active):
+    """``active`` for the compiled epochs: an empty bool array (shrink nothing) for None."""
+    return np.zeros(0, dtype=np.bool_) if active is None else active
+
+
+@njit(cache=True, inline="always")
+def at_rest(g, alpha, i, y, sign, margin):
+    """Whether sample i is at rest in a box-constrained off-label dual (Weston-Watkins, Lee-Lin-Wahba,
+    Shark-style steps; ``sign`` -1 when ``g`` is the negative gradient):
+    :math:`\\alpha_i = 0` and :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\; g_m > \\mu \\ge 0` (``margin``)
+    for every :math:`m \\ne y`, so every entry is pushed strictly into its lower bound 0: the block is optimal
+    and its loss is 0 with room to spare (Weston-Watkins: :math:`M (s_y - s_m) > 1 + \\mu`; Lee-Lin-Wahba:
+    :math:`1 + s_m < -\\mu`)."""
+    for m in range(g.shape[0]):
+        if alpha[i, m] != 0.0 or (m != y and not sign * g[m] > margin):
+            return False
+    return True

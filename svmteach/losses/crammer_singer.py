@@ -61,8 +61,7 @@ from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, one_hot
-from .weston_watkins import no_shrinking
+from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, no_shrinking, one_hot
 
 
 #: A label entry within this fraction of C is at its bound C.  The entry is computed from the others

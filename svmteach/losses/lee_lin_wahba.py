@@ -60,8 +60,8 @@ import numpy as np
 from numba import njit
 
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, box_violation, off_label_box_violation, one_hot
-from .weston_watkins import no_shrinking
+from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, no_shrinking,
+                   off_label_box_violation, one_hot)
 
 
 class LLWBlock(NamedTuple):
@@ -154,7 +154,7 @@ class LeeLinWahba(MulticlassLoss):
 
     def epoch(self, problem, alpha, W, order, active=None, margin=0.0, classes=None, **options):
         """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
-        (alpha_i = 0 and every ``1 + s_m < -margin``, as :func:`~svmteach.losses.weston_watkins.ww_at_rest`) set
+        (alpha_i = 0 and every ``1 + s_m < -margin``, as :func:`~svmteach.losses.base.at_rest`) set
         aside (False) in it."""
         self.check_block_options(options)
         return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C), alpha, W, order,
@@ -266,14 +266,10 @@ def _llw_epoch(X, sqnorm, codes, C, alpha, W, order, active, margin):
                 c[p] = 1.0 + s[m] + q * (alpha[i, m] - total / k)
                 cmax = max(cmax, abs(c[p]))
                 p += 1
-        if active.shape[0] > 0:  # at rest: alpha_i = 0 and every d f / d alpha_im = -(1 + s_m) > margin
-            rest = True
-            for m in range(k):
-                if alpha[i, m] != 0.0 or (m != y and not grad[m] > margin):
-                    rest = False
-            if rest:
-                active[i] = False
-                continue
+        # at rest: alpha_i = 0 and every d f / d alpha_im = -(1 + s_m) > margin
+        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin):
+            active[i] = False
+            continue
         if q * k * C > EPS * cmax:
             for p in range(k - 1):
                 u[p] = c[p] / q

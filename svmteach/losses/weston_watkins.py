@@ -41,7 +41,8 @@ from numba import njit
 
 from ..projections import ww_block_row, ww_block_solve
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, box_violation, off_label_box_violation, one_hot
+from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, no_shrinking,
+                   off_label_box_violation, one_hot)
 
 
 class WWBlock(NamedTuple):
@@ -155,7 +156,7 @@ class WestonWatkins(MulticlassLoss):
 
     def epoch(self, problem, alpha, W, order, active=None, margin=0.0, classes=None, **options):
         """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
-        (:func:`ww_at_rest`: alpha_i = 0 and every ``M (s_y - s_j) > 1 + margin``) set aside (False) in it."""
+        (:func:`~svmteach.losses.base.at_rest`: alpha_i = 0 and every ``M (s_y - s_j) > 1 + margin``) set aside (False) in it."""
         self.check_block_options(options)
         return _ww_exact_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
                                float(problem.M), alpha, W, order, no_shrinking(active), float(margin))
@@ -168,29 +169,11 @@ class WestonWatkins(MulticlassLoss):
         return problem.C * (problem.k - 1)
 
 
-def no_shrinking(active):
-    """``active`` for the compiled epochs: an empty bool array (shrink nothing) for None."""
-    return np.zeros(0, dtype=np.bool_) if active is None else active
-
-
-@njit(cache=True, inline="always")
-def ww_at_rest(g, alpha, i, y, sign, margin):
-    """Whether sample i is at rest in a box-constrained off-label dual (Weston-Watkins, Lee-Lin-Wahba):
-    :math:`\\alpha_i = 0` and :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\; g_m > \\mu \\ge 0` (``margin``)
-    for every :math:`m \\ne y`, so every entry is pushed strictly into its lower bound 0: the block is optimal
-    and its loss is 0 with room to spare (Weston-Watkins: :math:`M (s_y - s_m) > 1 + \\mu`; Lee-Lin-Wahba:
-    :math:`1 + s_m < -\\mu`)."""
-    for m in range(g.shape[0]):
-        if alpha[i, m] != 0.0 or (m != y and not sign * g[m] > margin):
-            return False
-    return True
-
-
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
 def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
     """:meth:`WestonWatkins.block_step` for every sample of ``order``, in place; returns the largest
     block KKT violation met (each block's before its step, as :meth:`WestonWatkins.kkt_violation`).
-    When ``active`` is not empty, a sample at rest (:func:`ww_at_rest`) is set aside there (False) and not
+    When ``active`` is not empty, a sample at rest (:func:`~svmteach.losses.base.at_rest`) is set aside there (False) and not
     stepped on (its exact step is 0: every :math:`c_j = -g_j < 0`)."""
     k = W.shape[0]
     grad = np.zeros(k)
@@ -216,7 +199,7 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
                 c[p] = -g + a * (alpha[i, j] - alpha[i, y])  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
                 p += 1
         worst = max(worst, block)
-        if active.shape[0] > 0 and ww_at_rest(grad, alpha, i, y, 1.0, margin):
+        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin):
             active[i] = False
             continue
         if block == 0.0:  # every projected gradient 0: the block is at its optimum, its exact step is 0

@@ -33,7 +33,7 @@ from numba import njit
 
 from ..backend import to_numpy
 from ..losses import WestonWatkins
-from ..losses.base import EPOCH_FASTMATH, box_violation
+from ..losses.base import EPOCH_FASTMATH, at_rest, box_violation
 from ..rows import compiled_rows, row_axpy, row_dot
 from .multiclass_base import MulticlassSolver, MulticlassState, replace_row, sample_arrays
 
@@ -190,7 +190,7 @@ class WWShark(MulticlassSolver):
 def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, order, active, margin):
     """The step of :class:`WWShark` for every sample of ``order``, in place; returns the largest block
     KKT violation met (each block's before its moves, on the scale of ``WestonWatkins.kkt_violation``).
-    When ``active`` is not empty, a sample at rest (as :func:`~svmteach.losses.weston_watkins.ww_at_rest`:
+    When ``active`` is not empty, a sample at rest (as :func:`~svmteach.losses.base.at_rest`:
     alpha_i = 0 and every ``M (s_y - s_m) > 1 + margin``) is set aside there (False) and not stepped on
     (its moves would be none)."""
     k = W.shape[0]
@@ -209,14 +209,10 @@ def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, orde
             if m != y:
                 worst = max(worst, box_violation(-g[m], a_i[m], C))
         g[y] = 0.0
-        if active.shape[0] > 0:  # at rest: alpha_i = 0 and every d f / d alpha_im = -g_m > margin
-            rest = True
-            for m in range(k):
-                if a_i[m] != 0.0 or (m != y and not -g[m] > margin):
-                    rest = False
-            if rest:
-                active[i] = False
-                continue
+        # at rest: alpha_i = 0 and every d f / d alpha_im = -g_m > margin (g is the negative gradient)
+        if active.shape[0] > 0 and at_rest(g, alpha, i, y, -1.0, margin):
+            active[i] = False
+            continue
         n_moves = shark_inner(g, a_i, y, sqnorm[i], M, C, max_inner, inner_tol, no_record)
         if n_moves == 0:
             continue
