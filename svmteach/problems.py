@@ -187,6 +187,82 @@ def check_C(C) -> float:
     return C
 
 
+def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sample_weight"):
+    """Return ``sample_weight`` as a read-only (n,) float64 array of the problem's namespace, or None
+    for None (every weight 1).
+
+    Each weight scales its sample's penalty: sample i's dual variables live in the box of
+    :math:`C_i = C\,w_i` (LIBLINEAR's and LIBSVM's per-instance C).  Weights must be finite and
+    >= 0 (a weight 0 drops the sample: its box is {0}), with at least one positive.
+    """
+    if sample_weight is None:
+        return None
+    _reject_sparse(sample_weight, name)
+    w = to_numpy(sample_weight) if hasattr(sample_weight, "__array_namespace__") else np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers, got dtype {w.dtype}")
+    w = np.array(w, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},) (one weight per sample), got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if np.any(w < 0):
+        raise ValueError(f"{name} has negative weights (the smallest is {w.min():g}); weights must be >= 0")
+    if not np.any(w > 0):
+        raise ValueError(f"{name} is zero for every sample: at least one weight must be positive")
+    return _readonly(xp.asarray(w))
+
+
+def per_sample_C(C: float, sample_weight, n_samples: int, xp=np):
+    """The (n,) read-only float64 bounds :math:`C_i = C w_i` (all C without weights)."""
+    if sample_weight is None:
+        return _readonly(xp.full(n_samples, C, dtype=xp.float64))
+    return _readonly(C * sample_weight)
+
+
+def check_bias(bias, name: str = "bias"):
+    """Return ``bias`` (the value of the constant feature appended to X, LIBLINEAR's ``-B``) as a
+    positive finite float, or None for no constant feature."""
+    if bias is None:
+        return None
+    if isinstance(bias, bool) or not isinstance(bias, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be None or a positive number, got {type(bias).__name__}")
+    bias = float(bias)
+    if not (math.isfinite(bias) and bias > 0):
+        raise ValueError(f"{name} must be positive and finite (or None for no constant feature), got {bias}")
+    return bias
+
+
+def with_bias_column(X, bias):
+    """``X`` (as :func:`check_X` returned it) with a last column of constant ``bias`` appended
+    (a read-only copy; CSR stays CSR), or ``X`` itself for ``bias=None``.
+
+    The weight of that column, times ``bias``, is the model's intercept: it is penalised with
+    the other weights (LIBLINEAR's ``-B`` and scikit-learn's ``LinearSVC(intercept_scaling=bias)``).
+    """
+    if bias is None:
+        return X
+    n = X.shape[0]
+    if is_sparse(X):
+        import scipy.sparse as sp
+
+        column = sp.csr_array((np.full(n, bias, dtype=X.dtype), np.zeros(n, dtype=X.indices.dtype),
+                               np.arange(n + 1, dtype=X.indptr.dtype)), shape=(n, 1))
+        out = sp.csr_array(sp.hstack([X, column], format="csr"), dtype=X.dtype)
+        for part in (out.data, out.indices, out.indptr):
+            part.setflags(write=False)
+        return out
+    xp = array_namespace(X)
+    if not is_numpy(xp):  # CuPy or another array-API library
+        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
+        return join([X, xp.full((n, 1), bias, dtype=X.dtype)], axis=1)
+    out = np.empty((n, X.shape[1] + 1), dtype=X.dtype)
+    out[:, :-1] = X
+    out[:, -1] = bias
+    out.setflags(write=False)
+    return out
+
+
 def _readonly(a):
     if isinstance(a, np.ndarray):
         a.setflags(write=False)
@@ -269,10 +345,17 @@ class BinaryProblem(DataShape):
         Where the arrays live: None keeps X where it is (NumPy, CuPy, or any array-API
         library); "gpu" copies it to CuPy, "cpu" to NumPy, "auto" picks the GPU when
         there is one.  The solvers run wherever the problem's arrays are.
+    sample_weight : array of shape (n,) or None
+        Non-negative weights: sample i's penalty is :math:`C_i = C w_i` (its dual box is
+        :math:`[0, C_i]`; LIBSVM's and LIBLINEAR's weighted C).  None: every :math:`C_i = C`.
+    bias : float or None
+        Linear kernel only: append a constant feature of this value to X (LIBLINEAR's ``-B``), so
+        that its weight times ``bias`` is an intercept penalised with w.  None: X as given.
 
     Attributes
     ----------
-    X : (n, d) float64;  y : (n,) float64 in {-1, +1};  classes : (2,) original labels;
+    X : (n, d) float64, (n, d + 1) with a bias column;  y : (n,) float64 in {-1, +1};  classes : (2,) original labels;
+    C_i : (n,) float64, each sample's box bound :math:`C w_i`;
     kernel : Kernel;  gram : (n, n) kernel matrix (computed on first use);
     Q : (n, n) ``y_i y_j K_ij`` (on first use);  diag : (n,) ``K_ii``;
     _kernel_rows : :class:`KernelRowCache` of SMO's compiled loop (made on first use, NumPy only).
@@ -287,12 +370,16 @@ class BinaryProblem(DataShape):
     degree: int = 3
     coef0: float = 1.0
     device: object = None
+    sample_weight: object = None
+    bias: object = None
     classes: np.ndarray = field(init=False)
+    C_i: object = field(init=False)
 
     def __post_init__(self):
         X = placed(self.X, self.device)
         sparse = is_sparse(X)
         X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True)
+        bias = check_bias(self.bias)
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
@@ -307,6 +394,10 @@ class BinaryProblem(DataShape):
         if sparse and kernel_name != "linear":
             raise TypeError(f"X is sparse, which the {kernel_name} kernel does not take: sparse "
                             "data is for the linear kernel (kernel='linear'); pass X.toarray() for another kernel")
+        if bias is not None and kernel_name != "linear":
+            raise ValueError(f"bias={bias:g} appends a constant feature to X, which is an intercept for the linear "
+                             f"kernel only, not for kernel={kernel_name!r} (SMO's unpenalised bias b serves every kernel)")
+        X = with_bias_column(X, bias)
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
         if sparse:  # the linear kernel: its diagonal is the squared norms, computed once here
             diag = row_squared_norms(X)
@@ -319,6 +410,9 @@ class BinaryProblem(DataShape):
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", _readonly(y))
         object.__setattr__(self, "C", check_C(self.C))
+        object.__setattr__(self, "sample_weight", check_sample_weight(self.sample_weight, X.shape[0], xp))
+        object.__setattr__(self, "bias", bias)
+        object.__setattr__(self, "C_i", per_sample_C(self.C, self.sample_weight, X.shape[0], xp))
         object.__setattr__(self, "kernel", kernel)
         object.__setattr__(self, "gamma", kernel.gamma)
         object.__setattr__(self, "degree", kernel.degree)
@@ -371,6 +465,7 @@ class BinaryProblem(DataShape):
         for k, v in self.__dict__.items():
             object.__setattr__(new, k, v)
         object.__setattr__(new, "C", check_C(C))
+        object.__setattr__(new, "C_i", per_sample_C(new.C, new.sample_weight, new.n_samples, new.xp))
         return new
 
 
@@ -405,10 +500,18 @@ class MulticlassProblem(DataShape):
         convention); any M > 0.  The other losses ignore it.
     device : {None, "cpu", "gpu", "auto"}
         As for :class:`BinaryProblem`; on "gpu", keep X float32 for speed.
+    sample_weight : array of shape (n,) or None
+        Non-negative weights: sample i's loss is multiplied by :math:`C_i = C w_i`, which bounds
+        its dual variables in place of C.  None: every :math:`C_i = C`.
+    bias : float or None
+        Append a constant feature of this value to X (LIBLINEAR's ``-B``): the last column of W,
+        times ``bias``, is then an intercept per class, penalised with W.  None: no bias, the
+        course's problem.
 
     Attributes
     ----------
-    X : (n, d);  codes : (n,) int64 class index of each sample;  classes : (k,) labels;
+    X : (n, d), (n, d + 1) with a bias column;  codes : (n,) int64 class index of each sample;  classes : (k,) labels;
+    C_i : (n,) float64, each sample's :math:`C w_i`;
     k : int;  sqnorm : (n,) float64 squared norms of the rows.
     """
 
@@ -418,13 +521,16 @@ class MulticlassProblem(DataShape):
     loss: str = "ww"
     M: float = 1.0
     device: object = None
+    sample_weight: object = None
+    bias: object = None
     classes: np.ndarray = field(init=False)
+    C_i: object = field(init=False)
     codes: object = field(init=False)
     sqnorm: object = field(init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "loss", get_loss(self.loss).name)
-        X = check_X(placed(self.X, self.device), "X", accept_sparse=True)
+        X = with_bias_column(check_X(placed(self.X, self.device), "X", accept_sparse=True), check_bias(self.bias))
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
@@ -436,6 +542,9 @@ class MulticlassProblem(DataShape):
         xp = np if is_sparse(X) else array_namespace(X)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "C", check_C(self.C))
+        object.__setattr__(self, "sample_weight", check_sample_weight(self.sample_weight, X.shape[0], xp))
+        object.__setattr__(self, "bias", check_bias(self.bias))
+        object.__setattr__(self, "C_i", per_sample_C(self.C, self.sample_weight, X.shape[0], xp))
         object.__setattr__(self, "M", M)
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "codes", _readonly(xp.asarray(codes.astype(np.int64))))

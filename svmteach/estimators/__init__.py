@@ -1,0 +1,11 @@
+"""scikit-learn compatible estimators built on the step-by-step solvers.
+
+One estimator per module (:mod:`.binary`, :mod:`.multiclass`); :mod:`.parameters` validates
+their parameters and :mod:`.prediction` checks what ``predict`` is given.
+"""
+
+from .binary import SPARSE_BINARY_SOLVERS, BinarySVC
+from .multiclass import MulticlassSVC
+from .prediction import check_fitted, check_predict_X, linear_scores
+
+__all__ = ["BinarySVC", "MulticlassSVC", "SPARSE_BINARY_SOLVERS", "check_fitted", "check_predict_X", "linear_scores"]
