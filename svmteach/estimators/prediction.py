@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..backend import to_numpy
 from ..problems import check_X
 from ..rows import is_sparse, times
+from .columns import check_features
 
 
 def check_fitted(est, attribute: str):
@@ -17,11 +18,13 @@ def check_fitted(est, attribute: str):
 
 
 def check_predict_X(est, X, accept_sparse: bool = False):
-    """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``.
+    """Validate ``X`` for prediction: 2-D, finite, with the number of features seen in ``fit``, and a data
+    frame's column names checked against ``feature_names_in_`` first (:func:`~.columns.check_features`).
 
     With ``accept_sparse``, a SciPy sparse X (any format) comes back as a read-only CSR array
     (one conversion, never dense); without, it is refused naming ``X``.
     """
+    check_features(est, X)  # names before shapes: a frame with a column missing is told which
     X = check_X(X, "X", accept_sparse=accept_sparse, copy=False)  # read only: no copy of a float array
     if X.shape[1] != est.n_features_in_:
         raise ValueError(
