@@ -7,11 +7,13 @@ gradient evaluates everything in O(n).
 
 .. math::
 
-    P(w, b) = \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i (f_i + b)), \\qquad
-    D(\\alpha) = \\sum_i \\alpha_i - \\tfrac12 \\alpha^\\top Q \\alpha,
+    P(w, b) = \\tfrac12 \\|w\\|^2 + \\sum_i C_i \\max(0, 1 - y_i (f_i + b)), \\qquad
+    D(\\alpha) = \\sum_i \\alpha_i - \\tfrac12 \\alpha^\\top Q \\alpha, \\quad 0 \\le \\alpha_i \\le C_i,
 
 with :math:`w = \\sum_i \\alpha_i y_i \\phi(x_i)`, so that
-:math:`\\|w\\|^2 = \\alpha^\\top Q \\alpha = \\sum_i \\alpha_i y_i f_i`.
+:math:`\\|w\\|^2 = \\alpha^\\top Q \\alpha = \\sum_i \\alpha_i y_i f_i`.  Each sample has its own
+bound :math:`C_i = C w_i` (``problem.C_i``; all C without sample weights), which may be 0: such a
+sample's box is {0}, it is at its optimum by construction and bounds nothing (no KKT condition).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from .backend import array_namespace
 from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
 #: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'):
-#: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
+#: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side);
+#: C is the sample's own bound C_i (a sample whose C_i is 0 is at 0).
 AT_ZERO, FREE, AT_C = 0, 1, 2
 CATEGORY_NAMES = ("alpha = 0", "0 < alpha < C", "alpha = C")
 
@@ -40,8 +43,8 @@ def primal(problem, alpha, b=0.0, f=None):
     xp = array_namespace(alpha)
     f = scores(problem, alpha) if f is None else f
     norm2 = xp.sum(alpha * problem.y * f)
-    hinge = xp.sum(xp.maximum(1.0 - problem.y * (f + b), 0.0))
-    return float(0.5 * norm2 + problem.C * hinge)
+    hinge = xp.maximum(1.0 - problem.y * (f + b), 0.0)
+    return float(0.5 * norm2 + xp.sum(problem.C_i * hinge))  # 1/2 ||w||^2 + sum_i C_i xi_i
 
 
 def dual(problem, alpha, f=None):
@@ -76,10 +79,12 @@ def slacks(problem, f, b=0.0):
 
 
 def kkt_categories(problem, alpha, rtol=1e-10):
-    """Category of each point: ``AT_ZERO``, ``FREE`` or ``AT_C``; int array of shape (n,)."""
+    """Category of each point: ``AT_ZERO``, ``FREE`` or ``AT_C`` (:math:`\\alpha_i = C_i`, the sample's
+    own bound), within ``rtol`` of that bound; int array of shape (n,)."""
     xp = array_namespace(alpha)
-    atol = rtol * problem.C
-    cat = xp.where(alpha <= atol, AT_ZERO, xp.where(alpha >= problem.C - atol, AT_C, FREE))
+    C_i = problem.C_i
+    atol = rtol * C_i
+    cat = xp.where(alpha <= atol, AT_ZERO, xp.where(alpha >= C_i - atol, AT_C, FREE))
     return xp.astype(cat, xp.int64) if hasattr(xp, "astype") else cat.astype("int64")
 
 
@@ -88,8 +93,9 @@ def kkt_violation(problem, alpha, f, bias: bool):
 
     Without a bias (box-constrained dual), the largest projected-gradient entry:
     with :math:`g_i = 1 - y_i f_i = \\partial D / \\partial \\alpha_i`, a point
-    violates by :math:`\\max(g_i, 0)` at 0, :math:`\\max(-g_i, 0)` at C and
-    :math:`|g_i|` when free.
+    violates by :math:`\\max(g_i, 0)` at 0, :math:`\\max(-g_i, 0)` at :math:`C_i` and
+    :math:`|g_i|` when free: the part of the gradient that points into the box
+    (none for a box {0}, :math:`C_i = 0`).
 
     With a bias (the equality-constrained dual of SMO), the maximal violating
     pair gap of Keerthi et al. (2001) / LIBSVM, independent of b:
@@ -97,18 +103,20 @@ def kkt_violation(problem, alpha, f, bias: bool):
     and :math:`M = \\min_{t \\in I_{low}} (y_t - f_t)`.
     """
     xp = array_namespace(alpha)
-    y, C = problem.y, problem.C
+    y, C_i = problem.y, problem.C_i
     if not bias:
         g = 1.0 - y * f
-        pg = xp.where(alpha <= 0.0, xp.maximum(g, 0.0), xp.where(alpha >= C, xp.maximum(-g, 0.0), xp.abs(g)))
+        # alpha_i may grow (alpha_i < C_i): g_i > 0 violates; it may shrink (alpha_i > 0): g_i < 0 violates
+        pg = xp.maximum(xp.where(alpha < C_i, g, 0.0), xp.where(alpha > 0.0, -g, 0.0))
         return float(xp.max(pg))
     m, M = violating_pair_bounds(problem, alpha, f)
     return max(m - M, 0.0)
 
 
 def up_low_sets(problem, alpha):
-    """Boolean masks of :math:`I_{up}` and :math:`I_{low}` (where y_t alpha_t may grow / shrink)."""
-    y, C = problem.y, problem.C
+    """Boolean masks of :math:`I_{up}` and :math:`I_{low}` (where y_t alpha_t may grow / shrink in
+    :math:`[0, C_t]`; a sample with :math:`C_t = 0` is in neither)."""
+    y, C = problem.y, problem.C_i
     up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
     low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
     return up, low
@@ -129,21 +137,24 @@ def optimal_intercept(problem, alpha, f):
     """The bias the KKT conditions give for ``alpha``, and the rule that set it.
 
     Every point bounds b by :math:`y_t - f_t`: a free point fixes it, a point at
-    0 with y = +1 or at C with y = -1 bounds it from below, the others from above.
+    0 with y = +1 or at :math:`C_t` with y = -1 bounds it from below, the others from above;
+    a point whose box is {0} (:math:`C_t = 0`, weight 0) bounds nothing.
     Returns ``(b, rule)`` with rule ``"mean over free SVs"`` (LIBSVM's choice),
     ``"midpoint of bounds"`` (no free point) or ``"one-sided bound"``.
     """
     xp = array_namespace(alpha)
-    y, C = problem.y, problem.C
+    y, C = problem.y, problem.C_i
     v = y - f
     free = (alpha > 0) & (alpha < C)
     n_free = int(xp.sum(xp.astype(free, xp.int64) if hasattr(xp, "astype") else free))
     if n_free > 0:
         return float(xp.sum(xp.where(free, v, 0.0)) / n_free), "mean over free SVs"
-    lower = ((alpha <= 0) & (y > 0)) | ((alpha >= C) & (y < 0))
+    bounds = C > 0  # a box {0} gives no condition on b
+    lower = bounds & (((alpha <= 0) & (y > 0)) | ((alpha >= C) & (y < 0)))
+    upper = bounds & ~lower
     inf = float("inf")
     lo = float(xp.max(xp.where(lower, v, -inf)))
-    hi = float(xp.min(xp.where(~lower, v, inf)))
+    hi = float(xp.min(xp.where(upper, v, inf)))
     if lo > -inf and hi < inf:
         return 0.5 * (lo + hi), "midpoint of bounds"
     if lo > -inf:

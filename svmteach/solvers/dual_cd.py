@@ -4,8 +4,11 @@ The dual without bias is a box-constrained concave quadratic,
 
 .. math::
 
-    \\max_{0 \\le \\alpha \\le C} D(\\alpha) = \\mathbf 1^\\top \\alpha - \\tfrac12 \\alpha^\\top Q \\alpha,
-    \\qquad g = \\nabla D = \\mathbf 1 - Q \\alpha .
+    \\max_{0 \\le \\alpha_i \\le C_i} D(\\alpha) = \\mathbf 1^\\top \\alpha - \\tfrac12 \\alpha^\\top Q \\alpha,
+    \\qquad g = \\nabla D = \\mathbf 1 - Q \\alpha ,
+
+with each sample's bound :math:`C_i = C w_i` (``problem.C_i``: C itself without sample weights;
+0 for a weight 0, whose coordinate then stays at 0).
 
 Along coordinate :math:`i`, with everything else fixed,
 
@@ -14,7 +17,7 @@ Along coordinate :math:`i`, with everything else fixed,
     D(\\alpha + (x - \\alpha_i) e_i) = a x^2 + b x + \\text{const}, \\quad
     a = -\\tfrac12 Q_{ii}, \\quad b = g_i + Q_{ii} \\alpha_i ,
 
-maximised on :math:`[0, C]` at :math:`\\operatorname{clip}(\\alpha_i + g_i / Q_{ii}, 0, C)`
+maximised on :math:`[0, C_i]` at :math:`\\operatorname{clip}(\\alpha_i + g_i / Q_{ii}, 0, C_i)`
 when :math:`Q_{ii} > 0`.  When :math:`Q_{ii} \\le 0` (a zero row with the linear
 kernel, or a kernel that is not positive semidefinite) the parabola has no
 interior maximum and the better end of the interval is taken.  After the step
@@ -31,7 +34,7 @@ Shrinking (Hsieh et al. 2008, section 3.1; LIBLINEAR).  Most coordinates of an
 SVM end at 0 or C.  With the minimisation gradient :math:`G_i = -g_i` and the
 largest and smallest projected gradients of the previous epoch,
 :math:`\\bar M` and :math:`\\bar m`, a coordinate with :math:`\\alpha_i = 0,\\ G_i > \\bar M`
-or :math:`\\alpha_i = C,\\ G_i < \\bar m` is set aside: it swaps places with the last active
+or :math:`\\alpha_i = C_i,\\ G_i < \\bar m` is set aside: it swaps places with the last active
 coordinate, and the epoch goes on with the one that took its place.  When an epoch on the
 shrunk set has a violation (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`, the
 projected-gradient spread) at most ``reactivate_at`` (LIBLINEAR's eps, 0.1, at first), every
@@ -66,7 +69,7 @@ class DualCDState(NamedTuple):
     Attributes
     ----------
     n_iter : int
-    alpha : (n,) dual variables in [0, C].
+    alpha : (n,) dual variables, alpha_i in [0, C_i].
     grad : (n,) gradient ``1 - Q alpha`` of the dual, or None after a compiled run with the linear
         kernel (it keeps ``w`` instead; ``measure`` and ``step`` rebuild the gradient from alpha).
     w : (d,) ``sum_i alpha_i y_i x_i`` as the compiled linear loop keeps it (equal to it up to the
@@ -77,7 +80,7 @@ class DualCDState(NamedTuple):
     n_active : int, the number of active coordinates (n without shrinking).
     seed : int, seed of the visiting orders (:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`).
     i : int, coordinate of the last step (-1 at the start).
-    a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C] in that step.
+    a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C_i] in that step.
     alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none, NaN if set aside).
     alpha_clipped : float, the new alpha_i;  delta : float, its change.
     shrunk : bool, the last step set coordinate i aside instead of updating it.
@@ -185,7 +188,7 @@ class DualCoordinateAscent(Solver):
     Parameters
     ----------
     init : {"zero", "uniform"}
-        Start at alpha = 0 or at alpha ~ U(0, C) (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2, line 1).
+        Start at alpha = 0 or at alpha_i ~ U(0, C_i) (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2, line 1).
     random_state : int, Generator or None
         Seed of the visiting orders (and of the uniform start).
     shrinking : bool
@@ -213,35 +216,36 @@ class DualCoordinateAscent(Solver):
         return not self.shrinking
 
     def init(self, problem) -> DualCDState:
-        xp, n, C = problem.xp, problem.n_samples, problem.C
+        xp, n = problem.xp, problem.n_samples
         seed = seed_from(self.random_state)
         if self.init_rule == "zero":
             alpha = xp.zeros(n, dtype=problem.X.dtype)
             grad = xp.ones(n, dtype=problem.X.dtype)  # g = 1 - Q 0
         else:
-            alpha = xp.asarray(np.random.default_rng([seed, 2**32 - 1]).uniform(0.0, C, n), dtype=problem.X.dtype)
+            C_i = to_numpy(problem.C_i)  # alpha_i ~ U(0, C_i): C_i times a U(0, 1) draw
+            alpha = xp.asarray(np.random.default_rng([seed, 2**32 - 1]).uniform(0.0, C_i, n), dtype=problem.X.dtype)
             grad = exact_gradient(problem, alpha)
         return _start(problem, 0, 0, alpha, grad, seed)
 
     def warm_start(self, problem, state: DualCDState) -> DualCDState:
         """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
 
-        alpha is clipped into this problem's box [0, C] (the only constraint without a bias),
+        alpha is clipped into this problem's box, alpha_i in [0, C_i] (the only constraint without a bias),
         the gradient recomputed from it exactly in float64, the picture of the last step and
         the shrinking cleared; a new epoch starts, with every coordinate active.
         """
         check_state(self, state)
         xp = problem.xp
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
-        alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, problem.C)
+        alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))
         return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha), state.seed)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
-        C = float(problem.C)
         grad = exact_gradient(problem, state.alpha) if state.grad is None else state.grad
         alpha, index, pos, n_active = state.alpha, state.index, state.pos, state.n_active
         pg_max, pg_min = state.pg_max, state.pg_min
         i = int(index[pos])
+        C = float(problem.C_i[i])  # this coordinate's box [0, C_i]
         Qii = _diagonal(problem, i)
         alpha_i = float(alpha[i])
         g_i = float(grad[i])
@@ -318,7 +322,7 @@ class DualCoordinateAscent(Solver):
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):
             return super().advance(problem, state, n_steps, tol)
-        C = float(problem.C)
+        C = np.asarray(problem.C_i, dtype=np.float64)  # (n,) each coordinate's bound C_i
         # the loops write alpha, index and w (or grad) in place: copies, never the input state's arrays
         alpha = np.array(state.alpha, dtype=np.float64)
         index = state.index.copy()

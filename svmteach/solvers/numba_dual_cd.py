@@ -36,11 +36,15 @@ from numba import njit
 from ..rows import row_axpy, row_dot
 
 # Shrinking (LIBLINEAR): with G = -g_i the minimisation gradient, a coordinate at 0 with
-# G > hi (or at C with G < lo) is set aside; else PG, the projected gradient, is G clipped
-# to the side the box allows.
+# G > hi (or at its bound C with G < lo) is set aside; else PG, the projected gradient, is G
+# clipped to the side the box allows.  A box {0} (C = 0: a sample of weight 0) allows no side:
+# PG = 0, and it is set aside by either test (it is at both ends).
 @njit(cache=True)
 def projected_gradient(G, alpha_i, C, hi, lo):
-    """LIBLINEAR's test for one coordinate: ``(shrink, PG)`` with G the minimisation gradient."""
+    """LIBLINEAR's test for one coordinate in the box ``[0, C]``: ``(shrink, PG)`` with G the
+    minimisation gradient."""
+    if C == 0.0:
+        return G > hi or G < lo, 0.0
     if alpha_i == 0.0:
         if G > hi:
             return True, 0.0
@@ -85,7 +89,7 @@ class CoordinatePicture(NamedTuple):
     Attributes
     ----------
     i : int, the coordinate visited.
-    a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C].
+    a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C_i].
     alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none, NaN if shrunk).
     alpha_clipped : float, the new alpha_i;  delta : float, its change.
     shrunk : bool, the coordinate was set aside instead of updated.
@@ -121,10 +125,11 @@ class Sweep(NamedTuple):
     epoch_active: int
 
 
-# One coordinate: the shrinking test on G = -g_i, then the parabola's maximiser on [0, C].
+# One coordinate: the shrinking test on G = -g_i, then the parabola's maximiser on [0, C_i].
 @njit(cache=True)
-def visit(i, g, Qii, C, alpha, hi, lo):
-    """One coordinate with the shrinking thresholds ``hi, lo``: writes ``alpha[i]`` unless it is set aside.
+def visit(i, g, Qii, C_i, alpha, hi, lo):
+    """One coordinate in its box ``[0, C_i]`` with the shrinking thresholds ``hi, lo``: writes
+    ``alpha[i]`` unless it is set aside.
 
     Returns ``(picture, pg)``: the :class:`CoordinatePicture` of the step and the projected gradient
     (NaN when the coordinate was set aside: ``picture.shrunk``).
@@ -132,11 +137,11 @@ def visit(i, g, Qii, C, alpha, hi, lo):
     a = -0.5 * Qii
     b = g + Qii * alpha[i]
     old = alpha[i]
-    shrink, pg = projected_gradient(-g, old, C, hi, lo)
+    shrink, pg = projected_gradient(-g, old, C_i, hi, lo)
     if shrink:
         return CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=math.nan, alpha_clipped=old, delta=0.0,
                                  shrunk=True), math.nan
-    unclipped, new = maximize_parabola(a, b, C, old)
+    unclipped, new = maximize_parabola(a, b, C_i, old)
     alpha[i] = new
     return CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=new - old,
                              shrunk=False), pg
@@ -239,7 +244,8 @@ def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinki
 
 
 # ---- the loops ---------------------------------------------------------------------------------------
-# Both run up to n_steps steps from where ``sweep`` stands, in place on alpha, index and grad (or w).  A
+# Both run up to n_steps steps from where ``sweep`` stands, in place on alpha, index and grad (or w);
+# C holds each coordinate's bound C_i (n,) (all equal without sample weights).  A
 # step visits index[pos]: either it updates alpha_i (pos moves on) or sets i aside (i swaps with the
 # last active entry, n_active drops, pos stays).  The step that ends an epoch also closes it
 # (close_epoch) and shuffles the next one, so that a state is always inside an epoch; at an epoch that
@@ -249,7 +255,7 @@ def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinki
 
 @njit(cache=True)
 def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
-    """Coordinate steps with the cached gradient (any kernel): after alpha_i += delta,
+    """Coordinate steps with the cached gradient (any kernel; ``C`` the (n,) bounds C_i): after alpha_i += delta,
     :math:`g \\leftarrow g - \\Delta\\, Q_{i,:}` (Q is symmetric).  Returns ``(picture, sweep, steps taken)``."""
     n = alpha.shape[0]
     epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
@@ -260,7 +266,7 @@ def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
     while taken < n_steps:
         taken += 1
         i = index[pos]
-        picture, pg = visit(i, grad[i], Q[i, i], C, alpha, hi, lo)
+        picture, pg = visit(i, grad[i], Q[i, i], C[i], alpha, hi, lo)
         if picture.shrunk:
             n_active -= 1
             index[pos] = index[n_active]
@@ -286,7 +292,8 @@ def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
 
 @njit(cache=True)
 def steps_linear(X, y, sqnorm, C, alpha, w, index, seed, shrinking, sweep, n_steps):
-    """Coordinate steps keeping ``w`` (linear kernel; X dense or the CSR of :func:`~svmteach.rows.compiled_rows`):
+    """Coordinate steps keeping ``w`` (linear kernel; X dense or the CSR of :func:`~svmteach.rows.compiled_rows`;
+    ``C`` the (n,) bounds C_i):
     :math:`g_i = 1 - y_i w^\\top x_i`, then :math:`w \\leftarrow w + \\Delta y_i x_i`.
     Returns ``(picture, sweep, steps taken)``."""
     n = alpha.shape[0]
@@ -298,7 +305,7 @@ def steps_linear(X, y, sqnorm, C, alpha, w, index, seed, shrinking, sweep, n_ste
     while taken < n_steps:
         taken += 1
         i = index[pos]
-        picture, pg = visit(i, 1.0 - y[i] * row_dot(X, i, w), sqnorm[i], C, alpha, hi, lo)
+        picture, pg = visit(i, 1.0 - y[i] * row_dot(X, i, w), sqnorm[i], C[i], alpha, hi, lo)
         if picture.shrunk:
             n_active -= 1
             index[pos] = index[n_active]

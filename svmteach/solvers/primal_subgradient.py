@@ -2,17 +2,18 @@
 
 .. math::
 
-    P(w) = \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i w^\\top \\phi(x_i)), \\qquad
-    \\partial P(w) \\ni w - C \\sum_{i:\\, m_i < 1} y_i \\phi(x_i), \\quad m_i = y_i w^\\top \\phi(x_i),
+    P(w) = \\tfrac12 \\|w\\|^2 + \\sum_i C_i \\max(0, 1 - y_i w^\\top \\phi(x_i)), \\qquad
+    \\partial P(w) \\ni w - \\sum_{i:\\, m_i < 1} C_i y_i \\phi(x_i), \\quad m_i = y_i w^\\top \\phi(x_i),
 
-and the step is :math:`w \\leftarrow w - \\eta_t (w - C \\sum_{m_i < 1} y_i \\phi(x_i))`.
+with each sample's penalty :math:`C_i = C w_i` (``problem.C_i``; C without sample weights), and
+the step is :math:`w \\leftarrow w - \\eta_t (w - \\sum_{m_i < 1} C_i y_i \\phi(x_i))`.
 (The seed calls it "stochastic gradient descent", but every iteration uses the
 whole data set: it is full-batch subgradient descent.)
 
 The iterate is kept as :math:`w = \\sum_i \\beta_i \\phi(x_i)` so that any kernel
 works; with :math:`\\alpha_i = y_i \\beta_i` the step reads
-:math:`\\alpha \\leftarrow (1 - \\eta_t)\\alpha + \\eta_t C\\, \\mathbb 1[m < 1]`,
-a convex combination of points of :math:`[0, C]^n` when :math:`\\eta_t \\le 1`.
+:math:`\\alpha_i \\leftarrow (1 - \\eta_t)\\alpha_i + \\eta_t C_i\\, \\mathbb 1[m_i < 1]`,
+a convex combination of points of the box :math:`\\prod_i [0, C_i]` when :math:`\\eta_t \\le 1`.
 So the iterates are also feasible dual points, and the duality gap
 certifies how far the run is from the optimum.
 
@@ -39,7 +40,7 @@ class SubgradientState(NamedTuple):
     Attributes
     ----------
     n_iter : int.
-    alpha : (n,) ``y_i beta_i`` in [0, C] (the dual point the iterate defines).
+    alpha : (n,) ``y_i beta_i``, alpha_i in [0, C_i] (the dual point the iterate defines).
     w : (d,) weight vector (linear kernel) or None.
     margins : (n,) ``y_i f(x_i)`` at the current iterate.
     active : (n,) bool, points with margin < 1: they enter the next subgradient.
@@ -110,24 +111,26 @@ class PrimalSubgradient(Solver):
         return self._state(problem, 0, alpha, math.nan, math.nan)
 
     def warm_start(self, problem, state):
-        """``state`` (of another C, say) with alpha clipped into this problem's box [0, C], re-measured.
+        """``state`` (of another C, say) with alpha clipped into this problem's box, alpha_i in [0, C_i], re-measured.
 
         The step count carries on, so the step-size schedule continues where it was.
         """
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
-        alpha = problem.xp.clip(problem.xp.astype(alpha, problem.X.dtype), 0.0, problem.C)
+        xp = problem.xp
+        alpha = xp.clip(xp.astype(alpha, problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))
         return self._state(problem, state.n_iter, alpha, state.step_size, state.grad_norm)
 
     def step(self, problem, state: SubgradientState) -> SubgradientState:
         xp = problem.xp
         eta = self.eta(state.n_iter)
-        target = problem.C * xp.astype(state.active, problem.X.dtype)  # C 1[m < 1]
-        # subgradient in alpha-coordinates: alpha - C 1[m < 1]; its norm in w-space is sqrt(v'Qv)
+        C_i = xp.astype(problem.C_i, problem.X.dtype)
+        target = C_i * xp.astype(state.active, problem.X.dtype)  # C_i 1[m_i < 1]
+        # subgradient in alpha-coordinates: alpha - C_i 1[m < 1]; its norm in w-space is sqrt(v'Qv)
         v = state.alpha - target
         fv = obj.scores(problem, v)
         grad_norm = math.sqrt(max(float(xp.sum(v * problem.y * fv)), 0.0))
-        # (1 - eta) alpha + eta C 1[m < 1]; the minimum only guards against rounding above C
-        alpha = xp.minimum((1.0 - eta) * state.alpha + eta * target, problem.C)
+        # (1 - eta) alpha + eta C_i 1[m < 1]; the minimum only guards against rounding above C_i
+        alpha = xp.minimum((1.0 - eta) * state.alpha + eta * target, C_i)
         return self._state(problem, state.n_iter + 1, alpha, eta, grad_norm)
 
     # measure and advance are Solver's: states are measured when they are made (a step costs a pass
