@@ -117,6 +117,9 @@ class SolveResult(NamedTuple):
     history : dict of lists (keys ``HISTORY_KEYS``) or None. ``time`` is solver time in
         seconds, with the clock paused while the objectives are evaluated.
     states : list of states (step-by-step runs with ``record_states=True``) or None.
+    interrupted : bool, True when a KeyboardInterrupt (Ctrl-C) stopped the run: the result is then its
+        last completed state, measured (its gap certifies it as any other's), and ``converged`` only if
+        that gap reached ``tol``.
     """
 
     state: Any
@@ -128,6 +131,7 @@ class SolveResult(NamedTuple):
     kkt: float
     history: dict | None
     states: list | None
+    interrupted: bool = False
 
 
 class Solver(ABC):
@@ -376,6 +380,11 @@ def solve(
     state : a state of ``solver`` or None
         Continue from it (another C, say): ``solver.warm_start(problem, state)`` projects it into
         this problem's box and recomputes what it caches.
+
+    A KeyboardInterrupt (Ctrl-C) after the first state stops the run where it stands: the last completed
+    state (steps are pure, so a chunk cut short leaves the state before it whole) is measured and
+    returned with ``interrupted=True``, and appended to the history if it is not its last entry.  An
+    interrupt while the first state or that last measure is computed propagates as usual.
     """
     if max_iter is None:
         max_iter = max(DEFAULT_STEPS, DEFAULT_EPOCHS * solver.steps_per_epoch(problem))
@@ -395,38 +404,46 @@ def solve(
     threshold = KKT_PER_TOL * tol
     chunks, unmeasured, measured_at = 0, 0, 0
     start = int(state.n_iter)
-    while not (unmeasured == 0 and solver.converged(state, tol)) and int(state.n_iter) - start < max_iter:
-        n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
-        t0 = time.perf_counter()
-        if fast:
-            state = solver.advance(problem, state, n_steps, None if cheap else tol)
-        else:
-            state = solver.step(problem, state)
-        elapsed += time.perf_counter() - t0
-        chunks += 1
-        unmeasured += 1
-        violation = float(solver.violation(state)) if cheap else math.nan
-        small = not violation > threshold  # NaN (no cheap measure) counts as small: measure
-        if not cheap or small or unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, measured_at // 2):
-            state = solver.measure(problem, state)  # clock paused
-            unmeasured, measured_at = 0, chunks
-            if cheap and small and violation == violation and not solver.converged(state, tol):
-                threshold = violation * next_threshold_factor(float(state.gap), tol)
-        if history is not None:
-            _record(history, state, elapsed)
-        if states is not None:
-            states.append(state)
-        if callback is not None and callback(state):
-            break
-        if unmeasured == 0 and math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
-            break
-        since += n_steps
-        if still and since >= epoch:  # a whole epoch since the last look: did alpha move at all?
-            if bool(problem.xp.all(state.alpha == last_alpha)):
-                break  # nothing moved: a fixed point short of tol (not converged)
-            last_alpha, since = problem.xp.asarray(state.alpha, copy=True), 0
+    interrupted = False
+    try:
+        while not (unmeasured == 0 and solver.converged(state, tol)) and int(state.n_iter) - start < max_iter:
+            n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
+            t0 = time.perf_counter()
+            if fast:
+                state = solver.advance(problem, state, n_steps, None if cheap else tol)
+            else:
+                state = solver.step(problem, state)
+            elapsed += time.perf_counter() - t0
+            chunks += 1
+            unmeasured += 1
+            violation = float(solver.violation(state)) if cheap else math.nan
+            small = not violation > threshold  # NaN (no cheap measure) counts as small: measure
+            if not cheap or small or unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, measured_at // 2):
+                state = solver.measure(problem, state)  # clock paused
+                unmeasured, measured_at = 0, chunks
+                if cheap and small and violation == violation and not solver.converged(state, tol):
+                    threshold = violation * next_threshold_factor(float(state.gap), tol)
+            if history is not None:
+                _record(history, state, elapsed)
+            if states is not None:
+                states.append(state)
+            if callback is not None and callback(state):
+                break
+            if unmeasured == 0 and math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
+                break
+            since += n_steps
+            if still and since >= epoch:  # a whole epoch since the last look: did alpha move at all?
+                if bool(problem.xp.all(state.alpha == last_alpha)):
+                    break  # nothing moved: a fixed point short of tol (not converged)
+                last_alpha, since = problem.xp.asarray(state.alpha, copy=True), 0
+    except KeyboardInterrupt:  # Ctrl-C: `state` is the last completed state (one is assigned only once whole)
+        interrupted, unmeasured = True, 1  # measure it below: the interrupt may fall between a step and its count
     if unmeasured:
         state = solver.measure(problem, state)  # what a result reports is always measured
+    if interrupted and history is not None and history["n_iter"][-1] != int(state.n_iter):
+        _record(history, state, elapsed)
+    if interrupted and states is not None and states[-1] is not state:
+        states.append(state)
     return SolveResult(
         state=state,
         n_iter=int(state.n_iter),
@@ -437,6 +454,7 @@ def solve(
         kkt=float(state.kkt),
         history=history,
         states=states,
+        interrupted=interrupted,
     )
 
 

@@ -1,0 +1,92 @@
+"""``verbose`` progress of a fit: one line per measured state of the run (epoch, objectives, gap, time).
+
+An estimator's ``fit`` wraps its :func:`~svmteach.solvers.solve` call::
+
+    with fit_progress(self, solver, problem, verbose) as progress:
+        result = solve(solver, problem, ..., callback=progress)
+        if progress is not None:
+            progress.finish(result)
+
+With ``verbose=0`` the callback is None and nothing is printed.  Otherwise a line is printed at every
+state whose objectives :func:`solve` measured (its cheap stop measures O(log) times in a run; with
+``record_history`` every chunk is measured), and :meth:`Progress.finish` prints the measured last state
+and how the run ended.  Lines go to standard output, as scikit-learn's ``verbose`` does.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+import time
+from contextlib import contextmanager
+
+COLUMNS = f"{'epoch':>10} {'step':>11} {'primal':>15} {'dual':>15} {'rel. gap':>10} {'time (s)':>9}"
+
+
+def check_verbose(value, name: str = "verbose") -> int:
+    """``value`` as an int >= 0 (a bool counts as 0 or 1), or a TypeError / ValueError naming ``name``."""
+    if not isinstance(value, numbers.Integral):  # bool is an Integral
+        raise TypeError(f"{name} must be an int >= 0 or a bool, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return int(value)
+
+
+class Progress:
+    """The callback :func:`solve` calls after each chunk: prints the states it finds newly measured.
+
+    Between two measures, :func:`solve`'s cheap stop passes states that carry their last measure's
+    objectives; so a state is newly measured when its ``(primal, dual)`` differ from the previous call's.
+    The first call has no previous one (its state may still carry the starting state's objectives): it
+    is measured here, once, and printed with its own objectives.
+    """
+
+    def __init__(self, est, solver, problem, out=None):
+        self.solver, self.problem = solver, problem
+        self.out = sys.stdout if out is None else out
+        self.start = time.perf_counter()
+        self.printed = None  # (n_iter, primal, dual) of the last line
+        self.previous = None  # (primal, dual) the previous call's state carried
+        self.write(f"{type(est).__name__}: solver {solver.name}, {problem.n_samples} samples, "
+                   f"{problem.n_features} features, {len(problem.classes)} classes")
+        self.write(COLUMNS)
+
+    def write(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def line(self, state) -> None:
+        """One row: epochs (steps / steps per epoch), steps, primal, dual, relative gap, seconds so far."""
+        steps = int(state.n_iter)
+        epochs = steps / self.solver.steps_per_epoch(self.problem)
+        primal, dual, gap = float(state.primal), float(state.dual), float(state.gap)
+        elapsed = time.perf_counter() - self.start
+        self.write(f"{epochs:>10.1f} {steps:>11d} {primal:>15.9g} {dual:>15.9g} {gap:>10.3g} {elapsed:>9.3f}")
+        self.printed = (steps, primal, dual)
+
+    def __call__(self, state):
+        carried = (float(state.primal), float(state.dual))
+        if self.previous is None:
+            self.line(self.solver.measure(self.problem, state))  # one pass over the data, once per fit
+        elif carried != self.previous:
+            self.line(state)
+        self.previous = carried
+        return None  # never asks solve to stop
+
+    def finish(self, result) -> None:
+        """The run's last state (measured by :func:`solve`), unless just printed, and how the run ended."""
+        state = result.state
+        if self.printed != (int(state.n_iter), float(state.primal), float(state.dual)):
+            self.line(state)
+        how = ("interrupted (Ctrl-C): the model is the last state above" if getattr(result, "interrupted", False)
+               else "converged" if result.converged else "not converged")
+        gap = "nan" if math.isnan(result.gap) else f"{result.gap:.3g}"
+        self.write(f"{how}: {result.n_iter} steps, relative gap {gap}, "
+                   f"{time.perf_counter() - self.start:.3f} s")
+
+
+@contextmanager
+def fit_progress(est, solver, problem, verbose):
+    """Yield the :class:`Progress` callback for ``solve`` when ``verbose`` (checked: an int >= 0 or a
+    bool) is positive, else None."""
+    yield Progress(est, solver, problem) if check_verbose(verbose) > 0 else None
