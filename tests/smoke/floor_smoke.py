@@ -44,8 +44,16 @@ def declared_floors() -> dict:
     return {m.group(1).lower(): m.group(2) for m in re.finditer(r'"([A-Za-z0-9_.-]+)>=([^",<;]+)', block)}
 
 
+def extra_floor(name: str) -> str:
+    """The ``>=`` floor of ``name`` in pyproject.toml's ``test = [...]`` extra."""
+    text = (ROOT / "pyproject.toml").read_text()
+    block = re.search(r"^test = \[(.*?)^\]", text, re.S | re.M).group(1)
+    return re.search(rf'"{name}>=([^",<;]+)"', block).group(1)
+
+
 def test_the_floors_are_the_ones_declared_and_installed():
     floors, pinned = declared_floors(), pins()
+    assert pinned["pandas"] == extra_floor("pandas"), "pandas: floor-constraints.txt and the test extra disagree"
     assert floors and set(floors) <= set(pinned), f"pin every declared floor: {set(floors) - set(pinned)}"
     assert {name: pinned[name] for name in floors} == floors, "floor-constraints.txt and pyproject.toml disagree"
     installed = {name: version(name) for name in pinned}
@@ -157,6 +165,20 @@ def test_one_vs_rest_and_one_vs_one_agree_with_scikit_learn(iris):
     ref_ovo = SVC(kernel="linear", C=C, tol=1e-10).fit(X, y)  # LIBSVM is one-vs-one
     assert (ovr.predict(X) == ref_ovr.predict(X)).mean() >= 0.98
     assert (ovo.predict(X) == ref_ovo.predict(X)).mean() >= 0.98
+
+
+def test_data_frame_columns_are_named_and_checked(iris):
+    import pandas as pd
+
+    X, y = iris
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    for model in (svmteach.BinarySVC(), svmteach.MulticlassSVC(random_state=0)):
+        labels = y == y[0] if isinstance(model, svmteach.BinarySVC) else y
+        model.fit(frame, labels)
+        assert list(model.feature_names_in_) == list(frame.columns)
+        np.testing.assert_array_equal(model.predict(frame), model.predict(frame.to_numpy()))
+        with pytest.raises(ValueError, match="Feature names must be in the same order as they were in fit"):
+            model.predict(frame[frame.columns[::-1]])
 
 
 def test_rls_classifier_is_ridge_regression(blobs):
