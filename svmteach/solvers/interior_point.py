@@ -1,0 +1,700 @@
+"""A primal-dual interior-point method (Mehrotra's predictor-corrector) for every dual of the package.
+
+The coordinate methods stall when the features have very different scales (raw data: the wine
+set's features run from 0.1 to 1,680, so its kernel matrix spans seven orders of magnitude): their
+steps see one coordinate at a time and the dual is ill-conditioned.  A Newton method does not care
+about the conditioning, only about the size of the linear system it solves at each step: on a small
+problem it reaches the optimum to rounding in some 15 to 40 steps, however the data are scaled.
+
+**The quadratic programme.**  Every dual here is, written as a minimisation over the free entries
+:math:`\\beta` of its dual variables (one block :math:`\\beta_i \\in \\mathbb R^{k'}` per sample),
+
+.. math::
+
+    \\min_\\beta \\; \\tfrac12 \\beta^\\top H \\beta - \\mathbf 1^\\top \\beta
+    \\quad \\text{s.t.} \\quad G \\beta_i \\le C_i h \\;\\; (\\text{every } i), \\qquad a^\\top \\beta = 0,
+
+with
+
+- binary (:math:`k' = 1`, :math:`\\beta_i = \\alpha_i`): :math:`H = Q`, the box :math:`0 \\le \\beta_i \\le C_i`,
+  and, with a bias (``bias=True``, as SMO), the equality :math:`y^\\top \\alpha = 0`;
+- Weston-Watkins and Lee-Lin-Wahba (:math:`k' = k - 1`, the off-label entries :math:`\\beta_{ij} = \\alpha_{ij}`):
+  the box :math:`0 \\le \\beta_{ij} \\le C_i`; the label entry is :math:`-\\sum_j \\beta_{ij}` (WW) or 0 (LLW);
+- Crammer-Singer (:math:`\\beta_{im} = -\\alpha_{im}`, :math:`m \\ne y_i`): :math:`\\beta_i \\ge 0` and
+  :math:`\\mathbf 1^\\top \\beta_i \\le C_i` (the label entry :math:`\\alpha_{iy_i} = \\mathbf 1^\\top \\beta_i`).
+
+In each case the linear term of the (maximised) dual is :math:`\\mathbf 1^\\top \\beta` and its weights are
+linear in :math:`\\beta`: :math:`W = \\sum_i (A_i \\beta_i) x_i^\\top` with the (k, k') matrix :math:`A_i`
+read off the loss's own ``weight_rows``, so :math:`H = J^\\top J` for the map :math:`J: \\beta \\mapsto W`,
+:math:`H_{(i,\\cdot),(j,\\cdot)} = K_{ij} A_i^\\top A_j`, of rank at most :math:`kd`.  A sample with
+:math:`C_i = 0` has all its variables fixed at 0 and is left out of the programme.
+
+**The step** (Mehrotra 1992; Nocedal and Wright, section 16.6).  With slacks :math:`s = h - G\\beta \\ge 0`,
+multipliers :math:`z \\ge 0` of the inequalities and :math:`\\nu` of the equality, the central path is
+:math:`H\\beta - \\mathbf 1 + G^\\top z + a \\nu = 0`, :math:`s \\circ z = \\mu \\mathbf 1`.  Each step linearises
+it once; eliminating the slacks and multipliers leaves the Newton system
+
+.. math::
+
+    (H + G^\\top D G)\\, \\Delta\\beta + a\\, \\Delta\\nu = r, \\qquad a^\\top \\Delta\\beta = 0, \\qquad D = Z S^{-1},
+
+solved twice with one factorisation: the affine (predictor) direction, which aims at :math:`\\mu = 0`, tells
+how far the centre can be given up, :math:`\\sigma = (\\mu_{\\text{aff}} / \\mu)^3`; the corrector aims at
+:math:`\\sigma \\mu` with the second-order term :math:`\\Delta s_{\\text{aff}} \\circ \\Delta z_{\\text{aff}}`.  The step
+goes 0.99 of the way to the boundary.  The start is strictly feasible (:math:`\\beta` at a centre of its set,
+on :math:`a^\\top\\beta = 0`), and a step keeps the equalities, so **every iterate is feasible**: alpha in
+its box, on its equality, and the gap of every state is a true certificate.
+
+**The linear system**, :math:`N = H + B` with :math:`B = G^\\top D G` block diagonal (one k' x k' block per
+sample), two ways (``method``):
+
+- ``"dense"``: N formed and factorised by Cholesky, :math:`O(m^3 / 3)` per step for
+  :math:`m = n k'` variables (and :math:`m^2` memory): for :math:`m` up to a few thousand, and the only way
+  for a nonlinear kernel;
+- ``"low_rank"``: Sherman-Morrison-Woodbury, :math:`N^{-1} = B^{-1} - B^{-1} J^\\top (I + J B^{-1} J^\\top)^{-1} J B^{-1}`,
+  with a :math:`kd \\times kd` capacitance matrix: :math:`O(n k^2 d^2 + (kd)^3 / 3)` per step: for many samples
+  with few features and classes (linear kernels);
+- ``"auto"`` (default) picks the cheaper.  Each solve is followed by two steps of iterative refinement
+  against N itself (products with H cost :math:`O(nkd)` in the low-rank form), which recovers the accuracy
+  that the Woodbury formula loses when :math:`D` spans many orders of magnitude near the end.
+
+**What is reported.**  An interior point never has an entry exactly at a bound; near the optimum the
+state's ``alpha`` is the iterate with the entries that the complementarity pairs say are at a bound
+(:math:`z_j > s_j`) put there exactly (a binary dual with a bias then restores :math:`y^\\top\\alpha = 0` on the
+free entries), when that point is feasible and its gap is no larger; otherwise the iterate itself.
+Either way the objectives, gap and KKT violation are the package's (:mod:`svmteach.objectives`, the loss's
+``primal`` / ``dual`` / ``kkt_violation``), recomputed from that alpha at every step, so ``measure`` has
+nothing to add.  The binary bias is the b that minimises the primal for the weights of alpha (a weighted
+median of :math:`y_i - f_i`, exact).
+
+The arithmetic is NumPy and SciPy's LAPACK on the host in float64, whatever array library the problem
+uses; the state's ``alpha`` (and ``W``) are handed back in the problem's library.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg as sla
+
+from .. import objectives as obj
+from ..backend import to_numpy
+from ..rows import is_sparse
+from .base import Solver, check_choice, check_random_state, check_state
+
+METHODS = ("auto", "dense", "low_rank")
+
+#: The step goes this fraction of the way to the boundary of the positive orthant (s, z > 0).
+TO_BOUNDARY = 0.99
+#: Steps become null steps once the mean complementarity s'z / p is below this fraction of the
+#: objective's size: the Newton system then only sees rounding.
+MU_FLOOR = 1e-15
+#: Near the end (gap below ``POLISH_BELOW``), a step whose gap is this many times the last one's is refused:
+#: it is the rounding of the Newton system talking, and the step is a null step.
+GAP_SPOILED = 10.0
+#: The dense method is refused above this many variables (its matrix alone would take 8 m^2 bytes);
+#: the low-rank one above this size of its capacitance matrix, kd.
+MAX_DENSE = 12_000
+MAX_RANK = 6_000
+#: Iterative-refinement rounds after each solve with the factorisation.
+REFINE = 2
+#: The active-set polish solves for at most this many free entries (a dense least-squares problem).
+MAX_POLISH = 2_000
+#: The polish is tried once the iterate's relative gap is below this (its active set is then settled).
+POLISH_BELOW = 1e-3
+#: The polish moves the entries its solution pushed out of their set to the active ones at most this often.
+POLISH_ROUNDS = 4
+
+
+class InteriorPointState(NamedTuple):
+    """State of :class:`InteriorPoint` after ``n_iter`` Newton steps.
+
+    Attributes
+    ----------
+    n_iter : int, Newton steps taken (null steps included).
+    alpha : (n,) binary or (n, k) multiclass dual variables in the package's convention, feasible;
+        near the optimum the entries at a bound are exactly there (see the module docstring).
+    b : float, the binary bias (the primal's best for alpha; 0.0 without a bias and for multiclass).
+    W : (k, d) float64 weights W(alpha) (multiclass), None for a binary problem.
+    beta : (m_s, k') float64 the interior iterate: the free entries of the m_s samples with C_i > 0.
+    s : (m_s, r) float64 slacks of the r inequalities of each sample, > 0;
+    z : (m_s, r) float64 their multipliers, > 0;  nu : float, the multiplier of the equality (0 without one).
+    mu : float, the barrier parameter, the mean complementarity s'z / (m_s r).
+    sigma : float, the centring parameter of the last step (NaN before one);
+    mu_affine : float, the complementarity the predictor direction would have reached (NaN before a step);
+    step_size : float, the fraction of the Newton direction taken by the last step (NaN before one;
+        0 for a null step).
+    residual : float, the relative dual residual ||H beta - 1 + G'z + a nu||_inf / (1 + ||H beta||_inf)
+        of the iterate.
+    snapped : bool, whether ``alpha`` is the iterate with its active entries put on their bounds.
+    primal, dual, gap, kkt : float, the package's primal and dual objectives at alpha, the relative
+        duality gap and KKT violation (as every solver's).
+    """
+
+    n_iter: int
+    alpha: object
+    b: float
+    W: object
+    beta: np.ndarray
+    s: np.ndarray
+    z: np.ndarray
+    nu: float
+    mu: float
+    sigma: float
+    mu_affine: float
+    step_size: float
+    residual: float
+    snapped: bool
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+
+
+class _QP(NamedTuple):
+    """The programme of one problem (host arrays, float64): see the module docstring.
+
+    keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps;
+    X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense Hessian or None;
+    G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand sides C_i h;
+    eq : (m_s, k') the equality's coefficients a, or None;  kind : "box" or "simplex";
+    embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
+    sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns.
+    """
+
+    keep: np.ndarray
+    A: np.ndarray
+    X: object
+    H: object
+    G: np.ndarray
+    h: np.ndarray
+    eq: object
+    kind: str
+    embed: object
+    others: object
+
+
+#: How each multiclass loss's off-label entries and label entry follow from beta (module docstring).
+EMBEDDINGS = {"ww": ((1.0, -1.0), "box"), "llw": ((1.0, 0.0), "box"), "cs": ((-1.0, 1.0), "simplex")}
+
+_QP_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _is_binary(problem) -> bool:
+    return getattr(problem, "loss_object", None) is None
+
+
+def _box_rows(nv):
+    """``(G, h)`` of the box 0 <= beta <= C: rows beta <= C (upper) then -beta <= 0 (lower)."""
+    eye = np.eye(nv)
+    return np.vstack([eye, -eye]), np.concatenate([np.ones(nv), np.zeros(nv)])
+
+
+def _simplex_rows(nv):
+    """``(G, h)`` of beta >= 0, 1'beta <= C: rows -beta <= 0 (lower) then 1'beta <= C (sum)."""
+    return np.vstack([-np.eye(nv), np.ones((1, nv))]), np.concatenate([np.zeros(nv), [1.0]])
+
+
+def _alpha_np(problem, qp, beta):
+    """The package's alpha (NumPy) of the QP variables ``beta`` (m_s, k')."""
+    n = problem.n_samples
+    if qp.embed is None:
+        alpha = np.zeros(n)
+        alpha[qp.keep] = beta[:, 0]
+        return alpha
+    sign_off, sign_label = qp.embed
+    codes = to_numpy(problem.codes)
+    alpha = np.zeros((n, problem.k))
+    alpha[qp.keep[:, None], qp.others[qp.keep]] = sign_off * beta
+    alpha[qp.keep, codes[qp.keep]] = sign_label * beta.sum(axis=1)
+    return alpha
+
+
+def build_qp(problem, bias: bool = True) -> _QP:
+    """The quadratic programme of ``problem`` (cached per problem object and ``bias``)."""
+    cached = _QP_CACHE.get(problem, {})
+    if bias in cached:
+        return cached[bias]
+    C_i = np.asarray(to_numpy(problem.C_i), dtype=np.float64)
+    keep = np.flatnonzero(C_i > 0)
+    if _is_binary(problem):
+        y = np.asarray(to_numpy(problem.y), dtype=np.float64)[keep]
+        if bias and (np.all(y > 0) or np.all(y < 0)):
+            keep = keep[:0]  # one class left: y'alpha = 0 with alpha >= 0 leaves only alpha = 0
+            y = y[:0]
+        A = y[:, None, None]  # w = sum_i (y_i alpha_i) phi(x_i): k = k' = 1
+        G, h = _box_rows(1)
+        eq = y[:, None] if bias else None
+        embed, others, kind = None, None, "box"
+        linear = problem.kernel.is_linear
+    else:
+        loss, k = problem.loss_object, problem.k
+        (embed, kind) = EMBEDDINGS[problem.loss]
+        codes = np.asarray(to_numpy(problem.codes))
+        j = np.arange(k - 1)[None, :]
+        others = j + (j >= codes[:, None])  # the off-label columns of each row, in order
+        nv = k - 1
+        G, h = _box_rows(nv) if kind == "box" else _simplex_rows(nv)
+        qp0 = _QP(keep=np.arange(problem.n_samples), A=None, X=None, H=None, G=G, h=None, eq=None, kind=kind,
+                  embed=embed, others=others)
+        # A_i column c: the weight row of the alpha whose every sample has beta = e_c (the loss's own map)
+        cols = []
+        for c in range(nv):
+            unit = np.zeros((problem.n_samples, nv))
+            unit[:, c] = 1.0
+            alpha_c = problem.xp.asarray(_alpha_np(problem, qp0, unit))
+            cols.append(np.asarray(to_numpy(loss.weight_rows(problem, alpha_c)), dtype=np.float64))
+        A = np.stack(cols, axis=2)[keep]
+        eq, linear = None, True
+    X = np.asarray(to_numpy(problem.X), dtype=np.float64)[keep] if linear else None
+    qp = _QP(keep=keep, A=A, X=X, H=None, G=G, h=C_i[keep][:, None] * h[None, :], eq=eq, kind=kind,
+             embed=embed, others=others)
+    if not linear:  # a nonlinear kernel: H = Q restricted to the samples kept
+        K = np.asarray(to_numpy(problem.gram), dtype=np.float64)[np.ix_(keep, keep)]
+        qp = qp._replace(H=_dense_hessian(qp, K))
+    _QP_CACHE.setdefault(problem, {})[bias] = qp
+    return qp
+
+
+def _dense_hessian(qp, K):
+    """:math:`H_{(i,b),(j,c)} = K_{ij} (A_i^\\top A_j)_{bc}`, shape (m, m)."""
+    m_s, _, nv = qp.A.shape
+    AA = np.einsum("iab,jac->ibjc", qp.A, qp.A)  # (A_i' A_j)_{bc}
+    H = (K[:, None, :, None] * AA).reshape(m_s * nv, m_s * nv)
+    return 0.5 * (H + H.T)
+
+
+def _dense_of(qp):
+    """The dense Hessian of ``qp``: its own (a nonlinear kernel), or formed from X once and cached."""
+    if qp.H is not None:
+        return qp.H
+    key = id(qp.X)
+    found = _DENSE_CACHE.get(key)
+    if found is None or found[0] is not qp.X:
+        found = (qp.X, _dense_hessian(qp, qp.X @ qp.X.T))
+        _DENSE_CACHE.clear()  # one at a time: it may be large
+        _DENSE_CACHE[key] = found
+    return found[1]
+
+
+_DENSE_CACHE: dict = {}
+
+
+def _hess_times(qp, v):
+    """H v for v of shape (m_s, k'): dense, or J'(J v) through the weights (O(m_s k d))."""
+    if qp.H is not None:
+        return (qp.H @ v.ravel()).reshape(v.shape)
+    W = np.einsum("iab,ib->ia", qp.A, v).T @ qp.X  # J v = sum_i (A_i v_i) x_i'  (k, d)
+    S = qp.X @ W.T  # (m_s, k) scores
+    return np.einsum("iab,ia->ib", qp.A, S)  # (J' W)_i = A_i' W x_i
+
+
+class _Newton:
+    """The factorised Newton matrix N = H + G'DG (see the module docstring) and its solves."""
+
+    def __init__(self, qp, d, method):
+        self.qp = qp
+        G = qp.G
+        self.B = np.einsum("rb,ir,rc->ibc", G, d, G)  # G' diag(d_i) G, one (k', k') block per sample
+        m_s, nv = qp.h.shape[0], G.shape[1]
+        self.shape = (m_s, nv)
+        self.dense = method == "dense"
+        if self.dense:
+            N = _dense_of(qp).copy()
+            N4 = N.reshape(m_s, nv, m_s, nv)
+            i = np.arange(m_s)
+            N4[i, :, i, :] += self.B
+            self.factor = _cholesky(N)
+        else:
+            self.Binv = np.linalg.inv(self.B)
+            T = np.einsum("iab,ibc,idc->iad", qp.A, self.Binv, qp.A)  # A_i B_i^{-1} A_i'  (m_s, k, k)
+            k, dim = T.shape[1], qp.X.shape[1]
+            cap = np.eye(k * dim)
+            step = max(1, (1 << 22) // max(1, k * k * dim))  # samples per block: bounded memory
+            for s in range(0, m_s, step):
+                X, Ts = qp.X[s:s + step], T[s:s + step]
+                # sum_i T_i[a, b] x_i x_i' as a (k d, k d) matrix: one product with BLAS
+                TX = (Ts[:, :, :, None] * X[:, None, None, :]).reshape(len(X), k * k * dim)
+                # (X' TX)[c, (a, b, e)] = sum_i x_ic T_i[a, b] x_ie, reordered to [(a, c), (b, e)]
+                cap += (X.T @ TX).reshape(dim, k, k, dim).transpose(1, 0, 2, 3).reshape(k * dim, k * dim)
+            self.factor = _cholesky(0.5 * (cap + cap.T))
+
+    def _solve_once(self, v):
+        if self.dense:
+            return sla.cho_solve(self.factor, v.ravel()).reshape(v.shape)
+        qp = self.qp
+        w = np.einsum("ibc,ic->ib", self.Binv, v)  # B^{-1} v
+        Y = np.einsum("iab,ib->ia", qp.A, w).T @ qp.X  # J B^{-1} v, (k, d)
+        t = sla.cho_solve(self.factor, Y.ravel()).reshape(Y.shape)  # (I + J B^{-1} J')^{-1} J B^{-1} v
+        back = np.einsum("iab,ia->ib", qp.A, qp.X @ t.T)  # J' t
+        return w - np.einsum("ibc,ic->ib", self.Binv, back)
+
+    def times(self, u):
+        """N u = H u + B u."""
+        return _hess_times(self.qp, u) + np.einsum("ibc,ic->ib", self.B, u)
+
+    def solve(self, v):
+        """N^{-1} v, refined ``REFINE`` times against N itself."""
+        u = self._solve_once(v)
+        for _ in range(REFINE):
+            u = u + self._solve_once(v - self.times(u))
+        return u
+
+
+def _cholesky(N):
+    """Cholesky factor of the symmetric positive definite ``N``; when rounding made it indefinite, of N plus
+    a ridge of growing size (iterative refinement against N undoes the ridge's effect)."""
+    scale = float(np.max(np.abs(np.diag(N)))) or 1.0
+    ridge = 0.0
+    for _ in range(12):
+        try:
+            return sla.cho_factor(N + ridge * np.eye(len(N)) if ridge else N, lower=False, check_finite=True)
+        except np.linalg.LinAlgError:
+            ridge = scale * 1e-14 if ridge == 0.0 else ridge * 100.0
+    raise np.linalg.LinAlgError("the Newton matrix could not be factorised")
+
+
+def _g_times(G, v):
+    """G v_i for every sample: (m_s, k') -> (m_s, r)."""
+    return v @ G.T
+
+
+def _gt_times(G, z):
+    """G' z_i for every sample: (m_s, r) -> (m_s, k')."""
+    return z @ G
+
+
+def _max_step(v, dv):
+    """The largest t <= 1 with v + t dv >= 0 (v > 0)."""
+    neg = dv < 0
+    return min(1.0, float(np.min(-v[neg] / dv[neg]))) if np.any(neg) else 1.0
+
+
+def best_intercept(y, f, weights):
+    """The b minimising :math:`\\sum_i w_i \\max(0, 1 - y_i (f_i + b))`: a weighted median of the breakpoints
+    :math:`t_i = y_i - f_i` (the slope in b is :math:`-W_+` below all of them and grows by :math:`w_i` past each)."""
+    if len(y) == 0:
+        return 0.0
+    t = y - f
+    order = np.argsort(t, kind="stable")
+    need = float(np.sum(weights[y > 0]))  # W_+: the slope is -W_+ + (weights passed)
+    passed = np.cumsum(weights[order])
+    i = int(np.searchsorted(passed, need))  # first breakpoint where the slope turns >= 0
+    return float(t[order[min(i, len(t) - 1)]])
+
+
+class InteriorPoint(Solver):
+    """Mehrotra's predictor-corrector interior-point method for the binary and multiclass duals: one step is
+    one Newton iteration (see the module docstring).
+
+    For small problems: the dense method costs :math:`O((nk')^3)` per step and :math:`8 (nk')^2` bytes,
+    the low-rank one :math:`O(n k^2 d^2 + (kd)^3)`; a step of either costs far more than an epoch of
+    coordinate ascent, but some 15 to 40 of them reach a relative gap of 1e-8 on any scaling of the data.
+
+    Parameters
+    ----------
+    bias : bool
+        Binary problems: the dual with the bias's equality :math:`y^\\top\\alpha = 0` (True, as SMO), or the
+        box-constrained dual without a bias (False, as dual coordinate ascent).  Multiclass problems have
+        no bias and ignore it.
+    method : {"auto", "dense", "low_rank"}
+        How the Newton system is solved (module docstring); "auto" picks the cheaper per step.
+    random_state : None
+        Accepted for the registries' uniform construction; the method draws nothing.
+    """
+
+    name = "interior_point"
+    State = InteriorPointState
+    still_is_fixed_point = True
+
+    def __init__(self, bias: bool = True, method: str = "auto", random_state=None):
+        if not isinstance(bias, (bool, np.bool_)):
+            raise TypeError(f"bias must be True or False, got {type(bias).__name__} {bias!r}")
+        if not isinstance(method, str):
+            raise TypeError(f"method must be one of {METHODS}, got {type(method).__name__} {method!r}")
+        self.bias = bool(bias)
+        self.method = check_choice("method", method, METHODS)
+        check_random_state(random_state)
+        self.random_state = random_state
+
+    @classmethod
+    def solves(cls, loss) -> bool:
+        """Every multiclass loss of the package (those of :data:`EMBEDDINGS`)."""
+        return getattr(loss, "name", None) in EMBEDDINGS
+
+    def steps_per_epoch(self, problem) -> int:
+        """1: a Newton step reads all the data (more than an epoch of the coordinate methods)."""
+        return 1
+
+    # ---- the programme ------------------------------------------------------------------------
+    def _qp(self, problem):
+        if is_sparse(problem.X):
+            raise TypeError("X is sparse, which the interior-point solver does not take (it is for small dense "
+                            "problems): pass X.toarray(), or use a coordinate solver for sparse data")
+        if not _is_binary(problem) and not self.solves(problem.loss_object):
+            raise ValueError(f"solver 'interior_point' does not solve the {problem.loss!r} loss")
+        return build_qp(problem, self.bias and _is_binary(problem))
+
+    def _method(self, qp) -> str:
+        m_s, nv = qp.h.shape[0], qp.G.shape[1]
+        m = m_s * nv
+        if qp.H is not None:
+            method = "dense"
+        elif self.method != "auto":
+            method = self.method
+        else:
+            k, d = qp.A.shape[1], qp.X.shape[1]
+            dense_cost = m ** 3 / 3 + m * m * k
+            low_rank_cost = m_s * k * k * d * d + (k * d) ** 3 / 3 + 4 * m_s * k * d * nv
+            method = "dense" if dense_cost <= low_rank_cost else "low_rank"
+        if method == "dense" and m > MAX_DENSE:
+            raise ValueError(f"problem: {m} variables are too many for the dense interior-point method (at most "
+                             f"{MAX_DENSE}); use a coordinate solver (SMO, dual coordinate ascent, the exact block "
+                             "solvers) for large problems")
+        if method == "low_rank" and qp.A.shape[1] * qp.X.shape[1] > MAX_RANK:
+            raise ValueError(f"problem: k d = {qp.A.shape[1] * qp.X.shape[1]} is too large for the low-rank "
+                             f"interior-point method (at most {MAX_RANK}); use a coordinate solver")
+        return method
+
+    # ---- the contract -------------------------------------------------------------------------
+    def init(self, problem):
+        """The centre of the feasible set: the box's midpoints (scaled per class onto :math:`y^\\top\\alpha = 0`
+        with a bias), or :math:`\\beta_i = C_i / (2k')` for Crammer-Singer's simplex; :math:`z` from the gradient."""
+        qp = self._qp(problem)
+        self._method(qp)
+        m_s, nv = qp.h.shape[0], qp.G.shape[1]
+        C = qp.h.max(axis=1)  # C_i
+        if qp.kind == "simplex":
+            beta = np.repeat(C[:, None] / (2 * nv), nv, axis=1)
+        elif qp.eq is not None:  # binary with bias: each class's total is half the smaller class's total
+            y = qp.eq[:, 0]
+            total = 0.5 * min(float(np.sum(C[y > 0])), float(np.sum(C[y < 0])))
+            beta = (C * total / np.where(y > 0, np.sum(C[y > 0]), np.sum(C[y < 0])))[:, None]
+        else:
+            beta = 0.5 * np.repeat(C[:, None], nv, axis=1)
+        s = qp.h - _g_times(qp.G, beta)
+        grad = _hess_times(qp, beta) - 1.0
+        z = np.full_like(s, max(1.0, float(np.max(np.abs(grad), initial=0.0))))
+        return self._state(problem, qp, 0, beta, s, z, 0.0, math.nan, math.nan, math.nan)
+
+    def warm_start(self, problem, state):
+        """A fresh start at the centre, the step count carried on: an interior-point method must start far
+        from the boundary, where another run's answer is not (it gains little from one)."""
+        check_state(self, state)
+        return self.init(problem)._replace(n_iter=int(state.n_iter))
+
+    def step(self, problem, state):
+        """One Newton iteration of Mehrotra's predictor-corrector (module docstring); a null step (only
+        ``n_iter`` moves) once the complementarity is at rounding level or the system cannot be solved."""
+        qp = self._qp(problem)
+        beta, s, z, nu = state.beta, state.s, state.z, state.nu
+        null = state._replace(n_iter=state.n_iter + 1, step_size=0.0)
+        p = s.size
+        if p == 0:
+            return null
+        G, eq = qp.G, qp.eq
+        Hb = _hess_times(qp, beta)
+        scale = 1.0 + abs(float(np.sum(beta * Hb))) + float(np.sum(beta))  # the objective's size
+        mu = float(np.sum(s * z)) / p
+        if not float(np.sum(s * z)) > MU_FLOOR * scale:
+            return null
+        # residuals: dual r_d = H beta - 1 + G'z + a nu; inequality r_i = G beta + s - h; equality r_e = a'beta
+        r_d = Hb - 1.0 + _gt_times(G, z) + (nu * eq if eq is not None else 0.0)
+        r_i = _g_times(G, beta) + s - qp.h
+        r_e = float(np.sum(eq * beta)) if eq is not None else 0.0
+        try:
+            newton = _Newton(qp, z / s, self._method(qp))
+            Na = newton.solve(eq) if eq is not None else None  # N^{-1} a, for the equality's Schur complement
+        except (np.linalg.LinAlgError, FloatingPointError):
+            return null
+
+        def direction(r_c):
+            # Delta z = S^{-1}(Z r_i - r_c) + D G Delta beta;  (H + G'DG) Delta beta + a Delta nu = rhs
+            rhs = -r_d - _gt_times(G, (z * r_i - r_c) / s)
+            u = newton.solve(rhs)
+            dnu = 0.0
+            if eq is not None:  # a'Delta beta = -r_e:  Delta nu = (a'N^{-1}rhs + r_e) / (a'N^{-1}a)
+                dnu = (float(np.sum(eq * u)) + r_e) / float(np.sum(eq * Na))
+                u = u - dnu * Na
+            Gu = _g_times(G, u)
+            ds = -r_i - Gu
+            dz = (z * r_i - r_c) / s + (z / s) * Gu
+            return u, ds, dz, dnu
+
+        # predictor: aim at mu = 0
+        u, ds, dz, dnu = direction(s * z)
+        t_aff = min(_max_step(s, ds), _max_step(z, dz))
+        mu_aff = float(np.sum((s + t_aff * ds) * (z + t_aff * dz))) / p
+        sigma = min(1.0, (mu_aff / mu) ** 3)
+        # corrector: aim at sigma mu, with the predictor's second-order term
+        u, ds, dz, dnu = direction(s * z + ds * dz - sigma * mu)
+        t = TO_BOUNDARY * min(_max_step(s, ds), _max_step(z, dz))
+        t = min(t, 1.0)
+        if not (t > 0 and np.all(np.isfinite(u)) and np.all(np.isfinite(dz))):
+            return null
+        beta, s_new, z = beta + t * u, s + t * ds, z + t * dz
+        if not (np.all(s_new > 0) and np.all(z > 0)):
+            return null
+        new = self._state(problem, qp, state.n_iter + 1, beta, s_new, z, nu + t * dnu, sigma, mu_aff, t,
+                          previous=state.alpha)
+        if state.gap <= POLISH_BELOW and not new.gap <= GAP_SPOILED * max(state.gap, 1e-14):
+            return null  # near the end, a step that spoils the gap has met the rounding of the Newton system
+        return new
+
+    def coefficients(self, problem, state):
+        """``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass) as NumPy arrays (b a float)."""
+        alpha = to_numpy(state.alpha)
+        return (alpha, float(state.b)) if state.W is None else (alpha, to_numpy(state.W))
+
+    # ---- what a state reports -----------------------------------------------------------------
+    def _state(self, problem, qp, n_iter, beta, s, z, nu, sigma, mu_aff, t, previous=None):
+        """A state at the iterate, with its reported alpha measured: the snapped point when its gap is smaller
+        and it is not ``previous`` (the last state's alpha: so that alpha moves whenever the iterate moves,
+        and an unchanged alpha means a null step, which :func:`~svmteach.solvers.solve` reads as the end)."""
+        iterate = self._measured(problem, qp, self._feasible(qp, beta))
+        snapped = self._snap(qp, beta, s, z) if iterate["gap"] <= POLISH_BELOW else None
+        if snapped is not None:
+            other = self._measured(problem, qp, snapped)
+            same = previous is not None and np.array_equal(to_numpy(other["alpha"]), to_numpy(previous))
+            if other["gap"] < iterate["gap"] and not same:
+                iterate = dict(other, snapped=True)
+        p = max(s.size, 1)
+        Hb = _hess_times(qp, beta) if s.size else beta
+        r_d = Hb - 1.0 + _gt_times(qp.G, z) + (nu * qp.eq if qp.eq is not None else 0.0)
+        residual = float(np.max(np.abs(r_d), initial=0.0)) / (1.0 + float(np.max(np.abs(Hb), initial=0.0)))
+        return InteriorPointState(n_iter=int(n_iter), alpha=iterate["alpha"], b=iterate["b"], W=iterate["W"],
+                                  beta=beta, s=s, z=z, nu=float(nu), mu=float(np.sum(s * z)) / p,
+                                  sigma=float(sigma), mu_affine=float(mu_aff), step_size=float(t), residual=residual,
+                                  snapped=bool(iterate.get("snapped", False)), primal=iterate["primal"],
+                                  dual=iterate["dual"], gap=iterate["gap"], kkt=iterate["kkt"])
+
+    @staticmethod
+    def _feasible(qp, beta):
+        """``beta`` exactly in its set (rounding can put an entry an ulp outside): clipped to [0, C_i], and a
+        simplex block scaled back to 1'beta <= C_i."""
+        C = qp.h.max(axis=1)[:, None] if qp.h.size else np.zeros((0, 1))
+        beta = np.maximum(beta, 0.0)
+        if qp.kind == "box":
+            return np.minimum(beta, C)
+        total = beta.sum(axis=1, keepdims=True)
+        return np.where(total > C, beta * (C / np.where(total > 0, total, 1.0)), beta)
+
+    def _snap(self, qp, beta, s, z):
+        """The active-set polish: the entries whose inequality the iterate says is active (:math:`z_j > s_j`)
+        put on their bound, and the free entries solved for exactly, the equality-constrained programme
+
+        .. math::
+
+            \\begin{pmatrix} H_{FF} & E_F^\\top \\\\ E_F & 0 \\end{pmatrix}
+            \\begin{pmatrix} \\beta_F \\\\ \\lambda \\end{pmatrix} =
+            \\begin{pmatrix} \\mathbf 1 - H_{FA} \\beta_A \\\\ e - E_A \\beta_A \\end{pmatrix}
+
+        (E: a Crammer-Singer block's active sum row :math:`\\mathbf 1^\\top\\beta_i = C_i`, the binary equality
+        :math:`y^\\top\\alpha = 0`), by least squares (a singular :math:`H_{FF}`, duplicates, has many solutions).
+        On raw data this matters: an entry of 1e-7 put to 0 moves the scores by :math:`10^{-7} \\|x\\|^2`, which
+        for features of size 1,000 is 0.1.  None when the result is not feasible or there are too many free
+        entries (more than ``MAX_POLISH``)."""
+        if s.size == 0:
+            return None
+        active = z > s
+        for _ in range(POLISH_ROUNDS):
+            beta_new, out, wrong = self._polish(qp, active)
+            if beta_new is None:
+                return None
+            if not (out.any() or wrong.any()):
+                return self._feasible(qp, beta_new)
+            # an entry that left its set joins the active ones; a row whose multiplier has the wrong sign
+            # (the objective would fall by leaving its bound) is released: solve again
+            active = (active | out) & ~wrong
+        return None
+
+    @staticmethod
+    def _polish(qp, active):
+        """``(beta, out)``: the polish for the active rows ``active`` (m_s, r), and the rows its result
+        violates (m_s, r); ``(None, None)`` when it cannot be solved."""
+        m_s, nv = qp.h.shape[0], qp.G.shape[1]
+        C = qp.h.max(axis=1)[:, None]
+        if qp.kind == "box":
+            upper, lower = active[:, :nv], active[:, nv:]
+            fixed = np.where(lower, 0.0, np.where(upper, np.broadcast_to(C, (m_s, nv)), 0.0))
+            free = ~(upper | lower)
+            sums = np.zeros(m_s, dtype=bool)
+        else:
+            lower, sums = active[:, :nv], active[:, nv]
+            fixed = np.zeros((m_s, nv))
+            free = ~lower
+            sums = sums & free.any(axis=1)
+        rows, cols = np.nonzero(free)
+        n_free = len(rows)
+        if n_free > MAX_POLISH:
+            return None, None, None
+        # equality rows over the free entries: E_F beta_F = rhs
+        eq_rows, eq_rhs = [], []
+        for i in np.flatnonzero(sums):
+            eq_rows.append((rows == i).astype(np.float64))
+            eq_rhs.append(float(C[i, 0]))
+        if qp.eq is not None:
+            eq_rows.append(qp.eq[rows, cols])
+            eq_rhs.append(-float(np.sum(qp.eq * fixed)))
+        grad_A = _hess_times(qp, fixed)[rows, cols]  # H_FA beta_A
+        if n_free == 0:
+            H_FF = np.zeros((0, 0))
+        elif qp.H is not None:
+            H_FF = qp.H[np.ix_(rows * nv + cols, rows * nv + cols)]
+        else:  # J_F: the columns of J for the free entries, vec((A_i e_c) x_i') each
+            J_F = (qp.A[rows, :, cols][:, :, None] * qp.X[rows][:, None, :]).reshape(n_free, -1)
+            H_FF = J_F @ J_F.T
+        n_eq = len(eq_rows)
+        KKT = np.zeros((n_free + n_eq, n_free + n_eq))
+        KKT[:n_free, :n_free] = H_FF
+        if n_eq:
+            E = np.array(eq_rows)
+            KKT[n_free:, :n_free] = E
+            KKT[:n_free, n_free:] = E.T
+        rhs = np.concatenate([1.0 - grad_A, eq_rhs])
+        try:
+            solution = sla.lstsq(KKT, rhs, cond=None, check_finite=True)[0]
+        except (np.linalg.LinAlgError, ValueError):
+            return None, None, None
+        beta = fixed.copy()
+        beta[rows, cols] = solution[:n_free]
+        slack = 1e-12 * C
+        # the multipliers of the active rows, from stationarity grad f + E' lambda + G_act' z_act = 0,
+        # grad f = H beta - 1 (+ nu a for the binary equality; lambda of the sum rows from the solution)
+        grad = _hess_times(qp, beta) - 1.0
+        if qp.eq is not None:
+            grad = grad + solution[-1] * qp.eq
+        lam = np.zeros(m_s)
+        lam[np.flatnonzero(sums)] = solution[n_free:n_free + int(np.sum(sums))]
+        if qp.kind == "box":  # z_upper = -grad at C, z_lower = grad at 0, each >= 0
+            out = np.hstack([beta > C + slack, beta < -slack])
+            wrong = np.hstack([upper & (grad > 0), lower & (grad < 0)])
+        else:  # z_lower = grad + lambda_i at 0, lambda_i >= 0 for an active sum row
+            out = np.hstack([beta < -slack, beta.sum(axis=1, keepdims=True) > C + slack])
+            wrong = np.hstack([lower & (grad + lam[:, None] < 0), (sums & (lam < 0))[:, None]])
+        # an active row holds by construction (up to the rounding _feasible removes)
+        return beta, out & ~active, wrong
+
+    def _measured(self, problem, qp, beta):
+        """The package's objectives at the alpha of ``beta``: a dict of alpha, b, W, primal, dual, gap, kkt."""
+        xp = problem.xp
+        alpha_np = _alpha_np(problem, qp, beta)
+        alpha = xp.asarray(alpha_np)
+        if _is_binary(problem):
+            f = obj.scores(problem, alpha)
+            b = 0.0
+            if qp.eq is not None:
+                C_i = np.asarray(to_numpy(problem.C_i), dtype=np.float64)
+                b = best_intercept(np.asarray(to_numpy(problem.y), dtype=np.float64),
+                                   np.asarray(to_numpy(f), dtype=np.float64), C_i)
+            P, D = obj.primal(problem, alpha, b, f), obj.dual(problem, alpha, f)
+            kkt = obj.kkt_violation(problem, alpha, f, bias=qp.eq is not None or self.bias)
+            return dict(alpha=alpha, b=float(b), W=None, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
+        W = obj.multiclass_weights(problem, alpha)
+        S = obj.multiclass_scores(problem, W)
+        P, D = obj.multiclass_primal(problem, W, S), obj.multiclass_dual(problem, alpha, W)
+        return dict(alpha=alpha, b=0.0, W=W, primal=P, dual=D, gap=obj.relative_gap(P, D),
+                    kkt=obj.multiclass_kkt_violation(problem, alpha, S))
