@@ -233,6 +233,14 @@ def gram(X, Z=None, kernel: Kernel | str = "linear"):
     raise ValueError(f"kernel must be one of {KERNELS}, got {kernel.name!r}")
 
 
+def kernel_params(kernel: Kernel):
+    """The kernel as compiled code reads it: the float64 array ``[code, gamma, degree, coef0, cancellation]``,
+    ``code`` its index in :data:`KERNELS` (0 linear, 1 polynomial, 2 gaussian, 3 laplacian) and
+    ``cancellation`` :data:`CANCELLATION` (see :mod:`svmteach.solvers.numba_kernel_rows`)."""
+    return np.array([KERNELS.index(kernel.name), float(kernel.gamma), float(kernel.degree), float(kernel.coef0),
+                     CANCELLATION])
+
+
 def kernel_diagonal(X, kernel: Kernel):
     """The diagonal :math:`k(x_i, x_i)` without forming the whole Gram matrix."""
     xp = array_namespace(X)

@@ -35,8 +35,11 @@ ROOT = PACKAGE.parent
 #: :mod:`svmteach.losses.base`.  (Lee-Lin-Wahba's row solution sits beside its epoch.)  Every epoch
 #: reads X through ``row_dot`` / ``row_axpy`` of :mod:`svmteach.rows`, so that one loop serves a dense
 #: and a CSR X; so does the binary dual coordinate ascent's linear loop (and nothing else of the package).
+#: The kernel methods' loops read the rows of K through ``get_row`` of the bounded row cache,
+#: :mod:`svmteach.solvers.numba_kernel_rows` (shared by SMO and dual coordinate ascent).
 #: The dict is compared exactly, so a new cross-file read fails the test.
 _ROWS = {"svmteach.rows.row_dot", "svmteach.rows.row_axpy"}
+_KERNEL_ROWS = {"svmteach.solvers.numba_kernel_rows.get_row"}
 _BASE = {"svmteach.losses.base.EPS", "svmteach.losses.base.EPOCH_FASTMATH"}
 ALLOWED_CROSS_FILE = {
     "svmteach.losses.crammer_singer._cs_epoch": {"svmteach.projections.project_simplex_row"} | _BASE | _ROWS,
@@ -49,6 +52,8 @@ ALLOWED_CROSS_FILE = {
         "svmteach.losses.base.EPOCH_FASTMATH", "svmteach.losses.base.box_violation",
         "svmteach.losses.base.at_rest"} | _ROWS,
     "svmteach.solvers.numba_dual_cd.steps_linear": _ROWS,
+    "svmteach.solvers.numba_smo._select": _KERNEL_ROWS,
+    "svmteach.solvers.numba_smo.smo_loop": _KERNEL_ROWS,
 }
 
 
@@ -143,8 +148,10 @@ def test_no_import_circle():
 def test_compiled_fast_paths_are_leaves():
     """The compiled modules import nothing from the package's solvers (the step paths import them)."""
     edges = _graph()
-    for leaf in ("svmteach.solvers.numba_smo", "svmteach.solvers.numba_dual_cd"):
-        assert not {m for m in edges[leaf] if m.startswith("svmteach.solvers")} - {"svmteach.solvers"}, leaf
+    leaves = ("svmteach.solvers.numba_smo", "svmteach.solvers.numba_dual_cd", "svmteach.solvers.numba_kernel_rows")
+    for leaf in leaves:  # (a leaf may read another leaf: the kernel rows)
+        assert not {m for m in edges[leaf] if m.startswith("svmteach.solvers")} - {"svmteach.solvers", *leaves}, leaf
+    assert not {m for m in edges["svmteach.solvers.numba_kernel_rows"] if m.startswith("svmteach")}
 
 
 def _is_njit(decorator):
@@ -214,9 +221,9 @@ def test_cached_compiled_code_reads_only_its_own_file():
             if foreign:
                 offending[f"{name}.{func}"] = foreign
     assert offending == ALLOWED_CROSS_FILE
-    assert all(offending[name] == _ROWS for name in offending
+    assert all(offending[name] in (_ROWS, _KERNEL_ROWS) for name in offending
                if name.startswith(("svmteach.solvers.numba_", "svmteach.solvers.smo", "svmteach.solvers.dual_cd"))
-               )  # the binary fast paths read nothing of another file but X's rows
+               )  # the binary fast paths read nothing of another file but X's rows or K's
 
 
 def test_the_cross_file_scan_finds_a_foreign_call(tmp_path):

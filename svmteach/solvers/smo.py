@@ -19,9 +19,10 @@ for :math:`\\alpha_j \\leftarrow \\alpha_j + t`, so its unconstrained maximiser 
     \\alpha_j^{\\text{new}} = \\operatorname{clip}(\\alpha_j^{\\text{unc}}, L, H), \\qquad
     \\alpha_i^{\\text{new}} = \\alpha_i + y_i y_j (\\alpha_j - \\alpha_j^{\\text{new}}),
 
-with :math:`L = \\max(0, \\alpha_j - \\alpha_i), H = \\min(C, C + \\alpha_j - \\alpha_i)`
-for opposite labels and :math:`L = \\max(0, \\alpha_i + \\alpha_j - C), H = \\min(C, \\alpha_i + \\alpha_j)`
-for equal labels.  (Seed 001's eq. 30.13 prints :math:`\\alpha_j + s_{ij}(E_j - E_i)`:
+with :math:`L = \\max(0, \\alpha_j - \\alpha_i), H = \\min(C_j, C_i + \\alpha_j - \\alpha_i)`
+for opposite labels and :math:`L = \\max(0, \\alpha_i + \\alpha_j - C_i), H = \\min(C_j, \\alpha_i + \\alpha_j)`
+for equal labels, each variable in its own box :math:`[0, C_t]` (``problem.C_i``: :math:`C w_t` with
+sample weights, LIBSVM's weighted C; every :math:`C_t = C` without).  (Seed 001's eq. 30.13 prints :math:`\\alpha_j + s_{ij}(E_j - E_i)`:
 the factor :math:`y_j` is missing and the sign is reversed; see ``svmteach.derivations``.)
 When :math:`\\eta \\le 0` (duplicate points, a kernel that is not PSD) :math:`\\psi`
 has no interior maximum and the better end, L or H, is taken: nothing is divided by η.
@@ -55,10 +56,12 @@ import numpy as np
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..kernels import gram
+from ..problems import CACHE_SIZE, check_cache_size
 from ..rows import is_sparse
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
-from .numba_smo import (CHECK_EVERY, NO_PAIR, TAU, PairPicture, exact_gradient_with_rows, kernel_params,
-                        pair_update, smo_loop)
+from .numba_kernel_rows import get_row
+from .numba_kernel_rows import scores as row_scores
+from .numba_smo import CHECK_EVERY, NO_PAIR, TAU, PairPicture, pair_update, smo_loop
 
 RULES = ("random", "max_violating_pair", "second_order")
 
@@ -107,29 +110,40 @@ class SMOState(NamedTuple):
     kkt: float
 
 
-#: The exact gradient evaluates kernel rows of at most this many support vectors at a time.
+#: Off NumPy, the exact gradient evaluates kernel rows of at most this many support vectors at a time.
 EXACT_BLOCK = 256
 
 
-def exact_gradient(problem, alpha):
+def exact_gradient(problem, alpha, cache_size=CACHE_SIZE):
     """The dual gradient :math:`g = \\mathbf 1 - Q\\alpha` recomputed from ``alpha`` alone, in float64.
 
     :math:`g_t = 1 - y_t f_t` with :math:`f_t = \\sum_s \\alpha_s y_s k(x_s, x_t)`, the sum over the
     support vectors (:math:`\\alpha_s \\ne 0`).  It drops whatever rounding a cached gradient has
-    gathered (the rounding of many small updates).  With the linear kernel or a Gram matrix
-    already computed this is :func:`svmteach.objectives.scores`; otherwise the kernel rows of the
-    support vectors are computed in blocks, never the whole (n, n) matrix.
+    gathered (the rounding of many small updates).  The linear kernel needs no kernel row:
+    :math:`f = X w` with :math:`w = X^\\top (\\alpha \\circ y)`, in O(nd).  Another kernel on NumPy reads
+    the support vectors' rows from the problem's row cache of ``cache_size`` MB (computing those
+    missing); elsewhere (CuPy) they are computed in blocks.  Never the whole (n, n) matrix.
     """
     xp = problem.xp
-    if problem.kernel.is_linear or "gram" in vars(problem):
+    if problem.kernel.is_linear:
         return 1.0 - problem.y * obj.scores(problem, alpha)
     coef = alpha * problem.y
     support = np.flatnonzero(to_numpy(alpha) != 0)
+    if is_numpy(xp):
+        return 1.0 - problem.y * row_scores(problem.kernel_rows(cache_size), support, coef)
     f = xp.zeros(problem.n_samples, dtype=xp.float64)
     for s in range(0, support.size, EXACT_BLOCK):
         rows = xp.asarray(support[s : s + EXACT_BLOCK])
         f = f + xp.take(coef, rows) @ gram(xp.take(problem.X, rows, axis=0), problem.X, problem.kernel)
     return 1.0 - problem.y * f
+
+
+def kernel_row(problem, i, cache_size=CACHE_SIZE):
+    """Row i of the kernel matrix, (n,): on NumPy a copy of the row in the problem's row cache of
+    ``cache_size`` MB (the compiled loop's numbers), else :meth:`~svmteach.problems.BinaryProblem.kernel_row`."""
+    if is_numpy(problem.xp):
+        return np.array(get_row(problem.kernel_rows(cache_size), int(i)))
+    return problem.kernel_row(i)
 
 
 #: A compiled run that stops early on its cached gradient, whose exact gap is above tol, goes on
@@ -140,12 +154,12 @@ RESTARTS = 3
 def feasible_alpha(problem, alpha):
     """``alpha`` (non-negative, with :math:`y^\\top\\alpha = 0`) scaled into this problem's box.
 
-    :math:`\\alpha \\leftarrow \\alpha \\min(1, C / \\max_t \\alpha_t)` keeps both
-    :math:`\\alpha \\ge 0` and :math:`y^\\top \\alpha = 0` and ends in :math:`[0, C]`: a solution for a
-    larger C becomes a feasible start for a smaller one.  A negative entry, or
+    :math:`\\alpha \\leftarrow s\\,\\alpha` with :math:`s = \\min(1, \\min_{\\alpha_t > 0} C_t / \\alpha_t)` keeps
+    both :math:`\\alpha \\ge 0` and :math:`y^\\top \\alpha = 0` and ends in every box :math:`[0, C_t]`: a
+    solution for a larger C becomes a feasible start for a smaller one.  A negative entry, or
     :math:`y^\\top\\alpha \\ne 0` beyond rounding, cannot come from a run on this data: ValueError.
     """
-    xp, C = problem.xp, problem.C
+    xp, C = problem.xp, problem.C_i
     alpha = xp.asarray(alpha, dtype=problem.X.dtype)
     if bool(xp.any(alpha < 0)):
         raise ValueError("state.alpha has negative entries: it is not a state of SMO on this problem")
@@ -156,9 +170,10 @@ def feasible_alpha(problem, alpha):
             f"state.alpha has y'alpha = {imbalance:.3g} != 0 (sum alpha = {total:.3g}): it is not a state of SMO "
             "on these labels"
         )
-    top = float(xp.max(alpha))
-    if top > C:
-        alpha = xp.minimum(alpha * (C / top), C)  # the largest lands on C (minimum: up to an ulp)
+    positive = alpha > 0
+    s = float(xp.min(xp.where(positive, C / xp.where(positive, alpha, 1.0), math.inf)))
+    if s < 1:
+        alpha = xp.minimum(alpha * s, C)  # the tightest lands on its C_t (minimum: up to an ulp)
     return alpha
 
 
@@ -172,7 +187,7 @@ def check_dense(problem):
 
 
 def smo_measures(problem, alpha, grad):
-    """``(b, b_rule, primal, dual, gap, kkt)`` from the cached gradient, in O(n)."""
+    """``(b, b_rule, primal, dual, gap, kkt)`` from the gradient ``grad`` (cached or exact), in O(n)."""
     f = problem.y * (1.0 - problem.xp.asarray(grad))
     b, rule = obj.optimal_intercept(problem, alpha, f)
     P = obj.primal(problem, alpha, b, f)
@@ -202,18 +217,23 @@ class SMO(Solver):
     random_state : int, Generator or None
         Seed of the ``"random"`` rule; the draws of step ``t`` come from
         ``numpy.random.default_rng([seed, t])``, so a run is replayable.
+    cache_size : float
+        MB of kernel rows kept between steps (LIBSVM's ``-m``, default 200): at most that many
+        rows of n float64 numbers, the least recently used evicted (at least two are kept).  A
+        run's resource, not the model's: it changes the time a run takes, never its steps.
     """
 
     bias = True
     name = "smo"
     State = SMOState
 
-    def __init__(self, selection: str = "second_order", random_state=None):
+    def __init__(self, selection: str = "second_order", random_state=None, cache_size: float = CACHE_SIZE):
         if not isinstance(selection, str):
             raise TypeError(f"selection must be one of {RULES}, got {type(selection).__name__} {selection!r}")
         self.selection = check_choice("selection", selection, RULES)
         check_random_state(random_state)
         self.random_state = random_state
+        self.cache_size = check_cache_size(cache_size)
 
     def init(self, problem) -> SMOState:
         xp, n = check_dense(problem).xp, problem.n_samples
@@ -231,7 +251,7 @@ class SMO(Solver):
         check_state(self, state)
         check_dense(problem)
         alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
-        return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha), state.seed)
+        return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha, self.cache_size), state.seed)
 
     def select(self, problem, state):
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
@@ -262,7 +282,7 @@ class SMO(Solver):
             return i, j, None
         # second order: gain b^2 / a over t in I_low with v_t < v_i
         bt = vi - v
-        Ki = problem.kernel_row(i)
+        Ki = kernel_row(problem, i, self.cache_size)
         at = problem.diag[i] + problem.diag - 2.0 * Ki
         at = xp.where(at > 0, at, TAU)
         score = xp.where(low & (bt > 0), -(bt * bt) / at, inf)
@@ -275,15 +295,15 @@ class SMO(Solver):
         i, j, Ki = self._select(problem, state)
         if i < 0:  # KKT conditions hold: a null step
             return state._replace(n_iter=state.n_iter + 1, **NO_PAIR._asdict())
-        # two rows of the kernel matrix (computed on the problem's device when the matrix is too big to keep)
-        Ki = problem.kernel_row(i) if Ki is None else Ki
-        Kj = problem.kernel_row(j)
-        y, C = problem.y, problem.C
+        # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
+        Ki = kernel_row(problem, i, self.cache_size) if Ki is None else Ki
+        Kj = kernel_row(problem, j, self.cache_size)
+        y, C = problem.y, problem.C_i
         yi, yj = float(y[i]), float(y[j])
         ai, aj = float(state.alpha[i]), float(state.alpha[j])
         vi, vj = yi * float(state.grad[i]), yj * float(state.grad[j])
         eta, L, H, unc, aj_new, ai_new = pair_update(
-            yi, yj, ai, aj, vi, vj, float(Ki[i]), float(Kj[j]), float(Ki[j]), float(C)
+            yi, yj, ai, aj, vi, vj, float(Ki[i]), float(Kj[j]), float(Ki[j]), float(C[i]), float(C[j])
         )
         alpha, grad = state.alpha, state.grad
         if aj_new != aj or ai_new != ai:
@@ -299,26 +319,30 @@ class SMO(Solver):
         return _measured(problem, state.n_iter + 1, alpha, grad, state.seed, picture)
 
     def measure(self, problem, state: SMOState) -> SMOState:
-        """The state with b, primal, dual, gap and KKT violation from its cached gradient (O(n))."""
-        b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, state.grad)
-        return state._replace(b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
+        """The state with its gradient recomputed from alpha (:func:`exact_gradient`), and b, primal, dual,
+        gap and KKT violation from it: what a result reports is that of its alpha, whatever rounding the
+        cached gradient gathered (the steps' own measures read the cached gradient, in O(n)).
+
+        O(nd) for the linear kernel (through :math:`w`); otherwise a kernel row per support vector,
+        read from the row cache where it is there.
+        """
+        grad = exact_gradient(problem, state.alpha, self.cache_size)
+        b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
+        return state._replace(grad=grad, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
     def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
         """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``.
 
         The loop (:func:`~svmteach.solvers.numba_smo.smo_loop`) keeps a cached gradient that drifts
         from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many updates), so before returning it is
-        recomputed from alpha (:func:`exact_gradient_with_rows`) and the measures from it: the
+        recomputed from alpha (:meth:`measure`) and the measures from it: the
         returned primal, dual and gap are those of the returned alpha and b.  When the loop stopped
         early (its gap said tol, or it saw no violating pair) and the exact gap is above tol, the run
         goes on from the exact gradient, at most ``RESTARTS`` times.
         """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
-            state = super().advance(problem, state, n_steps, tol)
-            grad = exact_gradient(problem, state.alpha)
-            b, b_rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
-            return state._replace(grad=grad, b=b, b_rule=b_rule, primal=P, dual=D, gap=gap, kkt=kkt)
+            return self.measure(problem, super().advance(problem, state, n_steps, tol))
         rule = RULES.index(self.selection)
         if rule == 0:  # the step path's draws: default_rng([seed, t]) for step t
             uniforms = np.array([np.random.default_rng([state.seed, state.n_iter + k]).random(2)
@@ -328,15 +352,13 @@ class SMO(Solver):
         uniforms = uniforms.reshape(n_steps, 2)
         alpha = np.array(state.alpha, dtype=np.float64)
         grad = np.array(state.grad, dtype=np.float64)
-        rows = problem._kernel_rows
-        params = kernel_params(problem.kernel)
+        rows = problem.kernel_rows(self.cache_size)
         done = 0
         for _ in range(RESTARTS + 1):
-            taken, picture = smo_loop(problem.X, rows.sqnorm, params, rows.buffer, rows.have, problem.diag,
-                                      problem.y, float(problem.C), alpha, grad, int(n_steps - done), rule,
-                                      uniforms[done:], -1.0 if tol is None else float(tol), CHECK_EVERY)
+            taken, picture = smo_loop(rows, problem.diag, problem.y, problem.C_i, alpha, grad, int(n_steps - done),
+                                      rule, uniforms[done:], -1.0 if tol is None else float(tol), CHECK_EVERY)
             done += taken
-            grad = exact_gradient_with_rows(problem, alpha)  # drop the loop's rounding
+            grad = exact_gradient(problem, alpha, self.cache_size)  # drop the loop's rounding
             state = _measured(problem, state.n_iter + taken, alpha, grad, state.seed, picture)
             if tol is None or self.converged(state, tol) or done >= n_steps:
                 break  # else: stopped early on the cached gradient, short of tol in truth: go on
