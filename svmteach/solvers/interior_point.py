@@ -89,7 +89,7 @@ METHODS = ("auto", "dense", "low_rank")
 
 #: The step goes this fraction of the way to the boundary of the positive orthant (s, z > 0).
 TO_BOUNDARY = 0.99
-#: Steps become null steps once the mean complementarity s'z / p is below this fraction of the
+#: Steps become null steps once the complementarity s'z is below this fraction of the
 #: objective's size: the Newton system then only sees rounding.
 MU_FLOOR = 1e-15
 #: Near the end (gap below ``POLISH_BELOW``), a step whose gap is this many times the last one's is refused:
@@ -283,6 +283,13 @@ def _dense_of(qp):
 _DENSE_CACHE: dict = {}
 
 
+def _hess_diagonal(qp):
+    """(m_s, k') the diagonal of H: :math:`K_{ii} \\|A_i e_c\\|^2`."""
+    if qp.H is not None:
+        return np.diag(qp.H).reshape(qp.A.shape[0], -1)
+    return np.einsum("ij,ij->i", qp.X, qp.X)[:, None] * np.einsum("iac,iac->ic", qp.A, qp.A)
+
+
 def _hess_times(qp, v):
     """H v for v of shape (m_s, k'): dense, or J'(J v) through the weights (O(m_s k d))."""
     if qp.H is not None:
@@ -466,7 +473,12 @@ class InteriorPoint(Solver):
         qp = self._qp(problem)
         self._method(qp)
         m_s, nv = qp.h.shape[0], qp.G.shape[1]
-        C = qp.h.max(axis=1)  # C_i
+        # each sample's room u_i = min(C_i, 1 / q_i), q_i its largest Hessian diagonal entry: the start's
+        # objective is then of the size of the data's, not C^2 ||x||^2 (features of 1e6 and C = 1e6 would
+        # start 24 orders of magnitude above the optimum, more than float64 can come back from)
+        q = _hess_diagonal(qp).max(axis=1, initial=0.0) if m_s else np.zeros(0)
+        C = qp.h.max(axis=1)
+        C = np.where(q * C > 1.0, 1.0 / np.where(q > 0, q, 1.0), C)
         if qp.kind == "simplex":
             beta = np.repeat(C[:, None] / (2 * nv), nv, axis=1)
         elif qp.eq is not None:  # binary with bias: each class's total is half the smaller class's total
@@ -661,6 +673,8 @@ class InteriorPoint(Solver):
             return None, None, None
         beta = fixed.copy()
         beta[rows, cols] = solution[:n_free]
+        if qp.eq is not None and abs(float(np.sum(qp.eq * beta))) > 1e-12 * float(np.sum(np.abs(beta))):
+            return None, None, None  # the equality cannot hold on this active set (too few free entries)
         slack = 1e-12 * C
         # the multipliers of the active rows, from stationarity grad f + E' lambda + G_act' z_act = 0,
         # grad f = H beta - 1 (+ nu a for the binary equality; lambda of the sum rows from the solution)
