@@ -210,7 +210,8 @@ def _argsort_small(values, order):
 def ww_block_solve(U, C, check: bool = True):
     """Solve the Weston-Watkins block problem for every row of ``U`` (shape (r, m)); returns (r, m).
 
-    Vectorised over rows: the breakpoints of each row are sorted, psi is evaluated
+    ``C`` is the box's bound, one for every row or one per row ((r,) or (r, 1): per-sample penalties;
+    with ``check=False`` a row's C may be 0, whose box {0} gives the row 0).  Vectorised over rows: the breakpoints of each row are sorted, psi is evaluated
     at every breakpoint with cumulative sums, and the piece holding the root is
     read off where psi first becomes non-negative.  ``check=False`` skips the input
     checks, as for :func:`project_simplex_sort`.
@@ -221,6 +222,8 @@ def ww_block_solve(U, C, check: bool = True):
     else:
         xp = array_namespace(U)
     r, m = U.shape
+    if getattr(C, "ndim", 0) == 1:
+        C = xp.reshape(C, (-1, 1))  # one bound per row
     points = xp.concat([U - C, U], axis=1)  # (r, 2m)
     order = xp.argsort(points, axis=1)
     pts = xp.take_along_axis(points, order, axis=1)
@@ -247,4 +250,4 @@ def ww_block_solve(U, C, check: bool = True):
     nf = xp.take_along_axis(free_before, first, axis=1)
     sf = xp.take_along_axis(s_before, first, axis=1)
     t = xp.where(has_root, (nC * C + sf) / (1.0 + nf), 0.0)
-    return xp.clip(U - t, 0.0, C)
+    return xp.minimum(xp.maximum(U - t, 0.0), C)  # clip(u - t, 0, C)

@@ -9,6 +9,9 @@ matrix :math:`\\alpha` whose weights are a fixed linear map of it,
     D(\\alpha) = \\ell(\\alpha) - \\tfrac12 \\|W(\\alpha)\\|_F^2 \\quad \\text{(maximised)},
 
 with a linear term :math:`\\ell` and a constraint set that splits into one block per sample.
+The primal weighs each sample's loss by its own penalty :math:`C_i` (``problem.C_i``: C times the
+sample's weight, all C without weights), and sample i's block is bounded by :math:`C_i` in place of
+C; :math:`C_i = 0` fixes its block at 0.
 A loss object says what :math:`A`, :math:`\\ell`, the blocks and the primal are
 (:meth:`weight_rows`, :meth:`dual_linear`, :meth:`bounds`, :meth:`sample_losses`);
 everything else here is written once from those.  A solver asks the loss of its problem
@@ -106,18 +109,21 @@ class MulticlassLoss:
         """The ``Block`` of a state that has taken no step yet."""
         raise NotImplementedError
 
-    def block_step(self, problem, alpha_i, s, q, y, **options):
+    def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
         """One sample's block solved exactly: ``(new_row, block)``.
 
         ``alpha_i`` (k,) the sample's row, ``s`` (k,) its scores W x_i, ``q`` its squared norm,
-        ``y`` its class index; ``block`` is this loss's ``Block`` picture of the step.
+        ``y`` its class index, ``C`` its bound :math:`C_i` (``problem.C_i[i]``; may be left out on a
+        problem without sample weights, see :meth:`sample_C`); ``block`` is this loss's ``Block``
+        picture of the step.
         """
         raise NotImplementedError
 
     def epoch(self, problem, alpha, W, order, **options) -> float:
         """:meth:`block_step` for every sample of ``order`` (int64), in place on float64 ``alpha``
-        and ``W``, compiled; X dense or CSR (the loop is written once with :func:`~svmteach.rows.row_dot`
-        and :func:`~svmteach.rows.row_axpy` on :func:`~svmteach.rows.compiled_rows`).
+        and ``W``, compiled, sample i's block bounded by ``problem.C_i[i]``; X dense or CSR (the loop is
+        written once with :func:`~svmteach.rows.row_dot` and :func:`~svmteach.rows.row_axpy` on
+        :func:`~svmteach.rows.compiled_rows`).
 
         ``W`` (k, d) may be C-ordered or a view of a (d, k) array (the sparse solvers' layout); only its
         rows ``W[m]`` are read and written.  Returns the largest KKT violation among the visited
@@ -135,16 +141,31 @@ class MulticlassLoss:
         raise NotImplementedError
 
     # ---- written once from the above ---------------------------------------------------------
+    @staticmethod
+    def sample_C(problem, C):
+        """The bound of one sample's block, as a float: ``C`` (its :math:`C_i`), or, left out (None),
+        the problem's C, which is every sample's only without sample weights (else a TypeError: the
+        block would be solved in the wrong box)."""
+        if C is None:
+            if problem.sample_weight is not None:
+                raise TypeError("C must be given (the sample's problem.C_i[i]) on a problem with sample weights")
+            return float(problem.C)
+        return float(C)
+
     def weights(self, problem, alpha):
         """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64."""
         xp = problem.xp
         return transpose_times(problem.X, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
 
     def primal(self, problem, W, S=None) -> float:
-        """:math:`\\tfrac12 \\|W\\|_F^2 + C \\sum_i \\ell_i(W)`."""
+        """:math:`\\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\ell_i(W)`."""
         xp = problem.xp
         S = scores(problem, W) if S is None else S
-        return float(0.5 * xp.sum(W * W) + problem.C * xp.sum(self.sample_losses(problem, S)))
+        losses = self.sample_losses(problem, S)
+        # without weights every C_i is C: C times the sum, rounded as it always was (a run stopping at a
+        # gap of exactly 0 stops where it did)
+        penalty = problem.C * xp.sum(losses) if problem.sample_weight is None else xp.sum(problem.C_i * losses)
+        return float(0.5 * xp.sum(W * W) + penalty)
 
     def dual(self, problem, alpha, W) -> float:
         """:math:`D(\\alpha) = \\ell(\\alpha) - \\tfrac12 \\|W\\|_F^2` at ``alpha`` with its weights ``W``."""
@@ -179,22 +200,28 @@ def scores(problem, W):
     return times(problem.X, W.T, problem.xp)
 
 
-def off_label_box_violation(problem, alpha, G):
-    """The largest projected-gradient entry over the off-label entries, each in the box [0, C]
-    (:func:`box_violation` of every entry)."""
-    xp, C = problem.xp, problem.C
-    pg = xp.where(alpha <= 0.0, xp.minimum(G, 0.0), xp.where(alpha >= C, xp.maximum(G, 0.0), G))
-    return float(xp.max(xp.abs(xp.where(one_hot(problem), 0.0, pg))))
+def column_C(problem):
+    """(n, 1) each sample's bound :math:`C_i`, to broadcast against (n, k) rows."""
+    return problem.xp.reshape(problem.C_i, (-1, 1))
 
+
+def off_label_box_violation(problem, alpha, G):
+    """The largest projected-gradient entry over the off-label entries, each in its sample's box
+    [0, C_i] (:func:`box_violation` of every entry; 0 in a box {0})."""
+    xp, C = problem.xp, column_C(problem)
+    pg = xp.where(alpha <= 0.0, xp.where(C > 0.0, xp.minimum(G, 0.0), 0.0),
+                  xp.where(alpha >= C, xp.maximum(G, 0.0), G))
+    return float(xp.max(xp.abs(xp.where(one_hot(problem), 0.0, pg))))
 
 
 @njit(cache=True, inline="always")
 def box_violation(g, a, C):
     """The KKT violation of one variable ``a`` in the box [0, C] with gradient ``g`` of the minimised
     dual: the size of its projected gradient, :math:`\\max(-g, 0)` at 0 (only an increase is
-    allowed), :math:`\\max(g, 0)` at C, :math:`|g|` inside (compiled; for the epochs)."""
+    allowed), :math:`\\max(g, 0)` at C, :math:`|g|` inside, 0 in a box {0} (C = 0: nothing may move;
+    compiled, for the epochs)."""
     if a <= 0.0:
-        return max(-g, 0.0)
+        return max(-g, 0.0) if C > 0.0 else 0.0
     if a >= C:
         return max(g, 0.0)
     return abs(g)
@@ -206,14 +233,15 @@ def no_shrinking(active):
 
 
 @njit(cache=True, inline="always")
-def at_rest(g, alpha, i, y, sign, margin):
+def at_rest(g, alpha, i, y, sign, margin, C):
     """Whether sample i is at rest in a box-constrained off-label dual (Weston-Watkins, Lee-Lin-Wahba,
     Shark-style steps; ``sign`` -1 when ``g`` is the negative gradient):
     :math:`\\alpha_i = 0` and :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\; g_m > \\mu \\ge 0` (``margin``)
     for every :math:`m \\ne y`, so every entry is pushed strictly into its lower bound 0: the block is optimal
     and its loss is 0 with room to spare (Weston-Watkins: :math:`M (s_y - s_m) > 1 + \\mu`; Lee-Lin-Wahba:
-    :math:`1 + s_m < -\\mu`)."""
+    :math:`1 + s_m < -\\mu`).  A sample whose bound ``C`` (:math:`C_i`) is 0 is at rest once
+    :math:`\\alpha_i = 0`: its block is {0}."""
     for m in range(g.shape[0]):
-        if alpha[i, m] != 0.0 or (m != y and not sign * g[m] > margin):
+        if alpha[i, m] != 0.0 or (C > 0.0 and m != y and not sign * g[m] > margin):
             return False
     return True

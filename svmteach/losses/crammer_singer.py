@@ -2,44 +2,46 @@
 
 .. math::
 
-    \\min_W \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
+    \\min_W \\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
 
-(Crammer and Singer 2001).  The dual ("Optimizing SVM Multiclass Dual Solvers", slides, 'Dual
-Form'; derived in ``svmteach.derivations``) is
+(Crammer and Singer 2001), with :math:`C_i = C` but for sample weights (``problem.C_i``).  The dual
+("Optimizing SVM Multiclass Dual Solvers", slides, 'Dual Form'; derived in ``svmteach.derivations``)
+is
 
 .. math::
 
     \\min_\\alpha f(\\alpha) = \\tfrac12 \\sum_m \\Bigl\\|\\sum_i \\alpha_i^m x_i\\Bigr\\|^2
         + \\sum_{i, m} \\Delta_i^m \\alpha_i^m
-    \\quad \\text{s.t.} \\quad \\sum_m \\alpha_i^m = 0, \\; \\alpha_i^m \\le C_i^m,
+    \\quad \\text{s.t.} \\quad \\sum_m \\alpha_i^m = 0, \\; \\alpha_i^m \\le u_i^m,
 
-with :math:`\\Delta_i^m = [m \\ne y_i]`, :math:`C_i^m = C [m = y_i]` and :math:`w_m = \\sum_i \\alpha_i^m x_i`;
+with :math:`\\Delta_i^m = [m \\ne y_i]`, the upper bounds :math:`u_i^m = C_i [m = y_i]` and :math:`w_m = \\sum_i \\alpha_i^m x_i`;
 as a maximisation :math:`D = -f = \\sum_i \\alpha_i^{y_i} - \\tfrac12 \\|W\\|_F^2`.
 Its partial gradient is :math:`g_i^m = w_m^\\top x_i + \\Delta_i^m`.  (The slides' Algorithm 3,
 line 6, subtracts 2 from :math:`g_i[y_i]` after adding 1 everywhere; the derivative gives
 :math:`g_i^{y_i} = w_{y_i}^\\top x_i`, so 1 is to be subtracted.)
 
 **The block** (Blondel, Fujino and Ueda 2014).  The sample is skipped when its violation
-:math:`v_i = \\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < C_i^m} g_i^m` is at most ``skip_tol``.
+:math:`v_i = \\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < u_i^m} g_i^m` is at most ``skip_tol``.
 Otherwise the exact block problem
 :math:`\\min_\\delta \\tfrac q2 \\|\\delta\\|^2 + g_i^\\top \\delta` s.t.
-:math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le C_i - \\alpha_i`, with :math:`q = \\|x_i\\|^2` (the dual is
+:math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le u_i - \\alpha_i`, with :math:`q = \\|x_i\\|^2` (the dual is
 quadratic, so this is exact; the slides drop the factor q), is solved with the new block
-written as :math:`\\alpha_i = C_i - \\beta`: the feasible rows are exactly those with
-:math:`\\beta \\ge 0,\\ \\mathbf 1^\\top \\beta = C`, and completing the square,
-:math:`\\beta` is the projection of :math:`(C_i - \\alpha_i) + g_i / q` onto that simplex.
+written as :math:`\\alpha_i = u_i - \\beta`: the feasible rows are exactly those with
+:math:`\\beta \\ge 0,\\ \\mathbf 1^\\top \\beta = C_i`, and completing the square,
+:math:`\\beta` is the projection of :math:`(u_i - \\alpha_i) + g_i / q` onto that simplex.
+Below, C stands for the sample's :math:`C_i`.
 Multiplied by q, :math:`\\beta = \\operatorname{proj}(\\hat\\beta, z) / q` with
 
 .. math::
 
-    \\hat\\beta = q (C_i - \\alpha_i) + g_i, \\qquad z = C q
+    \\hat\\beta = q (u_i - \\alpha_i) + g_i, \\qquad z = C q
 
 (Blondel's :math:`\\hat\\beta` and z times :math:`\\|x_i\\|`).  No term is divided by a small
 :math:`\\|x_i\\|`: dividing by it (or by q) would turn the rounding of :math:`g_i`, about
 :math:`\\epsilon |g_i|`, into errors of :math:`\\epsilon |g_i| / q` in alpha, and rows of tiny norm
 stopped summing to zero (by 1e-5 at a norm of 1e-6, to NaN below).  The projection is
 homogeneous, :math:`\\operatorname{proj}(\\hat\\beta, z) = z \\operatorname{proj}(\\hat\\beta / z, 1)`, and
-with :math:`p = \\operatorname{proj}(\\hat\\beta / z, 1)` the block is :math:`\\alpha_i = C_i - C p / \\mathbf 1^\\top p`:
+with :math:`p = \\operatorname{proj}(\\hat\\beta / z, 1)` the block is :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p`:
 the division by q never happens, and the normalisation puts every row on its simplex to the
 last bit (a subnormal z keeps its few bits out of the projection).
 
@@ -48,7 +50,9 @@ For every feasible δ the quadratic term is at most :math:`\\tfrac q2 \\|\\delta
 against a linear term of size :math:`C \\max|\\hat\\beta|`; once :math:`z = qC \\le \\epsilon \\max|\\hat\\beta|`
 (then :math:`\\hat\\beta / z` could overflow), the projection onto the mass z keeps only the entries
 within rounding of the largest: C is shared equally by the largest entries of :math:`\\hat\\beta = g_i`
-(a zero row: :math:`\\alpha_i^{y_i} = C` and :math:`-C` spread evenly over the other classes).
+(a zero row: :math:`\\alpha_i^{y_i} = C` and :math:`-C` spread evenly over the other classes).  A sample
+with :math:`C_i = 0` has z = 0 too: its block is the simplex of mass 0, :math:`\\alpha_i = 0`, and it has no
+free class, so its violation is :math:`-\\infty` and it is never stepped on.
 """
 
 from __future__ import annotations
@@ -61,11 +65,12 @@ from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, no_shrinking, one_hot
+from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, column_C, no_shrinking, one_hot
 
 
-#: A label entry within this fraction of C is at its bound C.  The entry is computed from the others
-#: (so that the row sums to 0 exactly) and can land an ulp or two below C; counted as free, its gradient
+#: A label entry within this fraction of its bound C_i is at it (none is for C_i = 0: its block is {0}).
+#: The entry is computed from the others (so that the row sums to 0 exactly) and can land an ulp or two
+#: below C_i; counted as free, its gradient
 #: made violations of 1-2 appear in blocks that were solved (on the issue's 20000 x 100 problem the
 #: largest violation of an epoch never fell below 0.03), and the block was solved again for nothing.
 AT_C = 4 * EPS
@@ -78,12 +83,12 @@ class CSBlock(NamedTuple):
     ----------
     y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
     beta_hat, z, beta, theta : the picture in Blondel's scale (the course's):
-    beta_hat (k,) the point projected, ``||x_i|| (C_i - alpha_i) + g_i / ||x_i||``;  z : float, the
-    simplex's mass ``C ||x_i||``;  beta (k,) its projection;  theta : float, the threshold
+    beta_hat (k,) the point projected, ``||x_i|| (u_i - alpha_i) + g_i / ||x_i||`` (``u_i = C_i e_{y_i}``);
+    z : float, the simplex's mass ``C_i ||x_i||``;  beta (k,) its projection;  theta : float, the threshold
     (beta = max(beta_hat - theta, 0)).  The step computes the same projection multiplied by
     ``||x_i||`` (see the module docstring); the projection is homogeneous, so dividing by ``||x_i||``
     gives these.  None / NaN for a zero row (a linear block: nothing is projected).
-    delta : (k,) the change of alpha_i, ``C_i - beta / ||x_i|| - alpha_i``.
+    delta : (k,) the change of alpha_i, ``u_i - beta / ||x_i|| - alpha_i``.
     """
 
     y: int
@@ -133,10 +138,9 @@ class CrammerSinger(MulticlassLoss):
         return float(xp.max(xp.max(G, axis=1) - low))
 
     def _upper(self, problem):
-        """(n, k) ``C [m = y_i]``: the upper bounds."""
+        """(n, k) ``C_i [m = y_i]``: the upper bounds."""
         xp = problem.xp
-        Y = one_hot(problem)
-        return xp.where(Y, xp.full(Y.shape, problem.C, dtype=xp.float64), 0.0)
+        return xp.where(one_hot(problem), column_C(problem), 0.0)
 
     def bounds(self, problem):
         xp = problem.xp
@@ -154,19 +158,21 @@ class CrammerSinger(MulticlassLoss):
         Y = one_hot(problem)
         A = xp.minimum(alpha, self._upper(problem))
         rest = -xp.sum(xp.where(Y, 0.0, A), axis=1, keepdims=True)
-        A = xp.where(Y, xp.minimum(rest, problem.C), A)
+        A = xp.where(Y, xp.minimum(rest, column_C(problem)), A)
         excess = xp.sum(A, axis=1, keepdims=True)
         lowest = xp.argmin(xp.where(Y, math.inf, A), axis=1, keepdims=True)
         return A - xp.where(xp.arange(problem.k)[None, :] == lowest, excess, 0.0)
 
     def feasible(self, problem, alpha):
-        """:math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C e_{y_i}`; writing
-        :math:`a = u_i - \\beta`, it is the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = C\\}`,
-        so :math:`\\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is)."""
-        xp, C = problem.xp, problem.C
+        """:math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C_i e_{y_i}`; writing
+        :math:`a = u_i - \\beta`, it is the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = C_i\\}`,
+        so :math:`\\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is; the
+        simplex of mass 0 is {0})."""
+        xp, C = problem.xp, column_C(problem)
         Y = one_hot(problem)
         upper = self._upper(problem)
-        new = upper - project_simplex_sort(upper - xp.astype(alpha, xp.float64), C)
+        # check=False: a C_i may be 0 (the solvers pass a checked, finite alpha)
+        new = upper - project_simplex_sort(upper - xp.astype(alpha, xp.float64), C, check=False)
         # rows summing to 0 to the last bit: the label entry from the others (it stays <= C up to rounding)
         return xp.where(Y, xp.minimum(-xp.sum(xp.where(Y, 0.0, new), axis=1, keepdims=True), C), new)
 
@@ -174,8 +180,8 @@ class CrammerSinger(MulticlassLoss):
         return 1.0
 
     def block_targets(self, problem, alpha, G):
-        """As :meth:`block_step` for every row: alpha_i = C_i - C p / 1'p, p = proj(beta_hat / z, 1)."""
-        xp, C = problem.xp, problem.C
+        """As :meth:`block_step` for every row: alpha_i = u_i - C_i p / 1'p, p = proj(beta_hat / z, 1)."""
+        xp, C = problem.xp, column_C(problem)
         a = self.block_curvatures(problem)[:, None]
         upper = self._upper(problem)
         beta_hat = a * (upper - alpha) + G
@@ -191,11 +197,11 @@ class CrammerSinger(MulticlassLoss):
         return CSBlock(y=-1, grad=None, violation=nan, skipped=False, beta_hat=None, z=nan, beta=None,
                        theta=nan, delta=None)
 
-    def block_step(self, problem, alpha_i, s, q, y, skip_tol=0.0):
-        xp, C, k = problem.xp, problem.C, problem.k
+    def block_step(self, problem, alpha_i, s, q, y, C=None, skip_tol=0.0):
+        xp, C, k = problem.xp, self.sample_C(problem, C), problem.k
         is_y = xp.arange(k) == y
         g = xp.where(is_y, s, s + 1.0)  # g_i^m = w_m' x_i + Delta_i^m
-        upper = xp.where(is_y, xp.full(k, C, dtype=xp.float64), 0.0)  # C_i
+        upper = xp.where(is_y, xp.full(k, C, dtype=xp.float64), 0.0)  # u_i = C_i e_{y_i}
         v = float(xp.max(g) - xp.min(xp.where(alpha_i < upper * (1.0 - AT_C), g, xp.inf)))
         if v <= skip_tol:
             return alpha_i, CSBlock(y=y, grad=g, violation=v, skipped=True, beta_hat=None, z=math.nan,
@@ -212,7 +218,7 @@ class CrammerSinger(MulticlassLoss):
         beta = z * share  # the projection of beta_hat onto mass z
         support = share > 0
         theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
-        new = upper - C * share  # alpha_i = C_i - beta, 1'beta = C
+        new = upper - C * share  # alpha_i = u_i - beta, 1'beta = C_i
         # the label entry from the others, so that the row sums to 0 to the last bit (<= C up to rounding)
         new = xp.where(is_y, xp.minimum(-xp.sum(xp.where(is_y, 0.0, new)), C), new)
         # the picture in Blondel's scale: proj(beta_hat / r, z / r) = proj(beta_hat, z) / r, r = ||x_i||
@@ -226,20 +232,21 @@ class CrammerSinger(MulticlassLoss):
         (alpha_i = 0 and every ``s_y - s_m > 1 + margin``, ``margin >= 0``) set aside (False) in it, and a
         non-empty (n, k) bool ``classes`` the classes at rest within a block (see :func:`_cs_epoch`)."""
         classes = np.ones((0, 0), dtype=np.bool_) if classes is None else classes
-        return _cs_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
+        return _cs_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
                          float(skip_tol), alpha, W, order, no_shrinking(active), float(margin), classes)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
-        return xp.sum(xp.where(one_hot(problem), alpha, 0.0), axis=1)  # alpha_i^{y_i} in [0, C]
+        return xp.sum(xp.where(one_hot(problem), alpha, 0.0), axis=1)  # alpha_i^{y_i} in [0, C_i]
 
     def dual_weight_bound(self, problem):
-        return problem.C
+        return float(problem.xp.max(problem.C_i))
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, classes):
-    """:meth:`CrammerSinger.block_step` for every sample of ``order``, in place; returns the largest
+def _cs_epoch(X, sqnorm, codes, C_i, skip_tol, alpha, W, order, active, margin, classes):
+    """:meth:`CrammerSinger.block_step` for every sample of ``order`` (sample i's bound ``C_i[i]``), in
+    place; returns the largest
     violation :math:`v_i` met (each block's before its step, as :meth:`CrammerSinger.kkt_violation`).
 
     When ``active`` is not empty, a sample at rest is set aside there (False): :math:`\\alpha_i = 0` with
@@ -251,7 +258,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, cl
 
     When ``classes`` (n, k) is not empty, classes are set aside within a block too (LIBLINEAR's ``-s 4``
     rule, for every class but the label): a class at its bound 0 whose gradient is below that of every
-    free class, :math:`g_i^m < \\min_{l:\\, \\alpha_i^l < C_i^l} g_i^l`, would leave its bound only once
+    free class, :math:`g_i^m < \\min_{l:\\, \\alpha_i^l < u_i^l} g_i^l`, would leave its bound only once
     its gradient rose above theirs; it is taken as staying there.  A class set aside keeps
     :math:`\\alpha_i^m = 0`: its :math:`g_i^m` is not computed (one product with the row saved), the step
     is the exact block step over the classes kept (the simplex projection over them; the classes aside
@@ -274,6 +281,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, cl
     worst = 0.0
     for i in order:
         y = codes[i]
+        C = C_i[i]
         na = 0
         for m in range(k):  # g_i^m = w_m' x_i + [m != y_i], for the classes looked at
             if not shrink or classes[i, m] or alpha[i, m] != 0.0:  # active, or moved off its bound
@@ -284,7 +292,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, cl
                 g[m] = row_dot(X, i, W[m]) + (0.0 if m == y else 1.0)
         gmax = -np.inf
         gmin = np.inf
-        for a in range(na):  # v_i = max_m g - min_{m: alpha < C_i} g
+        for a in range(na):  # v_i = max_m g - min_{m: alpha < u_i} g
             m = looked[a]
             gmax = max(gmax, g[m])
             up = C * (1.0 - AT_C) if m == y else 0.0
@@ -315,7 +323,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, cl
         q = sqnorm[i]
         z = C * q
         hmax = 0.0
-        for a in range(nb):  # beta_hat = q (C_i - alpha_i) + g_i over the classes kept
+        for a in range(nb):  # beta_hat = q (u_i - alpha_i) + g_i over the classes kept
             m = keep[a]
             up = C if m == y else 0.0
             beta_hat[a] = q * (up - alpha[i, m]) + g[m]
@@ -336,7 +344,7 @@ def _cs_epoch(X, sqnorm, codes, C, skip_tol, alpha, W, order, active, margin, cl
         for a in range(nb):
             if keep[a] != y:
                 rest += C * (beta[a] / mass)
-        for a in range(nb):  # alpha_i = C_i - C p / 1'p, the label entry from the others; W += delta x_i'
+        for a in range(nb):  # alpha_i = u_i - C_i p / 1'p, the label entry from the others; W += delta x_i'
             m = keep[a]
             nv = min(rest, C) if m == y else -C * (beta[a] / mass)
             dlt = nv - alpha[i, m]

@@ -2,11 +2,11 @@
 
 .. math::
 
-    \\min_W \\tfrac12 \\sum_m \\|w_m\\|^2 + C \\sum_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i)
+    \\min_W \\tfrac12 \\sum_m \\|w_m\\|^2 + \\sum_i C_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i)
     \\quad \\text{s.t.} \\quad \\sum_m w_m = 0
 
 (Lee, Lin and Wahba 2004, linear and without bias; one of the losses compared by Dogan,
-Glasmachers and Igel 2016).  Each wrong class's score is pushed below -1 on its own; the
+Glasmachers and Igel 2016), with :math:`C_i = C` but for sample weights (``problem.C_i``).  Each wrong class's score is pushed below -1 on its own; the
 sum-to-zero constraint keeps the scores from all sinking together.
 
 **The dual** (derived and checked in ``svmteach.derivations``, model ``"llw"``).  With
@@ -19,7 +19,7 @@ the row-centred multipliers
 
     w_m = -\\sum_i (\\alpha_{im} - \\bar\\alpha_i) x_i, \\quad \\bar\\alpha_i = \\tfrac1k \\sum_m \\alpha_{im},
     \\qquad D(\\alpha) = \\sum_{i, m \\ne y_i} \\alpha_{im} - \\tfrac12 \\|W\\|_F^2,
-    \\quad 0 \\le \\alpha_{im} \\le C,
+    \\quad 0 \\le \\alpha_{im} \\le C_i,
 
 a box-constrained dual (no equality left).  Because :math:`\\sum_m w_m = 0`, the gradient of
 :math:`f = -D` is simply :math:`\\partial f / \\partial \\alpha_{im} = -(1 + w_m^\\top x_i)`: the hinge's
@@ -27,7 +27,8 @@ argument, negated.
 
 **The block, solved exactly.**  Moving sample i's off-label multipliers by δ moves
 :math:`w_m` by :math:`-(\\delta_m - \\bar\\delta) x_i`, so with :math:`q = \\|x_i\\|^2` and scores
-:math:`s = W x_i` the block problem in the new values :math:`\\beta` (k-1 entries) is
+:math:`s = W x_i` the block problem in the new values :math:`\\beta` (k-1 entries) is, with C
+standing for the sample's :math:`C_i`,
 
 .. math::
 
@@ -48,7 +49,8 @@ Sorting them, the root lies on the first piece where :math:`\\varphi` turns non-
 there :math:`\\varphi` is linear: one interpolation gives T exactly.  (Weston-Watkins' block has
 :math:`+\\mathbf 1 \\mathbf 1^\\top` where this one has :math:`-\\mathbf 1 \\mathbf 1^\\top / k`: the same kind of root.)
 A block of negligible curvature (:math:`q k C \\le \\epsilon \\max |c|`, a zero row) is linear and
-solved at its bounds: :math:`\\beta_m = C` where :math:`c_m > 0`, 0 where :math:`c_m < 0`.
+solved at its bounds: :math:`\\beta_m = C` where :math:`c_m > 0`, 0 where :math:`c_m < 0`; so is every
+block of a sample with :math:`C_i = 0`, whose box {0} holds it at 0.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ import numpy as np
 from numba import njit
 
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, no_shrinking,
+from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
                    off_label_box_violation, one_hot)
 
 
@@ -71,7 +73,7 @@ class LLWBlock(NamedTuple):
     ----------
     y : int, the sample's class;  grad : (k,) the gradient ``-(1 + s_m)`` before the step (0 at y).
     u : (k-1,) ``c / q`` (``c`` itself for a linear block);  t : float, the root T = 1' beta;
-    beta : (k-1,) the block's solution ``clip(u + T / k, 0, C)``;  delta : (k,) the change of alpha_i.
+    beta : (k-1,) the block's solution ``clip(u + T / k, 0, C_i)``;  delta : (k,) the change of alpha_i.
     """
 
     y: int
@@ -112,15 +114,16 @@ class LeeLinWahba(MulticlassLoss):
     def bounds(self, problem):
         xp = problem.xp
         Y = one_hot(problem)
-        return xp.zeros(Y.shape, dtype=xp.float64), xp.where(Y, 0.0, problem.C)  # alpha_{iy_i} = 0
+        return xp.zeros(Y.shape, dtype=xp.float64), xp.where(Y, 0.0, column_C(problem))  # alpha_{iy_i} = 0
 
     def repair(self, problem, alpha):
         return self.feasible(problem, alpha)
 
     def feasible(self, problem, alpha):
-        """The off-label entries clipped to [0, C]; the label entry 0."""
+        """The off-label entries clipped to [0, C_i]; the label entry 0."""
         xp = problem.xp
-        return xp.where(one_hot(problem), 0.0, xp.clip(xp.astype(alpha, xp.float64), 0.0, problem.C))
+        clipped = xp.minimum(xp.maximum(xp.astype(alpha, xp.float64), 0.0), column_C(problem))
+        return xp.where(one_hot(problem), 0.0, clipped)
 
     def curvature_scale(self, problem):
         return 1.0
@@ -131,14 +134,14 @@ class LeeLinWahba(MulticlassLoss):
         a = self.block_curvatures(problem)[:, None]
         # u = c / a = alpha_m - (1'alpha_i) / k - g_m / a  (c_m = -g_m + a (alpha_m - 1'alpha_i / k))
         U = alpha - xp.sum(alpha, axis=1, keepdims=True) / k - G / a
-        return xp.where(Y, 0.0, solve_blocks(U, problem.C, k, exclude=Y))
+        return xp.where(Y, 0.0, solve_blocks(U, column_C(problem), k, exclude=Y))
 
     def blank_block(self, problem):
         return LLWBlock(y=-1, grad=None, u=None, t=math.nan, beta=None, delta=None)
 
-    def block_step(self, problem, alpha_i, s, q, y, **options):
+    def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
         self.check_block_options(options)
-        xp, C, k = problem.xp, problem.C, problem.k
+        xp, C, k = problem.xp, self.sample_C(problem, C), problem.k
         is_y = xp.arange(k) == y
         others = xp.asarray([m for m in range(k) if m != y])
         grad = xp.where(is_y, 0.0, -(1.0 + s))
@@ -157,7 +160,7 @@ class LeeLinWahba(MulticlassLoss):
         (alpha_i = 0 and every ``1 + s_m < -margin``, as :func:`~svmteach.losses.base.at_rest`) set
         aside (False) in it."""
         self.check_block_options(options)
-        return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C), alpha, W, order,
+        return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i, alpha, W, order,
                           no_shrinking(active), float(margin))
 
     def dual_weights(self, problem, alpha):
@@ -165,7 +168,7 @@ class LeeLinWahba(MulticlassLoss):
         return xp.sum(xp.where(one_hot(problem), 0.0, alpha), axis=1)
 
     def dual_weight_bound(self, problem):
-        return problem.C * (problem.k - 1)
+        return float(problem.xp.max(problem.C_i)) * (problem.k - 1)
 
 
 def solve_block(u, C, k):
@@ -176,21 +179,22 @@ def solve_block(u, C, k):
 def solve_blocks(U, C, k, exclude=None):
     """Every row of ``U`` solved as :func:`solve_block` (array API), entries marked in ``exclude`` left out.
 
-    ``U`` is (n, p); the rows' entries where ``exclude`` (n, p) is True take no part (their value in the
+    ``U`` is (n, p); ``C`` the box's bound, a number or one per row ((n, 1); a row's may be 0); the rows' entries where ``exclude`` (n, p) is True take no part (their value in the
     result is meaningless): the parallel solver passes (n, k) rows with the label column excluded.
     """
     from ..backend import array_namespace
 
     xp = array_namespace(U)
     n = U.shape[0]
+    C = xp.zeros((n, 1), dtype=xp.float64) + C  # (n, 1): each row's bound
     top = (k - 1) * C
     use = xp.ones(U.shape, dtype=xp.bool) if exclude is None else ~exclude
     # the kinks of phi, -k u and k (C - u), kept inside [0, (k-1) C] with the two ends added
     kinks = xp.concat([-k * U, k * (C - U)], axis=1)
-    kinks = xp.where(xp.concat([use, use], axis=1), xp.clip(kinks, 0.0, top), 0.0)
-    ends = xp.concat([xp.zeros((n, 1), dtype=xp.float64), xp.full((n, 1), top, dtype=xp.float64)], axis=1)
+    kinks = xp.where(xp.concat([use, use], axis=1), xp.minimum(xp.maximum(kinks, 0.0), top), 0.0)
+    ends = xp.concat([xp.zeros((n, 1), dtype=xp.float64), top], axis=1)
     points = xp.sort(xp.concat([kinks, ends], axis=1), axis=1)  # (n, P)
-    terms = xp.clip(U[:, None, :] + points[:, :, None] / k, 0.0, C)  # (n, P, p)
+    terms = xp.minimum(xp.maximum(U[:, None, :] + points[:, :, None] / k, 0.0), C[:, :, None])  # (n, P, p)
     phi = xp.sum(xp.where(use[:, None, :], terms, 0.0), axis=2) - points  # decreasing along P
     # the first point where phi <= 0 (the last one, phi((k-1) C) <= 0, always qualifies)
     last = xp.arange(points.shape[1])[None, :] == points.shape[1] - 1  # phi((k-1) C) <= 0 even if rounding says not
@@ -201,7 +205,7 @@ def solve_blocks(U, C, k, exclude=None):
     span = f0 - f1
     # phi is linear on [T0, T1]: interpolate its root (T = T1 when phi(T0) <= 0 too, i.e. first == 0)
     T = xp.where((first > 0) & (span > 0), T0 + f0 * (T1 - T0) / xp.where(span > 0, span, 1.0), T1)
-    return xp.clip(U + T / k, 0.0, C)
+    return xp.minimum(xp.maximum(U + T / k, 0.0), C)  # clip(u + T / k, 0, C)
 
 
 @njit(cache=True)
@@ -235,8 +239,8 @@ def _llw_block_row(u, C, k, out, points):
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _llw_epoch(X, sqnorm, codes, C, alpha, W, order, active, margin):
-    """:meth:`LeeLinWahba.block_step` for every sample of ``order``, in place; returns the largest block
+def _llw_epoch(X, sqnorm, codes, C_i, alpha, W, order, active, margin):
+    """:meth:`LeeLinWahba.block_step` for every sample of ``order`` (sample i's box [0, ``C_i[i]``]), in place; returns the largest block
     KKT violation met (each block's before its step, as :meth:`LeeLinWahba.kkt_violation`).  When
     ``active`` is not empty, a sample at rest (alpha_i = 0 and every ``1 + s_m < -margin``, ``margin >= 0``)
     is set aside there (False) and not stepped on (its exact step is 0: every :math:`c_m = 1 + s_m < 0`)."""
@@ -250,6 +254,7 @@ def _llw_epoch(X, sqnorm, codes, C, alpha, W, order, active, margin):
     worst = 0.0
     for i in order:
         y = codes[i]
+        C = C_i[i]
         for m in range(k):  # s = W x_i
             s[m] = row_dot(X, i, W[m])
         q = sqnorm[i]
@@ -262,12 +267,12 @@ def _llw_epoch(X, sqnorm, codes, C, alpha, W, order, active, margin):
             if m != y:
                 g = -(1.0 + s[m])  # d f / d alpha_im
                 grad[m] = g
-                worst = max(worst, box_violation(g, alpha[i, m], C))  # its projected gradient in [0, C]
+                worst = max(worst, box_violation(g, alpha[i, m], C))  # its projected gradient in [0, C_i]
                 c[p] = 1.0 + s[m] + q * (alpha[i, m] - total / k)
                 cmax = max(cmax, abs(c[p]))
                 p += 1
         # at rest: alpha_i = 0 and every d f / d alpha_im = -(1 + s_m) > margin
-        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin):
+        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin, C):
             active[i] = False
             continue
         if q * k * C > EPS * cmax:

@@ -2,11 +2,12 @@
 
 .. math::
 
-    \\min_W \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)
+    \\min_W \\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)
 
 (Weston and Watkins 1999; the dual as in the blog post "The Weston-Watkins SVM dual problem",
-2020, derived in ``svmteach.derivations``).  The dual variables are (n, k) with
-:math:`0 \\le \\alpha_{ij} \\le C` for :math:`j \\ne y_i` and :math:`\\alpha_{iy_i} = -\\sum_{j \\ne y_i} \\alpha_{ij}`;
+2020, derived in ``svmteach.derivations``), with :math:`C_i = C` but for sample weights
+(``problem.C_i``).  The dual variables are (n, k) with
+:math:`0 \\le \\alpha_{ij} \\le C_i` for :math:`j \\ne y_i` and :math:`\\alpha_{iy_i} = -\\sum_{j \\ne y_i} \\alpha_{ij}`;
 :math:`W = -M \\alpha^\\top X` and :math:`D(\\alpha) = \\sum_{j \\ne y_i} \\alpha_{ij} - \\tfrac12 \\|W\\|_F^2`.
 
 **The block, solved exactly** (Wang and Scott, ICML 2021).  With the block
@@ -20,14 +21,16 @@ minimisation) is, up to a constant,
 
 with scores :math:`s = W x_i`, because :math:`\\alpha_{iy_i} = -\\mathbf 1^\\top\\beta` makes the
 block's Hessian :math:`a (I + \\mathbf 1 \\mathbf 1^\\top)`.  Dividing by a, the block is
-:func:`svmteach.projections.ww_block_solve` with :math:`u = c / a`, solved exactly by
+:func:`svmteach.projections.ww_block_solve` with :math:`u = c / a` and the box :math:`[0, C]`,
+:math:`C = C_i` the sample's own bound (below, C stands for it), solved exactly by
 sorting its 2(k-1) breakpoints.  A zero row (a = 0) leaves a linear problem: each
 :math:`\\beta_j` goes to C where :math:`c_j > 0` and to 0 where :math:`c_j < 0`.  So does a row of
 tiny norm whose quadratic term is negligible: for every feasible block,
 :math:`\\tfrac a2 (\\|\\beta\\|^2 + (\\mathbf 1^\\top\\beta)^2) \\le \\tfrac a2 k^2 C^2`, and once
 :math:`a k C \\le \\epsilon \\max_j |c_j|` that moves the root :math:`t` by less than the rounding of c,
 so the linear rule is the exact block step to working precision (and :math:`u = c / a`, which
-could overflow, is never formed).
+could overflow, is never formed).  A sample with :math:`C_i = 0` always takes the linear rule, whose
+box {0} holds its block at 0.
 The weights follow: :math:`W \\leftarrow W - M\\, \\delta\\, x_i^\\top` for the change δ of :math:`\\alpha_i`.
 """
 
@@ -41,7 +44,7 @@ from numba import njit
 
 from ..projections import ww_block_row, ww_block_solve
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, no_shrinking,
+from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
                    off_label_box_violation, one_hot)
 
 
@@ -52,7 +55,7 @@ class WWBlock(NamedTuple):
     ----------
     y : int, the sample's class;  grad : (k,) dual gradient ``M (s_y - s_j) - 1`` before the step (0 at y).
     u : (k-1,) the block problem's vector ``c / a`` (``c`` itself for a linear block);
-    breakpoints : (2k-2,) sorted ``u - C`` and ``u``;  t : float, the root ``1' beta``;
+    breakpoints : (2k-2,) sorted ``u - C_i`` and ``u``;  t : float, the root ``1' beta``;
     beta : (k-1,) the block's solution;  delta : (k,) the change of alpha_i.
     """
 
@@ -101,23 +104,23 @@ class WestonWatkins(MulticlassLoss):
         xp = problem.xp
         Y = one_hot(problem)
         inf = xp.full(Y.shape, math.inf, dtype=xp.float64)
-        return xp.where(Y, -inf, 0.0), xp.where(Y, inf, problem.C)  # the label entry is free
+        return xp.where(Y, -inf, 0.0), xp.where(Y, inf, column_C(problem))  # the label entry is free
 
     def repair(self, problem, alpha):
         return self.feasible(problem, alpha)
 
     def feasible(self, problem, alpha):
-        """The off-label entries clipped to [0, C]; the label entry minus their sum."""
+        """The off-label entries clipped to [0, C_i]; the label entry minus their sum."""
         xp = problem.xp
         Y = one_hot(problem)
-        off = xp.where(Y, 0.0, xp.clip(xp.astype(alpha, xp.float64), 0.0, problem.C))
+        off = xp.where(Y, 0.0, xp.minimum(xp.maximum(xp.astype(alpha, xp.float64), 0.0), column_C(problem)))
         return xp.where(Y, -xp.sum(off, axis=1, keepdims=True), off)
 
     def curvature_scale(self, problem):
         return problem.M ** 2
 
     def block_targets(self, problem, alpha, G):
-        xp, C, k = problem.xp, problem.C, problem.k
+        xp, C, k = problem.xp, column_C(problem), problem.k  # C: (n, 1), each row's C_i
         Y = one_hot(problem)
         a = self.block_curvatures(problem)[:, None]
         # the off-label columns j != y_i of each row, in order, and where column m sits among them
@@ -136,9 +139,9 @@ class WestonWatkins(MulticlassLoss):
     def blank_block(self, problem):
         return WWBlock(y=-1, grad=None, u=None, breakpoints=None, t=math.nan, beta=None, delta=None)
 
-    def block_step(self, problem, alpha_i, s, q, y, **options):
+    def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
         self.check_block_options(options)
-        xp, M, C, k = problem.xp, problem.M, problem.C, problem.k
+        xp, M, C, k = problem.xp, problem.M, self.sample_C(problem, C), problem.k
         a = M * M * q
         others = xp.asarray([j for j in range(k) if j != y])
         grad = M * (s[y] - s) - 1.0  # d f / d alpha_ij (the y_i entry is 0)
@@ -158,7 +161,7 @@ class WestonWatkins(MulticlassLoss):
         """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
         (:func:`~svmteach.losses.base.at_rest`: alpha_i = 0 and every ``M (s_y - s_j) > 1 + margin``) set aside (False) in it."""
         self.check_block_options(options)
-        return _ww_exact_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
+        return _ww_exact_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
                                float(problem.M), alpha, W, order, no_shrinking(active), float(margin))
 
     def dual_weights(self, problem, alpha):
@@ -166,12 +169,13 @@ class WestonWatkins(MulticlassLoss):
         return -xp.sum(xp.where(one_hot(problem), alpha, 0.0), axis=1)  # sum_{j != y_i} alpha_ij
 
     def dual_weight_bound(self, problem):
-        return problem.C * (problem.k - 1)
+        return float(problem.xp.max(problem.C_i)) * (problem.k - 1)
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
-    """:meth:`WestonWatkins.block_step` for every sample of ``order``, in place; returns the largest
+def _ww_exact_epoch(X, sqnorm, codes, C_i, M, alpha, W, order, active, margin):
+    """:meth:`WestonWatkins.block_step` for every sample of ``order``, sample i's box [0, ``C_i[i]``],
+    in place; returns the largest
     block KKT violation met (each block's before its step, as :meth:`WestonWatkins.kkt_violation`).
     When ``active`` is not empty, a sample at rest (:func:`~svmteach.losses.base.at_rest`) is set aside there (False) and not
     stepped on (its exact step is 0: every :math:`c_j = -g_j < 0`)."""
@@ -186,6 +190,7 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
     worst = 0.0
     for i in order:
         y = codes[i]
+        C = C_i[i]
         for m in range(k):  # s = W x_i
             s[m] = row_dot(X, i, W[m])
         a = M * M * sqnorm[i]
@@ -195,11 +200,11 @@ def _ww_exact_epoch(X, sqnorm, codes, C, M, alpha, W, order, active, margin):
             if j != y:
                 g = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
                 grad[j] = g
-                block = max(block, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C]
+                block = max(block, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C_i]
                 c[p] = -g + a * (alpha[i, j] - alpha[i, y])  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
                 p += 1
         worst = max(worst, block)
-        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin):
+        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin, C):
             active[i] = False
             continue
         if block == 0.0:  # every projected gradient 0: the block is at its optimum, its exact step is 0

@@ -7,7 +7,9 @@ Fujino and Ueda 2014; Lee-Lin-Wahba by the root of a piecewise-linear equation).
 visits the samples in a random order each epoch and asks the problem's loss for that step:
 ``block_step`` on the step path (with its picture), ``epoch`` compiled on the fast path.  The
 weights follow the step: :math:`W \\leftarrow W + A(\\delta)^\\top x_i` for the change δ of
-:math:`\\alpha_i`, where :math:`W = A(\\alpha)^\\top X` is the loss's ``weight_rows``.
+:math:`\\alpha_i`, where :math:`W = A(\\alpha)^\\top X` is the loss's ``weight_rows``.  Sample i's
+block lives in the box or simplex of its own penalty :math:`C_i` (``problem.C_i``: C times its
+sample weight).
 
 :class:`WWExact` and :class:`CSBlondel` are this solver restricted to one loss (the names the
 course uses); CSBlondel adds Blondel's ``skip_tol``.
@@ -55,7 +57,7 @@ class ExactBlock(MulticlassSolver):
         xp, loss = problem.xp, problem.loss_object
         x, q, yi, s = sample_arrays(problem, state, i)
         alpha_i = state.alpha[i, :]
-        new, block = loss.block_step(problem, alpha_i, s, q, yi, **self.block_options())
+        new, block = loss.block_step(problem, alpha_i, s, q, yi, C=float(problem.C_i[i]), **self.block_options())
         row = loss.weight_rows(problem, (new - alpha_i)[None, :])[0, :]  # W moves by A(delta)' x_i
         return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=state.W + row[:, None] * x[None, :],
                               block=block)

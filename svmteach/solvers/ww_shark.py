@@ -10,7 +10,8 @@ For sample i, with scores :math:`s = W x_i`, the negative gradient of the dual
 Moving :math:`\\alpha_{ij}` by m and :math:`\\alpha_{iy_i}` by -m (to stay feasible),
 the dual changes by a parabola with curvature :math:`2 M^2 \\|x_i\\|^2`, so the greedy
 step is :math:`m = -\\partial f / \\partial \\alpha_{ij} \\,/\\, (2 M^2 \\|x_i\\|^2)`
-(the blog post, 'Greedy step size'), clipped so that :math:`\\alpha_{ij} \\in [0, C]`.
+(the blog post, 'Greedy step size'), clipped so that :math:`\\alpha_{ij} \\in [0, C_i]`, the sample's
+own bound (``problem.C_i``; C but for sample weights; :math:`C_i = 0` leaves nothing to move).
 The step moves :math:`w_j` by :math:`-M m x_i` and :math:`w_{y_i}` by :math:`+M m x_i`,
 so the negative gradient drops by :math:`2 M^2 m \\|x_i\\|^2` at j and by
 :math:`M^2 m \\|x_i\\|^2` at every other :math:`t \\ne y_i` ('Computing the step vector').
@@ -71,7 +72,8 @@ class WWSharkState(MulticlassState):
 
 @njit(cache=True)
 def shark_inner(g, a_i, y, q, M, C, max_inner, inner_tol, record):
-    """Shark's inner loop on one sample, in place on ``g`` (negative gradient) and ``a_i``.
+    """Shark's inner loop on one sample, in place on ``g`` (negative gradient) and ``a_i``, in the box
+    [0, ``C``] (the sample's :math:`C_i`).
 
     Returns the number of moves; when ``record`` is a (max_inner, k + 3) array each
     row holds the move's j, m unclipped, m, then the gradient after it.
@@ -159,7 +161,8 @@ class WWShark(MulticlassSolver):
                           moves_m_unclipped=empty, moves_m=empty, delta=None)
 
     def update(self, problem, state, i):
-        xp, M, C, k = problem.xp, problem.M, problem.C, problem.k
+        xp, M, k = problem.xp, problem.M, problem.k
+        C = float(problem.C_i[i])  # the sample's box [0, C_i]
         x, q, yi, s = sample_arrays(problem, state, i)
         s = to_numpy(s)
         g = 1.0 - M * (s[yi] - s)  # negative gradient
@@ -182,13 +185,13 @@ class WWShark(MulticlassSolver):
         return max(super().shrink_floor(), 2.0 * self.inner_tol)
 
     def _epoch(self, problem, alpha, W, order, active, margin, classes=None):
-        return _ww_shark_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, float(problem.C),
+        return _ww_shark_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
                                float(problem.M), self._max_inner(problem), self.inner_tol, alpha, W, order, active, margin)
 
 
 @njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, order, active, margin):
-    """The step of :class:`WWShark` for every sample of ``order``, in place; returns the largest block
+def _ww_shark_epoch(X, sqnorm, codes, C_i, M, max_inner, inner_tol, alpha, W, order, active, margin):
+    """The step of :class:`WWShark` for every sample of ``order`` (sample i's box [0, ``C_i[i]``]), in place; returns the largest block
     KKT violation met (each block's before its moves, on the scale of ``WestonWatkins.kkt_violation``).
     When ``active`` is not empty, a sample at rest (as :func:`~svmteach.losses.base.at_rest`:
     alpha_i = 0 and every ``M (s_y - s_m) > 1 + margin``) is set aside there (False) and not stepped on
@@ -200,6 +203,7 @@ def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, orde
     worst = 0.0
     for i in order:
         y = codes[i]
+        C = C_i[i]
         for m in range(k):
             g[m] = row_dot(X, i, W[m])  # scores first
         sy = g[y]
@@ -210,7 +214,7 @@ def _ww_shark_epoch(X, sqnorm, codes, C, M, max_inner, inner_tol, alpha, W, orde
                 worst = max(worst, box_violation(-g[m], a_i[m], C))
         g[y] = 0.0
         # at rest: alpha_i = 0 and every d f / d alpha_im = -g_m > margin (g is the negative gradient)
-        if active.shape[0] > 0 and at_rest(g, alpha, i, y, -1.0, margin):
+        if active.shape[0] > 0 and at_rest(g, alpha, i, y, -1.0, margin, C):
             active[i] = False
             continue
         n_moves = shark_inner(g, a_i, y, sqnorm[i], M, C, max_inner, inner_tol, no_record)
