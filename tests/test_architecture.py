@@ -52,6 +52,7 @@ ALLOWED_CROSS_FILE = {
         "svmteach.losses.base.EPOCH_FASTMATH", "svmteach.losses.base.box_violation",
         "svmteach.losses.base.at_rest"} | _ROWS,
     "svmteach.solvers.numba_dual_cd.steps_linear": _ROWS,
+    "svmteach.solvers.numba_dual_cd.steps_gram": _KERNEL_ROWS,
     "svmteach.solvers.numba_smo._select": _KERNEL_ROWS,
     "svmteach.solvers.numba_smo.smo_loop": _KERNEL_ROWS,
 }

@@ -58,9 +58,10 @@ from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from ..problems import CACHE_SIZE, check_cache_size
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, maximize_parabola, next_epoch,
                             projected_gradient, shuffle_prefix, steps_gram, steps_linear)
-from .smo import exact_gradient
+from .smo import exact_gradient, kernel_row
 
 
 class DualCDState(NamedTuple):
@@ -165,21 +166,22 @@ def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
                        **sweep._asdict(), **NO_COORDINATE._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
 
 
-def _diagonal(problem, i: int) -> float:
-    """:math:`Q_{ii} = K_{ii}`, the curvature of coordinate i."""
-    return float(problem.diag[i]) if problem.kernel.is_linear else float(problem.Q[i, i])
+def _column(problem, i: int, cache_size: float):
+    """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`; the (n, n) Q is never made.
 
-
-def _column(problem, i: int):
-    """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`.
-
-    Read from the cached Q, except for a sparse X (the linear kernel), whose (n, n) Q is never made:
-    :math:`K_{:, i} = X x_i`, a sparse product.
+    :math:`K_{:, i}` is read from the problem's row cache of ``cache_size`` MB (the compiled loop's
+    numbers; :func:`~svmteach.solvers.smo.kernel_row`), except for the linear kernel, whose compiled
+    loop keeps w instead: :meth:`~svmteach.problems.BinaryProblem.kernel_row` for a dense X (from the
+    Gram matrix of a small problem, else computed alone) and :math:`K_{:, i} = X x_i`, a sparse
+    product, for a sparse one.
     """
     if is_sparse(problem.X):
         K_i = np.asarray((problem.X @ problem.X[[i], :].T).todense()).ravel()
-        return problem.y * (float(problem.y[i]) * K_i)
-    return problem.Q[:, i]
+    elif problem.kernel.is_linear:  # the compiled loop keeps w and reads no row of K: the problem's row
+        K_i = problem.kernel_row(i)
+    else:
+        K_i = kernel_row(problem, i, cache_size)
+    return problem.y * (float(problem.y[i]) * K_i)
 
 
 class DualCoordinateAscent(Solver):
@@ -193,6 +195,10 @@ class DualCoordinateAscent(Solver):
         Seed of the visiting orders (and of the uniform start).
     shrinking : bool
         Set aside coordinates stuck at a bound (see the module docstring).
+    cache_size : float
+        MB of kernel rows kept between steps (LIBSVM's ``-m``, default 200; the least recently used
+        evicted): a kernel other than the linear one reads row i of K there, never an (n, n) matrix.
+        A run's resource: it changes the time a run takes, never its steps.
     """
 
     bias = False
@@ -200,7 +206,8 @@ class DualCoordinateAscent(Solver):
     takes_sparse = True
     State = DualCDState
 
-    def __init__(self, init: str = "zero", random_state=None, shrinking: bool = True):
+    def __init__(self, init: str = "zero", random_state=None, shrinking: bool = True,
+                 cache_size: float = CACHE_SIZE):
         if not isinstance(init, str):
             raise TypeError(f"init must be 'zero' or 'uniform', got {type(init).__name__} {init!r}")
         self.init_rule = check_choice("init", init, ("zero", "uniform"))
@@ -209,6 +216,7 @@ class DualCoordinateAscent(Solver):
         if not isinstance(shrinking, (bool, np.bool_)):
             raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
         self.shrinking = bool(shrinking)
+        self.cache_size = check_cache_size(cache_size)
 
     @property
     def still_is_fixed_point(self) -> bool:
@@ -224,7 +232,7 @@ class DualCoordinateAscent(Solver):
         else:
             C_i = to_numpy(problem.C_i)  # alpha_i ~ U(0, C_i): C_i times a U(0, 1) draw
             alpha = xp.asarray(np.random.default_rng([seed, 2**32 - 1]).uniform(0.0, C_i, n), dtype=problem.X.dtype)
-            grad = exact_gradient(problem, alpha)
+            grad = exact_gradient(problem, alpha, self.cache_size)
         return _start(problem, 0, 0, alpha, grad, seed)
 
     def warm_start(self, problem, state: DualCDState) -> DualCDState:
@@ -238,15 +246,16 @@ class DualCoordinateAscent(Solver):
         xp = problem.xp
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
         alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))
-        return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha), state.seed)
+        return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha, self.cache_size),
+                      state.seed)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
-        grad = exact_gradient(problem, state.alpha) if state.grad is None else state.grad
+        grad = exact_gradient(problem, state.alpha, self.cache_size) if state.grad is None else state.grad
         alpha, index, pos, n_active = state.alpha, state.index, state.pos, state.n_active
         pg_max, pg_min = state.pg_max, state.pg_min
         i = int(index[pos])
         C = float(problem.C_i[i])  # this coordinate's box [0, C_i]
-        Qii = _diagonal(problem, i)
+        Qii = float(problem.diag[i])  # Q_ii = K_ii, the curvature of coordinate i
         alpha_i = float(alpha[i])
         g_i = float(grad[i])
         a = -0.5 * Qii  # coefficient of x^2
@@ -264,7 +273,7 @@ class DualCoordinateAscent(Solver):
             if delta != 0.0:
                 alpha = problem.xp.asarray(alpha, copy=True)
                 alpha[i] = new
-                grad = grad - delta * _column(problem, i)  # g <- g - delta Q e_i
+                grad = grad - delta * _column(problem, i, self.cache_size)  # g <- g - delta Q e_i
             pos += 1
             pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             picture = CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=delta,
@@ -285,12 +294,12 @@ class DualCoordinateAscent(Solver):
     def measure(self, problem, state: DualCDState) -> DualCDState:
         """The state with primal, dual, gap and KKT violation of its alpha, from the gradient rebuilt
         from alpha exactly (:func:`~svmteach.solvers.smo.exact_gradient`: two products with X for the
-        linear kernel, one with the Gram matrix otherwise).
+        linear kernel, otherwise the support vectors' rows of K from the row cache).
 
         A state without a gradient (a compiled linear run's) then carries that one; a cached gradient
         is kept as it is, so that measuring never changes the iterates that follow.
         """
-        exact = exact_gradient(problem, state.alpha)
+        exact = exact_gradient(problem, state.alpha, self.cache_size)
         P, D, gap, kkt = stopping_measures(problem, state.alpha, exact)
         grad = exact if state.grad is None else state.grad
         return state._replace(grad=grad, primal=P, dual=D, gap=gap, kkt=kkt)
@@ -338,7 +347,9 @@ class DualCoordinateAscent(Solver):
             grad = None
         else:
             w = None
-            grad = np.array(state.grad if state.grad is not None else exact_gradient(problem, alpha), dtype=np.float64)
+            grad = np.array(state.grad if state.grad is not None else exact_gradient(problem, alpha, self.cache_size),
+                            dtype=np.float64)
+            rows, y, diag = problem.kernel_rows(self.cache_size), problem.y, np.asarray(problem.diag, dtype=np.float64)
         sweep = _sweep(state)
         every = n_steps if tol is None else self.steps_between_measures(problem)
         done = 0
@@ -348,7 +359,7 @@ class DualCoordinateAscent(Solver):
                 picture, sweep, taken = steps_linear(X, y, problem.diag, C, alpha, w, index, state.seed,
                                                      self.shrinking, sweep, take)
             else:
-                picture, sweep, taken = steps_gram(problem.Q, C, alpha, grad, index, state.seed, self.shrinking,
+                picture, sweep, taken = steps_gram(rows, y, diag, C, alpha, grad, index, state.seed, self.shrinking,
                                                    sweep, take)
             done += taken
             state = state._replace(n_iter=state.n_iter + taken, alpha=alpha, grad=grad, w=w, index=index,

@@ -4,14 +4,17 @@ A leaf: this module imports nothing from the step path.  Numba's on-disk cache
 (``cache=True``) checks only the file that holds a compiled function, so every compiled
 function here calls compiled functions of this file only, except the row access
 :func:`~svmteach.rows.row_dot` / :func:`~svmteach.rows.row_axpy` of :mod:`svmteach.rows`, through
-which one loop reads a dense or a CSR X (``tests/test_architecture.py`` lists that exception).
+which one loop reads a dense or a CSR X, and the kernel-row cache's
+:func:`~svmteach.solvers.numba_kernel_rows.get_row`, through which the other reads rows of K
+(``tests/test_architecture.py`` lists these exceptions).
 The step path (:mod:`svmteach.solvers.dual_cd`) calls :func:`projected_gradient`,
 :func:`maximize_parabola`, :func:`close_epoch` and :func:`shuffle_prefix` from here, so both paths
 take the same shrinking decisions, the same one-dimensional maximisation and the same visiting
 order, and drives the loops:
 
-- any kernel (:func:`steps_gram`): the cached gradient ``g`` is updated with a row of ``Q``
-  (O(n) a step);
+- any kernel (:func:`steps_gram`): the cached gradient ``g`` is updated with row i of
+  :math:`Q_{it} = y_i y_t K_{it}`, the row of K read from the problem's bounded row cache
+  (O(n) a step, O(nd) more when the row must be computed); the (n, n) Q is never formed;
 - linear kernel (:func:`steps_linear`): ``w = sum_i alpha_i y_i x_i`` is kept instead, so a step
   costs O(nonzeros of x_i): :math:`g_i = 1 - y_i w^\\top x_i`, :math:`Q_{ii} = \\|x_i\\|^2` and
   :math:`w \\leftarrow w + \\Delta y_i x_i` (Hsieh et al. 2008).  No gradient is kept; ``measure``
@@ -34,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..rows import row_axpy, row_dot
+from .numba_kernel_rows import get_row
 
 # Shrinking (LIBLINEAR): with G = -g_i the minimisation gradient, a coordinate at 0 with
 # G > hi (or at its bound C with G < lo) is set aside; else PG, the projected gradient, is G
@@ -254,9 +258,11 @@ def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinki
 
 
 @njit(cache=True)
-def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
-    """Coordinate steps with the cached gradient (any kernel; ``C`` the (n,) bounds C_i): after alpha_i += delta,
-    :math:`g \\leftarrow g - \\Delta\\, Q_{i,:}` (Q is symmetric).  Returns ``(picture, sweep, steps taken)``."""
+def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
+    """Coordinate steps with the cached gradient (any kernel; ``C`` the (n,) bounds C_i, ``diag`` the (n,)
+    :math:`K_{ii} = Q_{ii}`): after alpha_i += delta, :math:`g_t \\leftarrow g_t - \\Delta\\, y_i y_t K_{it}`
+    (Q is symmetric), row i of K from ``rows``, a :class:`~svmteach.problems.KernelRowCache`.
+    Returns ``(picture, sweep, steps taken)``."""
     n = alpha.shape[0]
     epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
     hi, lo, pg_max, pg_min = sweep.shrink_hi, sweep.shrink_lo, sweep.pg_max, sweep.pg_min
@@ -266,7 +272,7 @@ def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
     while taken < n_steps:
         taken += 1
         i = index[pos]
-        picture, pg = visit(i, grad[i], Q[i, i], C[i], alpha, hi, lo)
+        picture, pg = visit(i, grad[i], diag[i], C[i], alpha, hi, lo)
         if picture.shrunk:
             n_active -= 1
             index[pos] = index[n_active]
@@ -276,8 +282,10 @@ def steps_gram(Q, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if picture.delta != 0.0:
+                K_i = get_row(rows, i)  # row i of K, computed on a miss
+                step = picture.delta * y[i]
                 for t in range(n):
-                    grad[t] -= picture.delta * Q[i, t]
+                    grad[t] -= step * y[t] * K_i[t]  # Delta Q_it = Delta y_i y_t K_it
         if pos == n_active:  # the epoch is over
             epoch_active = n_active
             n_active, hi, lo, reactivate_at, violation, decision = next_epoch(
