@@ -137,17 +137,6 @@ def _snap(a, C, scale):
 
 
 
-# I_up: where y_t alpha_t may grow inside [0, C_t]; I_low: where it may shrink (a box {0} is in neither).
-@njit(cache=True)
-def _up(y, C, alpha, t):
-    return (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
-
-
-@njit(cache=True)
-def _low(y, C, alpha, t):
-    return (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
-
-
 # b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
 @njit(cache=True)
 def _intercept(y, C, alpha, grad):
@@ -205,14 +194,20 @@ def relative_gap(y, C, alpha, grad):
 # guaranteed gain (y_i g_i - y_t g_t)^2 / (K_ii + K_tt - 2 K_it) (second order); random: a violator.
 @njit(cache=True)
 def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
-    """The working-set rules of the step path, as loops. Returns (i, j), (-1, -1) if none."""
+    """The working-set rules of the step path, as loops. Returns (i, j), (-1, -1) if none.
+
+    :math:`I_{up}` (where :math:`y_t \\alpha_t` may grow in :math:`[0, C_t]`) and :math:`I_{low}` (where it may
+    shrink) are written out in each loop: a helper called per sample is not inlined, and costs a
+    hundred times the test."""
     n = y.shape[0]
     if rule == 0:  # random: a KKT violator for b, and a random partner
         scale = 1e-12 * (1.0 + abs(b))
         count = 0
         for t in range(n):
             v = y[t] * grad[t]
-            if (_up(y, C, alpha, t) and v > b + scale) or (_low(y, C, alpha, t) and v < b - scale):
+            up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
+            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
+            if (up and v > b + scale) or (low and v < b - scale):
                 count += 1
         if count == 0:
             return -1, -1
@@ -220,7 +215,9 @@ def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
         i = -1
         for t in range(n):
             v = y[t] * grad[t]
-            if (_up(y, C, alpha, t) and v > b + scale) or (_low(y, C, alpha, t) and v < b - scale):
+            up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
+            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
+            if (up and v > b + scale) or (low and v < b - scale):
                 if k == 0:
                     i = t
                     break
@@ -233,7 +230,7 @@ def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
     vi = -np.inf
     for t in range(n):
         v = y[t] * grad[t]
-        if _up(y, C, alpha, t) and v > vi:
+        if ((y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)) and v > vi:
             vi = v
             i = t
     if i < 0:
@@ -242,7 +239,8 @@ def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
     best = np.inf
     if rule == 1:
         for t in range(n):
-            if _low(y, C, alpha, t) and y[t] * grad[t] < best:
+            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
+            if low and y[t] * grad[t] < best:
                 best = y[t] * grad[t]
                 j = t
         if j < 0 or not vi > best:
@@ -250,7 +248,7 @@ def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
         return i, j
     Ki = get_row(rows, i)
     for t in range(n):
-        if not _low(y, C, alpha, t):
+        if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])):
             continue
         bt = vi - y[t] * grad[t]
         if bt > 0:
