@@ -213,8 +213,9 @@ def test_weighted_fast_path_equals_step_path(loss, M, Solver, sparse):
     np.testing.assert_allclose(fast.W, slow.W, atol=1e-10)
 
 
-@pytest.mark.parametrize("loss, Solver", [("ww", WWExact), ("cs", CSBlondel), ("llw", ExactBlock),
-                                          ("cs", ParallelBlock)], ids=lambda v: getattr(v, "__name__", str(v)))
+@pytest.mark.parametrize("loss, Solver", [("ww", WWExact), ("cs", CSBlondel), ("llw", ExactBlock), ("ww", ParallelBlock),
+                                          ("cs", ParallelBlock), ("llw", ParallelBlock)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
 def test_weighted_step_paths_on_array_api_strict_equal_numpy(loss, Solver):
     _, X, y, w = weighted_problem(seed=9, n=12, k=3, zeros=2)
     strict = MulticlassProblem(xps.asarray(X), y, C=0.9, loss=loss, sample_weight=w)
@@ -223,6 +224,21 @@ def test_weighted_step_paths_on_array_api_strict_equal_numpy(loss, Solver):
     b = list(iterate(make_solver(Solver), plain, max_iter=30))[-1]
     np.testing.assert_allclose(to_numpy(a.alpha), b.alpha, atol=1e-12)
     np.testing.assert_allclose(to_numpy(a.W), b.W, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss, Solver", [("ww", WWExact), ("ww", WWShark), ("cs", CSBlondel), ("llw", ExactBlock)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_shrinking_sets_zero_weight_samples_aside(loss, Solver):
+    """A sample of weight 0 has the block {0}: the first compiled epoch sets it aside (no slack is asked of
+    it), and it stays at 0."""
+    _, X, y, w = weighted_problem(seed=6, n=30, zeros=6)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, sample_weight=w)
+    solver = Solver(random_state=0)
+    state = solver.advance(p, solver.init(p), p.n_samples)
+    zero = np.flatnonzero(w == 0)
+    assert not state.active[zero[zero != state.i]].any()  # (the last visit is the step path's: it never shrinks)
+    assert state.active[w > 0].sum() > 0
+    assert np.all(state.alpha[zero] == 0.0)
 
 
 def test_warm_start_projects_into_the_weighted_set():

@@ -269,7 +269,7 @@ def _cs_epoch(X, sqnorm, codes, C_i, skip_tol, alpha, W, order, active, margin, 
     (:class:`~svmteach.solvers.multiclass_base.MulticlassSolver`) makes every class active again at the
     start of every epoch over all samples, so the guesses are checked there.  A sample is at rest by
     the rule above checked on the classes it computed (those aside were below its label's gradient when
-    set aside)."""
+    set aside), and a sample with :math:`C_i = 0` as soon as :math:`\\alpha_i = 0` (its block is {0})."""
     k = W.shape[0]
     shrink = classes.shape[0] > 0
     class_margin = 0.0 if margin < np.inf else np.inf
@@ -313,9 +313,9 @@ def _cs_epoch(X, sqnorm, codes, C_i, skip_tol, alpha, W, order, active, margin, 
                 for m in range(k):
                     if alpha[i, m] != 0.0:
                         rest = False
-                for a in range(na):  # (alpha_i = 0: the label is free, so looked at)
+                for a in range(na):  # (alpha_i = 0: the label is free, so looked at; C_i = 0: the block is {0})
                     m = looked[a]
-                    if rest and m != y and not g[y] - g[m] > margin:
+                    if rest and C > 0.0 and m != y and not g[y] - g[m] > margin:
                         rest = False
                 if rest:
                     active[i] = False
