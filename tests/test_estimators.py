@@ -50,7 +50,7 @@ def test_dual_cd_matches_liblinear_without_bias():
     from sklearn.svm import LinearSVC
 
     X, y = random_binary(n=60, seed=2)
-    ours = BinarySVC(solver="dual_cd", tol=1e-9, random_state=0).fit(X, y)
+    ours = BinarySVC(fit_intercept=False, solver="dual_cd", tol=1e-9, random_state=0).fit(X, y)
     ref = LinearSVC(loss="hinge", fit_intercept=False, C=1.0, tol=1e-10, max_iter=10**6).fit(X, y)
     assert ours.intercept_[0] == 0.0
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-5)
@@ -59,8 +59,8 @@ def test_dual_cd_matches_liblinear_without_bias():
 def test_subgradient_has_zero_intercept_and_learns():
     X, y = random_binary(n=60, seed=2)
     with pytest.warns(ConvergenceWarning):
-        m = BinarySVC(solver="primal_subgradient", max_iter=500).fit(X, y)
-    ref = BinarySVC(solver="dual_cd", tol=1e-9, random_state=0).fit(X, y)
+        m = BinarySVC(fit_intercept=False, solver="primal_subgradient", max_iter=500).fit(X, y)
+    ref = BinarySVC(fit_intercept=False, solver="dual_cd", tol=1e-9, random_state=0).fit(X, y)
     assert m.intercept_[0] == 0.0
     assert (m.predict(X) == ref.predict(X)).mean() >= 0.95
 
@@ -180,4 +180,4 @@ def test_record_history_must_be_a_bool():
     with pytest.raises(TypeError, match="^record_history must be True or False"):
         BinarySVC(record_history="yes").fit(X, np.arange(8) % 2)
     with pytest.raises(TypeError, match="^record_history must be True or False"):
-        MulticlassSVC(record_history=1).fit(X, np.arange(8) % 2)
+        MulticlassSVC(fit_intercept=False, record_history=1).fit(X, np.arange(8) % 2)

@@ -226,7 +226,7 @@ def test_relative_gap_and_multiclass_primal_are_the_solvers():
         assert ref("relative_gap")(r.primal, r.dual) == pytest.approx(r.gap, rel=1e-12)
     Xm, ym = data.multiclass_blobs(20, k=3, seed=5)
     for loss in ("ww", "cs"):
-        model = MulticlassSVC(loss=loss, M=0.5, C=2.0, tol=1e-4, random_state=0).fit(Xm, ym)
+        model = MulticlassSVC(loss=loss, M=0.5, C=2.0, tol=1e-4, random_state=0, fit_intercept=False).fit(Xm, ym)
         codes = np.searchsorted(model.classes_, ym)
         P = ref("multiclass_primal")(model.coef_, Xm, codes, 2.0, loss, 0.5)
         assert P == pytest.approx(model.result_.primal, rel=1e-10)

@@ -162,14 +162,14 @@ def test_awkward_input_is_solved(solver):
     for X_, C in ((X.astype(np.float32), 1.0), (X, 1e6)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            m = MulticlassSVC(loss="llw", solver=solver, C=C, max_iter=300, random_state=0).fit(X_, labels)
+            m = MulticlassSVC(fit_intercept=False, loss="llw", solver=solver, C=C, max_iter=300, random_state=0).fit(X_, labels)
         assert np.all(np.isfinite(m.coef_)) and np.all(np.isfinite(m.alpha_))
-        assert set(m.predict(X_)) <= set(labels) and _feasible(m.problem_, m.alpha_)
-    m = MulticlassSVC(loss="llw", solver=solver, tol=1e-9, max_iter=10**5, random_state=0).fit(X, labels)
-    _, best = llw_primal_optimum(X, m.problem_.codes, 1.0)
+        assert set(m.predict(X_)) <= set(labels) and _feasible(m.problem_for(X_, labels), m.alpha_)
+    m = MulticlassSVC(fit_intercept=False, loss="llw", solver=solver, tol=1e-9, max_iter=10**5, random_state=0).fit(X, labels)
+    _, best = llw_primal_optimum(X, m.problem_for(X, labels).codes, 1.0)
     assert rel(m.result_.primal, best) < 1e-6 and _sums_to_zero(m.coef_)
     # the zero row's hinges are 1 whatever W is: each of its off-label alphas is at C
-    y2 = m.problem_.codes[2]
+    y2 = m.problem_for(X, labels).codes[2]
     np.testing.assert_allclose(np.delete(m.alpha_[2], y2), 1.0)
 
 

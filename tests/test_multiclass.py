@@ -58,9 +58,9 @@ def test_reaches_qp_optimum(loss, M, Solver, C, k):
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_crammer_singer_matches_liblinear(C):
     X, y = random_multiclass(n=60, d=4, k=4, seed=1)
-    ours = MulticlassSVC(C=C, loss="cs", tol=1e-10, max_iter=100_000, random_state=0).fit(X, y)
+    ours = MulticlassSVC(fit_intercept=False, C=C, loss="cs", tol=1e-10, max_iter=100_000, random_state=0).fit(X, y)
     ref = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C, tol=1e-12, max_iter=10**6).fit(X, y)
-    p = ours.problem_
+    p = ours.problem_for(X, y)
     assert obj.multiclass_primal(p, ours.coef_) == pytest.approx(obj.multiclass_primal(p, ref.coef_), rel=1e-7)
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-4 * max(1, np.abs(ref.coef_).max()))
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
@@ -68,12 +68,12 @@ def test_crammer_singer_matches_liblinear(C):
 
 def test_shark_and_exact_agree_and_M_rescales():
     X, y = random_multiclass(n=40, d=3, k=3, seed=2)
-    exact = MulticlassSVC(loss="ww", solver="exact", tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
-    shark = MulticlassSVC(loss="ww", solver="shark", tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
+    exact = MulticlassSVC(fit_intercept=False, loss="ww", solver="exact", tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
+    shark = MulticlassSVC(fit_intercept=False, loss="ww", solver="shark", tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
     np.testing.assert_allclose(exact.coef_, shark.coef_, atol=1e-5)
     # M scales the margin: WW with (C, M) has optimum W = W_1(C M^2 ... ) / M at C' = C: check the primal
-    half = MulticlassSVC(loss="ww", M=0.5, tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
-    p_half = half.problem_
+    half = MulticlassSVC(fit_intercept=False, loss="ww", M=0.5, tol=1e-10, max_iter=10**5, random_state=0).fit(X, y)
+    p_half = half.problem_for(X, y)
     assert obj.multiclass_primal(p_half, half.coef_) <= obj.multiclass_primal(p_half, exact.coef_) + 1e-9
 
 
@@ -156,7 +156,7 @@ def test_states_show_the_step():
 
 def test_history_per_epoch_with_paused_clock():
     X, y = random_multiclass(n=40, d=3, k=3, seed=7)
-    m = MulticlassSVC(loss="cs", tol=1e-6, record_history=True, random_state=0).fit(X, y)
+    m = MulticlassSVC(fit_intercept=False, loss="cs", tol=1e-6, record_history=True, random_state=0).fit(X, y)
     h = m.history_
     # one entry per epoch; with shrinking (the default) the later epochs may visit fewer than n = 40 samples
     assert h["n_iter"][1] == 40 and h["n_iter"][-1] == m.result_.n_iter and m.n_iter_ == -(-m.result_.n_iter // 40)
@@ -181,7 +181,7 @@ def test_history_per_epoch_with_paused_clock():
 def test_bad_parameters(kwargs, exc, match):
     X, y = random_multiclass()
     with pytest.raises(exc, match=match):
-        MulticlassSVC(**kwargs).fit(X, y)
+        MulticlassSVC(fit_intercept=False, **kwargs).fit(X, y)
 
 
 @pytest.mark.parametrize("X, y, match", [
@@ -192,7 +192,7 @@ def test_bad_parameters(kwargs, exc, match):
 ])
 def test_bad_data(X, y, match):
     with pytest.raises(ValueError, match=match):
-        MulticlassSVC().fit(X, y)
+        MulticlassSVC(fit_intercept=False).fit(X, y)
     with pytest.raises(ValueError, match=match):
         MulticlassProblem(X, y)
 
@@ -213,14 +213,14 @@ def test_awkward_input_is_solved(loss, solver):
     for X_, C in ((X.astype(np.float32), 1.0), (X, 1e6)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            m = MulticlassSVC(loss=loss, solver=solver, C=C, max_iter=300, random_state=0).fit(X_, labels)
+            m = MulticlassSVC(fit_intercept=False, loss=loss, solver=solver, C=C, max_iter=300, random_state=0).fit(X_, labels)
         assert np.all(np.isfinite(m.coef_)) and np.all(np.isfinite(m.alpha_))
         assert set(m.predict(X_)) <= set(labels)
-        assert _feasible(m.problem_, m.alpha_) or C == 1e6
+        assert _feasible(m.problem_for(X_, labels), m.alpha_) or C == 1e6
     # the zero row's block is at its optimum: its hinge is 1 whatever W is, so
     # WW puts every alpha_ij (j != y) at C, and CS puts alpha_i^{y_i} at C
-    m = MulticlassSVC(loss=loss, solver=solver, tol=1e-8, max_iter=10**4, random_state=0).fit(X, labels)
-    y2 = m.problem_.codes[2]
+    m = MulticlassSVC(fit_intercept=False, loss=loss, solver=solver, tol=1e-8, max_iter=10**4, random_state=0).fit(X, labels)
+    y2 = m.problem_for(X, labels).codes[2]
     if loss == "ww":
         np.testing.assert_allclose(np.delete(m.alpha_[2], y2), 1.0)
     else:
@@ -247,7 +247,7 @@ def test_crammer_singer_on_rows_of_tiny_norm(scale, fast):
 
 
 def test_crammer_singer_on_the_issues_tiny_rows():
-    m = MulticlassSVC(loss="cs").fit(np.full((2, 5), 2.2e-87), [0, 1])
+    m = MulticlassSVC(fit_intercept=False, loss="cs").fit(np.full((2, 5), 2.2e-87), [0, 1])
     assert m.result_.converged and np.all(np.isfinite(m.alpha_))
     np.testing.assert_allclose(m.alpha_.sum(axis=1), 0.0, atol=1e-15)
     np.testing.assert_allclose(m.alpha_, [[1.0, -1.0], [-1.0, 1.0]])  # the linear block's vertices
@@ -256,7 +256,7 @@ def test_crammer_singer_on_the_issues_tiny_rows():
 def test_convergence_warning():
     X, y = random_multiclass(n=40, seed=9)
     with pytest.warns(ConvergenceWarning, match="max_iter=1 epochs"):
-        MulticlassSVC(max_iter=1, tol=1e-12).fit(X, y)
+        MulticlassSVC(fit_intercept=False, max_iter=1, tol=1e-12).fit(X, y)
 
 
 # ---- reductions ---------------------------------------------------------------------------------

@@ -339,7 +339,7 @@ def test_draw_decision_regions_multiclass_notebooks_6_and_7(loss, M):
     from svmteach.viz import draw_decision_regions, draw_score_lines
 
     X, y = data.multiclass_blobs(90, k=4, seed=0)
-    model = MulticlassSVC(loss=loss, M=M, C=1.0, tol=1e-6, random_state=0).fit(X, y)
+    model = MulticlassSVC(fit_intercept=False, loss=loss, M=M, C=1.0, tol=1e-6, random_state=0).fit(X, y)
     fig, ax = plt.subplots(figsize=(5, 4.5))
     draw_decision_regions(ax, model, X, y)
     draw_score_lines(ax, model.coef_)
@@ -353,7 +353,7 @@ def test_draw_binary_notebook_1():
     X, y = data.overlapping_blobs(n=60, seed=1)
     model = BinarySVC(C=1.0, tol=1e-8).fit(X, y)
     fig, ax = plt.subplots(figsize=(5, 5))
-    draw_binary(ax, model.problem_, model.alpha_, model.intercept_[0], legend=True)
+    draw_binary(ax, model.problem_for(X, y), model.alpha_, model.intercept_[0], legend=True)
     w, b = model.coef_[0], model.intercept_[0]
     check_static_figure(fig, ax, X, (y > 0).astype(int), 2, lambda Z: (Z @ w + b > 0).astype(int))
 

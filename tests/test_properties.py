@@ -57,20 +57,20 @@ def check_multiclass(model, X, y, C, loss):
         off = alpha[~Y]
         assert off.min() >= -1e-12 * scale and off.max() <= C * (1 + 1e-12)
         np.testing.assert_allclose(alpha[Y], -np.where(Y, 0.0, alpha).sum(axis=1), rtol=1e-12, atol=1e-12 * scale)
-        W_alpha = -model.problem_.M * alpha.T @ X
+        W_alpha = -model.M * alpha.T @ X
     else:
         assert np.all(alpha <= np.where(Y, C, 0.0) + 1e-12 * scale)
         np.testing.assert_allclose(alpha.sum(axis=1), 0.0, atol=1e-12 * scale)
         W_alpha = alpha.T @ X
     # coef_ is W(alpha_), recomputed here, up to the rounding of the sums (terms can cancel)
-    rounding = 1e-13 * (np.abs(alpha).T @ np.abs(X)) * max(model.problem_.M, 1.0) + 1e-300  # subnormals
+    rounding = 1e-13 * (np.abs(alpha).T @ np.abs(X)) * max(model.M, 1.0) + 1e-300  # subnormals
     assert np.all(np.abs(W - W_alpha) <= rounding), np.abs(W - W_alpha).max()
     if not model.result_.converged:
         return
     S = X @ W.T
     s_y = S[np.arange(n), codes]
     if loss == "ww":
-        M = model.problem_.M
+        M = model.M
         losses = np.where(Y, 0.0, np.maximum(0.0, 1.0 - M * (s_y[:, None] - S))).sum(axis=1)
         linear = np.where(Y, 0.0, alpha).sum()
     else:
@@ -116,7 +116,7 @@ MULTICLASS = [("ww", "exact"), ("ww", "shark"), ("ww", "parallel"), ("cs", "blon
 def test_multiclass_fits_are_true(problem, which, M):
     X, y, C = problem
     loss, solver = which
-    model = fit(MulticlassSVC(C=C, loss=loss, M=M, solver=solver, tol=TOL, max_iter=300, random_state=0), X, y)
+    model = fit(MulticlassSVC(fit_intercept=False, C=C, loss=loss, M=M, solver=solver, tol=TOL, max_iter=300, random_state=0), X, y)
     check_multiclass(model, X, y, C, loss)
 
 
@@ -124,7 +124,7 @@ def test_multiclass_fits_are_true(problem, which, M):
 @given(problem=problems(max_k=2), solver=st.sampled_from(["smo", "dual_cd"]))
 def test_binary_fits_are_true(problem, solver):
     X, y, C = problem
-    model = fit(BinarySVC(C=C, solver=solver, tol=TOL, max_iter=20_000, random_state=0), X, y)
+    model = fit(BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=20_000, random_state=0), X, y)
     check_binary(model, X, np.where(y == model.classes_[1], 1.0, -1.0), C, bias=solver == "smo")
 
 

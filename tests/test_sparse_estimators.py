@@ -58,8 +58,8 @@ def test_multiclass_sparse_fit_is_the_dense_fit(loss, solver, fmt):
     X, y = sparse_multiclass(seed=1)
     tol = 1e-8
     kwargs = dict(C=2.0, loss=loss, solver=solver, tol=tol, max_iter=100_000, random_state=3)
-    dense = MulticlassSVC(**kwargs).fit(X, y)
-    sparse = MulticlassSVC(**kwargs).fit(fmt(X), y)
+    dense = MulticlassSVC(fit_intercept=False, **kwargs).fit(X, y)
+    sparse = MulticlassSVC(fit_intercept=False, **kwargs).fit(fmt(X), y)
     assert sparse.result_.converged and dense.result_.converged
     assert sparse.result_.primal == pytest.approx(dense.result_.primal, rel=2 * tol)
     # ||W - W*||^2 / 2 <= P(W) - D(alpha) (the primal is 1-strongly convex): both within the gap of W*
@@ -77,8 +77,8 @@ def test_parallel_sparse_fit_reaches_the_dense_optimum(loss):
     1/2 ||W - W*||^2 <= P(W) - P* <= P(W) - D(alpha), so each fit lies within sqrt(2 (P - D)) of W*."""
     X, y = sparse_multiclass(seed=2)
     kwargs = dict(C=1.0, loss=loss, solver="parallel", tol=1e-8, max_iter=100_000)
-    dense = MulticlassSVC(**kwargs).fit(X, y)
-    sparse = MulticlassSVC(**kwargs).fit(sp.csr_array(X), y)
+    dense = MulticlassSVC(fit_intercept=False, **kwargs).fit(X, y)
+    sparse = MulticlassSVC(fit_intercept=False, **kwargs).fit(sp.csr_array(X), y)
     assert dense.result_.converged and sparse.result_.converged
     radius = sum(np.sqrt(2 * max(m.result_.primal - m.result_.dual, 0.0)) for m in (dense, sparse))
     assert np.linalg.norm(sparse.coef_ - dense.coef_) <= radius + 1e-12
@@ -90,7 +90,8 @@ def test_parallel_sparse_fit_reaches_the_dense_optimum(loss):
 def test_binary_sparse_fit_is_the_dense_fit(solver, fmt):
     X, y = sparse_multiclass(seed=4)
     labels = np.where(y % 2 == 0, "even", "odd")
-    kwargs = dict(C=0.7, solver=solver, tol=1e-6, random_state=5, max_iter=None if solver == "dual_cd" else 300)
+    kwargs = dict(C=0.7, solver=solver, fit_intercept=False, tol=1e-6, random_state=5,
+                  max_iter=None if solver == "dual_cd" else 300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the subgradient method at 300 steps
         dense = BinarySVC(**kwargs).fit(X, labels)
@@ -111,9 +112,9 @@ def test_binary_default_solver_takes_sparse_X_and_a_named_one_that_cannot_says_s
     y = np.where(y == 0, 1, -1)
     Xs = sp.csr_array(X)
     default = BinarySVC(tol=1e-6, random_state=0).fit(Xs, y)  # solver=None: dual coordinate ascent on sparse X
-    named = BinarySVC(solver="dual_cd", tol=1e-6, random_state=0).fit(X, y)
+    named = BinarySVC(solver="dual_cd", tol=1e-6, random_state=0).fit(X, y)  # with the constant feature, both
     np.testing.assert_allclose(default.coef_, named.coef_, rtol=0, atol=1e-10)
-    assert default.intercept_[0] == 0.0
+    np.testing.assert_allclose(default.intercept_, named.intercept_, rtol=0, atol=1e-10)
     assert BinarySVC().fit(X, y).intercept_[0] != 0.0  # on dense X the default is still SMO, with a bias
     with pytest.raises(TypeError, match=r"^solver='smo' does not take sparse X.*'dual_cd'.*X\.toarray\(\)"):
         BinarySVC(solver="smo").fit(Xs, y)
@@ -130,12 +131,12 @@ def test_binary_default_solver_takes_sparse_X_and_a_named_one_that_cannot_says_s
 
 def test_a_dense_fit_predicts_sparse_X_and_the_other_way_round():
     X, y = sparse_multiclass(seed=7)
-    for fitted in (MulticlassSVC(loss="cs", random_state=0).fit(X, y),
-                   MulticlassSVC(loss="cs", random_state=0).fit(sp.csc_array(X), y)):
+    for fitted in (MulticlassSVC(fit_intercept=False, loss="cs", random_state=0).fit(X, y),
+                   MulticlassSVC(fit_intercept=False, loss="cs", random_state=0).fit(sp.csc_array(X), y)):
         np.testing.assert_allclose(fitted.decision_function(sp.coo_array(X)), X @ fitted.coef_.T, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(fitted.predict(sp.csr_matrix(X)), fitted.predict(X))
     # float32 sparse X is scored in float64, as dense float32 X is
-    m = MulticlassSVC(random_state=0).fit(X, y)
+    m = MulticlassSVC(fit_intercept=False, random_state=0).fit(X, y)
     X32 = X.astype(np.float32)
     np.testing.assert_allclose(m.decision_function(sp.csr_array(X32)), X32.astype(np.float64) @ m.coef_.T,
                                rtol=0, atol=1e-12)
@@ -147,7 +148,7 @@ def test_sparse_binary_matches_liblinear():
     X, y = sparse_multiclass(n=120, d=80, seed=8)
     y = np.where(y < 2, 1, -1)
     Xs = sp.csr_array(X)
-    ours = BinarySVC(C=0.5, tol=1e-10, random_state=0).fit(Xs, y)
+    ours = BinarySVC(C=0.5, fit_intercept=False, tol=1e-10, random_state=0).fit(Xs, y)
     ref = LinearSVC(loss="hinge", fit_intercept=False, C=0.5, tol=1e-10, max_iter=10**6).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-5 * max(1.0, np.abs(ref.coef_).max()))
     f = ref.decision_function(sp.csr_matrix(X))
@@ -159,7 +160,7 @@ def test_sparse_crammer_singer_matches_liblinear():
     """LIBLINEAR -s 4 without bias is Crammer-Singer's problem; ours on sparse X reaches its primal value."""
     X, y = sparse_multiclass(n=120, d=80, seed=9)
     Xs = sp.csr_array(X)
-    ours = MulticlassSVC(C=1.0, loss="cs", tol=1e-10, max_iter=100_000, random_state=0).fit(Xs, y)
+    ours = MulticlassSVC(fit_intercept=False, C=1.0, loss="cs", tol=1e-10, max_iter=100_000, random_state=0).fit(Xs, y)
     ref = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=1.0, tol=1e-12,
                     max_iter=10**6).fit(sp.csr_matrix(X), y)
     p = MulticlassProblem(X, y, C=1.0, loss="cs")
@@ -194,7 +195,7 @@ def test_sparse_fit_reports_what_its_attributes_recompute(loss, solver, M):
     """coef_ is W(alpha_) and the reported primal, dual and gap are those of (coef_, alpha_), recomputed on
     the dense data: the primal by hand, W and the dual by the loss's formulas on a dense problem."""
     X, y = sparse_multiclass(seed=10)
-    m = MulticlassSVC(C=3.0, loss=loss, M=M, solver=solver, tol=1e-4, max_iter=10_000, random_state=1)
+    m = MulticlassSVC(fit_intercept=False, C=3.0, loss=loss, M=M, solver=solver, tol=1e-4, max_iter=10_000, random_state=1)
     m.fit(sp.csr_array(X), y)
     p = MulticlassProblem(X, y, C=3.0, loss=loss, M=M)
     np.testing.assert_allclose(m.coef_, obj.multiclass_weights(p, m.alpha_), rtol=0, atol=1e-10)
@@ -211,13 +212,17 @@ def test_sparse_fit_reports_what_its_attributes_recompute(loss, solver, M):
 def test_sparse_binary_fit_reports_what_its_attributes_recompute():
     X, y = sparse_multiclass(seed=11)
     y = np.where(y == 1, 1.0, -1.0)
-    m = BinarySVC(C=2.0, tol=1e-5, random_state=0).fit(sp.csr_array(X), y)
+    B = 3.0  # the intercept is carried by a constant feature B: b = B w_B, penalised as w_B^2 / 2
+    m = BinarySVC(C=2.0, tol=1e-5, random_state=0, intercept_scaling=B).fit(sp.csr_array(X), y)
     alpha = m.alpha_
     assert np.all((alpha >= 0) & (alpha <= 2.0))
     w = (alpha * y) @ X  # w = sum_i alpha_i y_i x_i
+    w_B = (alpha * y).sum() * B  # the constant feature's weight
     np.testing.assert_allclose(m.coef_[0], w, rtol=0, atol=1e-10)
-    P = 0.5 * w @ w + 2.0 * np.maximum(0.0, 1.0 - y * (X @ w)).sum()
-    D = alpha.sum() - 0.5 * w @ w
+    assert m.intercept_[0] == pytest.approx(B * w_B, rel=1e-10)
+    norm2 = w @ w + w_B**2
+    P = 0.5 * norm2 + 2.0 * np.maximum(0.0, 1.0 - y * (X @ w + B * w_B)).sum()
+    D = alpha.sum() - 0.5 * norm2
     r = m.result_
     assert r.primal == pytest.approx(P, rel=1e-10) and r.dual == pytest.approx(D, rel=1e-10)
     assert r.gap == pytest.approx((P - D) / abs(P), rel=1e-6, abs=1e-12)
@@ -236,8 +241,8 @@ def wide_sparse(n, d, per_row, k, seed):
 
 
 @pytest.mark.parametrize("make", [
-    pytest.param(lambda: MulticlassSVC(loss="cs", tol=1e-2, random_state=0), id="cs"),
-    pytest.param(lambda: MulticlassSVC(loss="ww", tol=1e-2, random_state=0), id="ww"),
+    pytest.param(lambda: MulticlassSVC(fit_intercept=False, loss="cs", tol=1e-2, random_state=0), id="cs"),
+    pytest.param(lambda: MulticlassSVC(fit_intercept=False, loss="ww", tol=1e-2, random_state=0), id="ww"),
     pytest.param(lambda: BinarySVC(tol=1e-2, random_state=0), id="binary"),
 ])
 def test_fit_and_predict_never_make_X_dense(make):

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 
 from ..backend import to_numpy
 from ..kernels import canonical_kernel_name, gram
@@ -15,9 +12,12 @@ from ..rows import is_sparse, transpose_times
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, solve
 from ..solvers.base import check_choice, check_random_state
 from ..solvers.smo import RULES
-from .parameters import (STALLED, ValidatedParameters, check_choice_of, check_flag, check_optional_max_iter,
-                         check_tol, checked_by_problem)
+from .parameters import (ValidatedParameters, check_choice_of, check_flag, check_intercept_scaling,
+                         check_optional_max_iter, check_tol, checked_by_problem)
 from .prediction import check_fitted, check_predict_X, linear_scores
+from .stopping import STALLED, warn_not_converged
+from .warm_start import remember, warm_state
+from .weights import check_class_weight, sample_weights
 
 #: The binary solvers that take a sparse X (their class says so: ``takes_sparse``);
 #: SMO's compiled loop reads dense kernel rows.
@@ -31,8 +31,10 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
 
         \\min_{w, b} \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i (w^\\top \\phi(x_i) + b))
 
-    ``solver="smo"`` solves it with a bias; ``"dual_cd"`` and
-    ``"primal_subgradient"`` solve the course's no-bias problem (``intercept_`` is 0).
+    ``solver="smo"`` solves it with an unpenalised bias b (LIBSVM's, scikit-learn's ``SVC``);
+    ``"dual_cd"`` and ``"primal_subgradient"`` solve the course's no-bias problem, with a constant
+    feature ``intercept_scaling`` appended to X when ``fit_intercept`` (LIBLINEAR's ``-B``,
+    scikit-learn's ``LinearSVC``: an intercept penalised with w).
     ``fit``, ``predict`` and ``decision_function`` take X dense or, with the linear kernel,
     SciPy sparse (any format; converted once to CSR, never made dense).
 
@@ -60,18 +62,32 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         Where the problem's arrays live and the solver runs.  On "gpu" SMO takes its
         steps on CuPy arrays, with kernel rows computed on the GPU (the compiled fast
         paths are CPU only); the fitted attributes are NumPy arrays either way.
+    fit_intercept : bool, default True
+        Fit an intercept: SMO's own bias, or for the other solvers (linear kernel) a constant
+        feature.  False: the no-bias problem (solver=None then picks ``"dual_cd"``; SMO refuses it).
+    intercept_scaling : float, default 1.0
+        The constant feature's value B for dual_cd / primal_subgradient: the intercept is B times
+        its weight, penalised as :math:`(b / B)^2 / 2`, so a larger B penalises the intercept less.
+    class_weight : dict, "balanced" or None
+        Multiplies the C of every sample of a class (``{label: weight}``); "balanced" uses
+        ``n / (2 n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\, w_i`.
+    warm_start : bool, default False
+        Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights
+        (scikit-learn's convention; useful along a grid of C).  The fitted model then keeps the
+        solver's final state in ``result_.state``; otherwise it keeps no copy of the data.
 
     Attributes
     ----------
     alpha_ : (n,) dual variables;  dual_coef_ : (1, n_SV) ``alpha_i y_i`` of the support vectors;
     support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d), CSR when X was sparse;
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
-    n_iter_ : int;  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult`.
+    n_iter_ : int;  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult` (its
+    ``state`` only with ``warm_start``: a fitted model keeps what ``predict`` needs, not the data).
     """
 
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None,
                  selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False,
-                 device="cpu"):
+                 device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None, warm_start=False):
         self.device = device
         self.C = C
         self.kernel = kernel
@@ -84,6 +100,10 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.record_history = record_history
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.warm_start = warm_start
 
     PARAMETERS = {
         "C": checked_by_problem, "kernel": checked_by_problem, "gamma": checked_by_problem,
@@ -92,6 +112,8 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         "selection": check_choice_of(RULES),
         "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_optional_max_iter(value),
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
+        "fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
+        "class_weight": check_class_weight, "warm_start": check_flag,
     }
 
     def __sklearn_tags__(self):
@@ -106,19 +128,49 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         return tags
 
     def solver_name(self, params, sparse: bool) -> str:
-        """The solver's name: ``params["solver"]``, or for None ``"dual_cd"`` on sparse X and ``"smo"``
-        otherwise; a TypeError naming ``solver`` when a named solver does not take sparse X."""
+        """The solver's name: ``params["solver"]``, or for None ``"smo"`` on dense X with an intercept
+        and ``"dual_cd"`` otherwise (sparse X, or ``fit_intercept=False``: the no-bias problem).
+
+        A TypeError naming ``solver`` when a named solver does not take sparse X; a ValueError naming
+        ``fit_intercept`` for SMO without one (SMO's equality :math:`y^\top\alpha = 0` is its bias).
+        """
         name = params["solver"]
         if name is None:
-            return "dual_cd" if sparse else "smo"
+            return "dual_cd" if sparse or not params["fit_intercept"] else "smo"
         if sparse and name not in SPARSE_BINARY_SOLVERS:
             raise TypeError(f"solver={name!r} does not take sparse X; the solvers that do are "
                             f"{SPARSE_BINARY_SOLVERS} (solver=None picks 'dual_cd'), or pass X.toarray()")
+        if name == "smo" and not params["fit_intercept"]:
+            raise ValueError("fit_intercept=False asks for the problem without a bias, but solver='smo' always fits "
+                             "its unpenalised bias b; use solver='dual_cd' (or solver=None) for the no-bias problem")
         return name
 
-    def make_problem(self, X, y) -> BinaryProblem:
+    def bias_column(self, params, solver_name: str, kernel_name: str, sparse: bool = False):
+        """The constant feature that carries the intercept (``intercept_scaling``), or None.
+
+        SMO fits an unpenalised bias b of its own, so it needs none.  Dual coordinate ascent and the
+        subgradient method solve the no-bias problem; with ``fit_intercept`` they get a constant last
+        feature (LIBLINEAR's ``-B``, LinearSVC's ``intercept_scaling``), which the linear kernel only
+        turns into an intercept: another kernel with ``fit_intercept=True`` is a ValueError naming it.
+        """
+        if not params["fit_intercept"] or solver_name == "smo" or (sparse and kernel_name != "linear"):
+            return None  # (the problem refuses a sparse X with another kernel, naming X)
+        if kernel_name != "linear":
+            raise ValueError(f"fit_intercept=True with solver={solver_name!r} appends a constant feature, which is an "
+                             f"intercept for kernel='linear' only, not for kernel={kernel_name!r}: use solver='smo' "
+                             "(an unpenalised bias for every kernel) or fit_intercept=False (no bias)")
+        return params["intercept_scaling"]
+
+    def problem_for(self, X, y, sample_weight=None, params=None) -> BinaryProblem:
+        """The :class:`~svmteach.problems.BinaryProblem` that ``fit(X, y, sample_weight)`` solves: its bias
+        column (:meth:`bias_column`) and per-sample C included.  A fitted model keeps no copy of the
+        data; this rebuilds the problem, to draw it or to recompute the fit's objectives."""
+        params = self.checked_params() if params is None else params
+        name = self.solver_name(params, is_sparse(X))
+        kernel_name = getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                             coef0=self.coef0, device=self.device)
+                             coef0=self.coef0, device=self.device, bias=self.bias_column(params, name, kernel_name, is_sparse(X)),
+                             sample_weight=sample_weights(y, sample_weight, params["class_weight"]))
 
     def make_solver(self, params=None, sparse: bool = False):
         """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)
@@ -131,40 +183,53 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
             return DualCoordinateAscent(random_state=params["random_state"])
         return PrimalSubgradient()
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Solve the dual on ``X`` (n, d) and labels ``y`` (two classes).
+
+        ``sample_weight`` (n,) and ``class_weight`` scale each sample's C (:mod:`.weights`); with
+        ``warm_start`` the previous fit's solution is the starting point (:mod:`.warm_start`).
+        """
         params = self.checked_params()
         solver = self.make_solver(params, sparse=is_sparse(X))
         tol = params["tol"]
-        problem = self.make_problem(X, y)
+        problem = self.problem_for(X, y, sample_weight, params)
+        bias = problem.bias
         n = problem.n_samples
         max_iter = params["max_iter"]
         if max_iter is None:
             max_iter = 10_000 if solver.name == "primal_subgradient" else max(10**6, 1000 * n)
-        result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history)
+        start = warm_state(self, solver, problem) if params["warm_start"] else None
+        result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history,
+                       state=start)
         if not result.converged:
             why = (f"stopped at max_iter={max_iter}" if result.n_iter >= max_iter else
                    f"stopped after {result.n_iter} steps, before max_iter={max_iter}, {STALLED}")
-            warnings.warn(f"{type(self).__name__} ({solver.name}) {why} with relative duality gap "
-                          f"{result.gap:.3g} > tol={tol:g}", ConvergenceWarning)
+            warn_not_converged(self, solver.name, result, tol, why, problem.X)
         alpha, b = solver.coefficients(problem, result.state)
         alpha = np.array(to_numpy(alpha), dtype=np.float64)
         yv = to_numpy(problem.y)
-        self.problem_ = problem
-        self.result_ = result
+        remember(self, problem, result, params["warm_start"])
         self.classes_ = problem.classes
-        self.n_features_in_ = problem.n_features
+        self.n_features_in_ = problem.n_features - (bias is not None)
         self.alpha_ = alpha
         self.support_ = np.flatnonzero(alpha > 0)
-        # rows of X (CSR rows of a sparse X, never made dense)
-        self.support_vectors_ = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
+        # rows of X (CSR rows of a sparse X, never made dense); with a bias column, the weight of that
+        # column times its value is the intercept: w'x + w_B B
+        rows = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
+        self.support_vectors_ = rows if bias is None else rows[:, : self.n_features_in_]
         self.dual_coef_ = (alpha * yv)[self.support_][None, :]
-        self.intercept_ = np.array([float(b)])
         self.n_iter_ = result.n_iter
         self.history_ = result.history
-        # w = sum_i alpha_i y_i x_i over the support vectors: (SV^T dual_coef^T)^T, shape (1, d)
-        self._linear_coef = (
-            transpose_times(self.support_vectors_, self.dual_coef_.T).T if problem.kernel.is_linear else None
-        )
+        self._kernel = problem.kernel
+        if problem.kernel.is_linear:
+            # w = sum_i alpha_i y_i x_i over the support vectors: (SV^T dual_coef^T)^T, shape (1, d [+ 1])
+            w = transpose_times(rows, self.dual_coef_.T).T
+            if bias is not None:
+                w, b = w[:, :-1], float(w[0, -1]) * bias
+            self._linear_coef = np.ascontiguousarray(w)
+        else:
+            self._linear_coef = None
+        self.intercept_ = np.array([float(b)])
         return self
 
     @property
@@ -181,7 +246,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         if self._linear_coef is not None:  # w'x + b, X dense or sparse
             return linear_scores(self, X, self._linear_coef)[:, 0] + self.intercept_[0]
         X = to_numpy(check_predict_X(self, X))
-        K = gram(self.support_vectors_, X, self.problem_.kernel)
+        K = gram(self.support_vectors_, X, self._kernel)
         return self.dual_coef_[0] @ K + self.intercept_[0]
 
     def predict(self, X):

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 
 from ..backend import to_numpy
 from ..losses import get_loss
 from ..problems import MulticlassProblem
 from ..solvers import make_multiclass_solver, solve
 from ..solvers.base import check_random_state
-from .parameters import STALLED, ValidatedParameters, check_flag, check_max_iter, check_tol, checked_by_problem
+from .parameters import (ValidatedParameters, check_flag, check_intercept_scaling, check_max_iter, check_tol,
+                         checked_by_problem)
 from .prediction import check_fitted, linear_scores
+from .stopping import STALLED, warn_not_converged
+from .warm_start import remember, warm_state
+from .weights import check_class_weight, sample_weights
 
 
 class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
-    """Linear multiclass SVM without bias: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
+    """Linear multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
+
+    The course's problems have no bias; ``fit_intercept=True`` (the default, as scikit-learn's
+    ``LinearSVC``) appends a constant feature to x, so that each score gets an intercept.
 
     .. math::
 
@@ -56,15 +60,33 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         Where the data and the solver live (see :class:`~svmteach.problems.MulticlassProblem`);
         the fitted attributes are NumPy arrays either way.
 
+    fit_intercept : bool, default True
+        Append a constant feature ``intercept_scaling`` to X (LIBLINEAR's ``-B``, scikit-learn's
+        ``LinearSVC``): its weights times that value are the intercepts, penalised with W.
+        False: the course's problem without a bias.
+    intercept_scaling : float, default 1.0
+        The constant feature's value B; a larger B penalises the intercepts less.
+    class_weight : dict, "balanced" or None
+        Multiplies the C of every sample of a class (``{label: weight}``); "balanced" uses
+        ``n / (k n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\, w_i`.
+    warm_start : bool, default False
+        Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights
+        (useful along a grid of C).  The model then keeps the solver's final state in
+        ``result_.state``; otherwise it keeps no copy of the data.
+
     Attributes
     ----------
     coef_ : (k, d) weights (for two classes, as scikit-learn: decision_function is s_1 - s_0);
-    intercept_ : (k,) zeros (no bias);  alpha_ : (n, k) dual variables;  classes_ : (k,);
-    n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult.
+    intercept_ : (k,) intercepts (zeros without ``fit_intercept``);  classes_ : (k,);
+    support_ : (n_SV,) the samples whose dual variables are not all 0;  dual_coef_ : (n_SV, k) their rows;
+    alpha_ : (n, k) dual variables (a property, built from the two);
+    n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult (its ``state`` only with
+    ``warm_start``).
     """
 
     def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=1000, random_state=None,
-                 record_history=False, device="cpu"):
+                 record_history=False, device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
+                 warm_start=False):
         self.device = device
         self.C = C
         self.loss = loss
@@ -74,12 +96,18 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.record_history = record_history
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.warm_start = warm_start
 
     PARAMETERS = {
         "C": checked_by_problem, "M": checked_by_problem, "device": checked_by_problem,
         "loss": lambda value, name: get_loss(value).name, "solver": checked_by_problem,  # by the registry, below
         "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_max_iter(value),
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
+        "fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
+        "class_weight": check_class_weight, "warm_start": check_flag,
     }
 
     def make_solver(self, params=None):
@@ -87,31 +115,63 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         params = self.checked_params() if params is None else params
         return make_multiclass_solver(params["solver"], get_loss(params["loss"]), params["random_state"])
 
-    def fit(self, X, y):
+    def problem_for(self, X, y, sample_weight=None, params=None) -> MulticlassProblem:
+        """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves: its bias
+        column and per-sample C included.  A fitted model keeps no copy of the data; this rebuilds the
+        problem, to draw it or to recompute the fit's objectives."""
+        params = self.checked_params() if params is None else params
+        bias = params["intercept_scaling"] if params["fit_intercept"] else None
+        return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
+                                 sample_weight=sample_weights(y, sample_weight, params["class_weight"]))
+
+    def fit(self, X, y, sample_weight=None):
+        """Solve the dual on ``X`` (n, d) and labels ``y``.
+
+        ``sample_weight`` (n,) and ``class_weight`` scale each sample's C (:mod:`.weights`); with
+        ``warm_start`` the previous fit's solution is the starting point (:mod:`.warm_start`).
+        """
         params = self.checked_params()
         solver = self.make_solver(params)
         tol = params["tol"]
         max_epochs = params["max_iter"]
-        problem = MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device)
+        problem = self.problem_for(X, y, sample_weight, params)
+        bias = problem.bias
         n = solver.steps_per_epoch(problem)
-        result = solve(solver, problem, max_iter=max_epochs * n, tol=tol,
-                       record_history=self.record_history)
+        start = warm_state(self, solver, problem) if params["warm_start"] else None
+        result = solve(solver, problem, max_iter=max_epochs * n, tol=tol, record_history=self.record_history,
+                       state=start)
         if not result.converged:
-            why = (f"stopped after max_iter={self.max_iter} epochs" if result.n_iter >= max_epochs * n else
-                   f"stopped after {-(-result.n_iter // n)} epochs, before max_iter={self.max_iter}, {STALLED}")
-            warnings.warn(f"{type(self).__name__} ({self.loss}, {solver.name}) {why} with relative duality gap "
-                          f"{result.gap:.3g} > tol={tol:g}", ConvergenceWarning)
+            why = (f"stopped after max_iter={max_epochs} epochs" if result.n_iter >= max_epochs * n else
+                   f"stopped after {-(-result.n_iter // n)} epochs, before max_iter={max_epochs}, {STALLED}")
+            warn_not_converged(self, f"{problem.loss}, {solver.name}", result, tol, why, problem.X)
         alpha, W = solver.coefficients(problem, result.state)
-        self.problem_ = problem
-        self.result_ = result
+        alpha, W = to_numpy(alpha), to_numpy(W)
+        remember(self, problem, result, params["warm_start"])
         self.classes_ = problem.classes
-        self.n_features_in_ = problem.n_features
-        self.alpha_ = to_numpy(alpha)
-        self.coef_ = to_numpy(W)
-        self.intercept_ = np.zeros(problem.k)
+        self.n_features_in_ = problem.n_features - (bias is not None)
+        # the dual solution, kept by its nonzero rows (a sample with alpha_i = 0 is not a support vector)
+        self.support_ = np.flatnonzero(np.any(alpha != 0, axis=1))
+        self.dual_coef_ = np.ascontiguousarray(alpha[self.support_])
+        self._n_samples = problem.n_samples
+        # with a bias column, its weights times its value are the intercepts: w_m'x + w_mB B
+        self.coef_ = np.ascontiguousarray(W if bias is None else W[:, :-1])
+        self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
         self.n_iter_ = -(-result.n_iter // n)  # epochs, counting a partial one
         self.history_ = result.history
         return self
+
+    @property
+    def alpha_(self):
+        """(n, k) dual variables of the fit: ``dual_coef_`` in the rows ``support_``, zeros elsewhere."""
+        check_fitted(self, "coef_")
+        alpha = np.zeros((self._n_samples, len(self.classes_)))
+        alpha[self.support_] = self.dual_coef_
+        return alpha
+
+    def scores(self, X):
+        """The (n, k) class scores :math:`w_m^\top x + b_m`, X dense or sparse."""
+        check_fitted(self, "coef_")
+        return linear_scores(self, X, self.coef_) + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -119,11 +179,11 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         return tags
 
     def decision_function(self, X):
-        """Scores ``X @ coef_.T`` of shape (n, k), X dense or sparse; for two classes the (n,) difference s_1 - s_0."""
-        check_fitted(self, "coef_")
-        S = linear_scores(self, X, self.coef_)
+        """Scores ``X @ coef_.T + intercept_`` of shape (n, k), X dense or sparse; for two classes the (n,)
+        difference s_1 - s_0."""
+        S = self.scores(X)
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 
     def predict(self, X):
         check_fitted(self, "coef_")
-        return self.classes_[np.argmax(linear_scores(self, X, self.coef_), axis=1)]
+        return self.classes_[np.argmax(self.scores(X), axis=1)]

@@ -7,10 +7,6 @@ import numpy as np
 from ..solvers import base
 from ..solvers.base import check_choice
 
-#: Why a run that did not converge stopped before max_iter (see :func:`svmteach.solvers.solve`).
-STALLED = "because its steps no longer changed alpha (at the limit of rounding) or the gap was NaN"
-
-
 def check_tol(tol) -> float:
     """The estimators' ``tol``: a positive finite number (a TypeError / ValueError naming it otherwise)."""
     return base.check_tol(tol, "tol", positive=True)
@@ -59,3 +55,12 @@ class ValidatedParameters:
         missing = set(params) - set(self.PARAMETERS)
         assert not missing, f"{type(self).__name__}.PARAMETERS has no validator for {sorted(missing)}"
         return {name: self.PARAMETERS[name](value, name) for name, value in params.items()}
+
+
+def check_intercept_scaling(value, name: str = "intercept_scaling") -> float:
+    """A positive finite number: the value of the constant feature that carries the intercept."""
+    from ..problems import check_bias
+
+    if value is None:
+        raise TypeError(f"{name} must be a positive number, got None")
+    return check_bias(value, name)

@@ -34,7 +34,7 @@ def library_optimum(loss, C=1.0, M=1.0, n=30, k=3, seed=0):
     from .. import MulticlassSVC
 
     X, codes = clouds(n, k, seed)
-    model = MulticlassSVC(C=C, loss=loss, M=M, tol=1e-11, max_iter=100_000, random_state=0).fit(X, codes)
+    model = MulticlassSVC(C=C, loss=loss, M=M, tol=1e-11, max_iter=100_000, random_state=0, fit_intercept=False).fit(X, codes)
     return float(model.result_.primal), float(model.result_.dual), np.asarray(model.coef_, dtype=np.float64)
 
 

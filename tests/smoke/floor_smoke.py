@@ -122,7 +122,7 @@ def test_binary_svc_reaches_libsvms_optimum(blobs, with_bias):
 @pytest.mark.parametrize("loss", ["ww", "cs"])
 def test_multiclass_svc(iris, loss):
     X, y = iris
-    m = svmteach.MulticlassSVC(loss=loss, C=C, tol=1e-4, random_state=0).fit(X, y)
+    m = svmteach.MulticlassSVC(fit_intercept=False, loss=loss, C=C, tol=1e-4, random_state=0).fit(X, y)
     P = multiclass_primal(m.coef_, X, y, C, loss)
     assert m.result_.converged and m.result_.gap <= 1e-4
     assert P == pytest.approx(m.result_.primal, rel=1e-9)  # the reported primal is the weights'
@@ -145,8 +145,8 @@ def test_sparse_input_gives_the_dense_fit(iris, loss):
     X, y = iris
     Xs = sparse.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
     tol = 1e-8
-    dense = svmteach.MulticlassSVC(loss=loss, C=C, tol=tol, random_state=0).fit(Xs.toarray(), y)
-    ours = svmteach.MulticlassSVC(loss=loss, C=C, tol=tol, random_state=0).fit(Xs, y)
+    dense = svmteach.MulticlassSVC(fit_intercept=False, loss=loss, C=C, tol=tol, random_state=0).fit(Xs.toarray(), y)
+    ours = svmteach.MulticlassSVC(fit_intercept=False, loss=loss, C=C, tol=tol, random_state=0).fit(Xs, y)
     assert ours.result_.converged and dense.result_.converged
     assert np.linalg.norm(ours.coef_ - dense.coef_) <= 2 * np.sqrt(2 * tol * dense.result_.primal)
     assert multiclass_primal(ours.coef_, Xs.toarray(), y, C, loss) == pytest.approx(ours.result_.primal, rel=1e-9)
@@ -172,7 +172,7 @@ def test_data_frame_columns_are_named_and_checked(iris):
 
     X, y = iris
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
-    for model in (svmteach.BinarySVC(), svmteach.MulticlassSVC(random_state=0)):
+    for model in (svmteach.BinarySVC(), svmteach.MulticlassSVC(fit_intercept=False, random_state=0)):
         labels = y == y[0] if isinstance(model, svmteach.BinarySVC) else y
         model.fit(frame, labels)
         assert list(model.feature_names_in_) == list(frame.columns)
