@@ -311,7 +311,7 @@ class KernelRowCache(NamedTuple):
         return int(min(n, max(2, (cache_size * 2**20) // (8 * n))))
 
     @classmethod
-    def make(cls, X, kernel, cache_size: float = CACHE_SIZE) -> "KernelRowCache":
+    def make(cls, X, kernel, cache_size: float = CACHE_SIZE) -> KernelRowCache:
         """An empty cache of :meth:`rows_for` ``(n, cache_size)`` rows for the NumPy ``X`` and ``kernel``."""
         n = X.shape[0]
         m = cls.rows_for(n, cache_size)

@@ -65,8 +65,8 @@ def test_cache_size_sets_the_rows_and_is_checked():
     assert isinstance(KernelRowCache.make(p.X, p.kernel, 1.0), tuple)
 
 
-@pytest.mark.parametrize("kern", [dict(kernel="gaussian", gamma=0.5), dict(kernel="linear"),
-                                  dict(kernel="polynomial", gamma=0.5, degree=2, coef0=1.0)],
+@pytest.mark.parametrize("kern", [{"kernel": "gaussian", "gamma": 0.5}, {"kernel": "linear"},
+                                  {"kernel": "polynomial", "gamma": 0.5, "degree": 2, "coef0": 1.0}],
                          ids=lambda k: k["kernel"])
 @pytest.mark.parametrize("selection", ["second_order", "max_violating_pair", "random"])
 def test_a_tiny_cache_takes_the_same_steps_as_a_big_one(kern, selection):

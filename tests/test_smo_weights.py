@@ -10,8 +10,8 @@ from sklearn.svm import SVC
 from svmteach import SMO, BinaryProblem, iterate, solve
 from svmteach.solvers.base import warm_start
 
-KERNELS = [dict(kernel="linear"), dict(kernel="gaussian", gamma=0.7)]
-SK = {"linear": dict(kernel="linear"), "gaussian": dict(kernel="rbf", gamma=0.7)}
+KERNELS = [{"kernel": "linear"}, {"kernel": "gaussian", "gamma": 0.7}]
+SK = {"linear": {"kernel": "linear"}, "gaussian": {"kernel": "rbf", "gamma": 0.7}}
 
 
 def weights(n, seed):
@@ -54,7 +54,7 @@ def test_unit_weights_take_the_unweighted_steps_and_zero_weights_never_move(sele
     the compiled loop and the step path still agree, and a zero-weight sample is never picked
     (its box is {0}) except as the random rule's partner, which cannot move it."""
     X, y = random_binary(n=50, d=3, seed=2)
-    kern = dict(kernel="gaussian", gamma=0.5)
+    kern = {"kernel": "gaussian", "gamma": 0.5}
     plain, ones = BinaryProblem(X, y, C=2.0, **kern), BinaryProblem(X, y, C=2.0, sample_weight=np.ones(50), **kern)
     s = SMO(selection, random_state=3)
     a, b = s.advance(plain, s.init(plain), 200), s.advance(ones, s.init(ones), 200)
