@@ -9,6 +9,7 @@ import pytest
 
 pd = pytest.importorskip("pandas")
 
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.svm import LinearSVC  # noqa: E402
 
@@ -136,6 +137,16 @@ def test_estimators_record_and_check_column_names(est):
         est.decision_function(X.rename(columns={"col_7": "extra"}))
     with pytest.warns(UserWarning, match="X does not have valid feature names, but .* was fitted with feature names"):
         est.predict(X.to_numpy())
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=repr)
+def test_scikit_learns_own_column_name_check(est):
+    # not among parametrize_with_checks' checks in every scikit-learn release: called here directly
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check_dataframe_column_names_consistency(type(est).__name__, est)
 
 
 def test_reordered_columns_are_refused_where_linear_svc_refuses_them():
