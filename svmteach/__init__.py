@@ -12,6 +12,7 @@ from .solvers import (
     SMO,
     CSBlondel,
     DualCoordinateAscent,
+    InteriorPoint,
     ParallelBlock,
     PrimalSubgradient,
     SolveResult,
@@ -28,5 +29,6 @@ __all__ = [
     "BinaryProblem", "MulticlassProblem",
     "Kernel", "gram", "make_kernel",
     "SMO", "DualCoordinateAscent", "PrimalSubgradient", "WWExact", "WWShark", "CSBlondel", "ParallelBlock",
+    "InteriorPoint",
     "SolveResult", "iterate", "solve",
 ]

@@ -9,19 +9,26 @@ from ..backend import to_numpy
 from ..kernels import canonical_kernel_name, gram
 from ..problems import BinaryProblem
 from ..rows import is_sparse, transpose_times
-from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient, solve
+from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, InteriorPoint, PrimalSubgradient, solve
 from ..solvers.base import check_choice, check_random_state
 from ..solvers.smo import RULES
 from .parameters import (ValidatedParameters, check_choice_of, check_flag, check_intercept_scaling,
-                         check_optional_max_iter, check_tol, checked_by_problem)
+                         check_optional_max_iter, check_tol, checked_by_problem, checked_by_solver)
+from .direct import finish_directly
 from .prediction import check_fitted, check_predict_X, linear_scores
-from .stopping import STALLED, warn_not_converged
+from .columns import record_features
+from .progress import check_verbose, fit_progress
+from .stopping import STALLED, warn_interrupted, warn_not_converged
 from .warm_start import remember, warm_state
 from .weights import check_class_weight, sample_weights
 
 #: The binary solvers that take a sparse X (their class says so: ``takes_sparse``);
 #: SMO's compiled loop reads dense kernel rows.
 SPARSE_BINARY_SOLVERS = tuple(name for name, cls in BINARY_SOLVERS.items() if cls.takes_sparse)
+
+#: The binary solvers whose dual has the bias's equality y'alpha = 0 (an unpenalised b, LIBSVM's): with
+#: ``fit_intercept`` they need no constant feature.
+UNPENALISED_BIAS_SOLVERS = ("smo", "interior_point")
 
 
 class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
@@ -45,9 +52,12 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     gamma : float or {"scale", "auto"}, default "scale"
     degree : int, default 3
     coef0 : float, default 1.0
-    solver : {None, "smo", "dual_cd", "primal_subgradient"}, default None
-        None: ``"smo"`` for dense X and ``"dual_cd"`` for sparse X (SciPy sparse, linear
-        kernel only), which SMO does not take (:data:`SPARSE_BINARY_SOLVERS`).
+    solver : {None, "smo", "dual_cd", "primal_subgradient", "interior_point"}, default None
+        None: ``"smo"`` for dense X with ``fit_intercept``, and ``"dual_cd"`` for sparse X (SciPy
+        sparse, linear kernel only), which SMO does not take (:data:`SPARSE_BINARY_SOLVERS`), or
+        without an intercept; either is finished by ``"interior_point"`` (Newton steps,
+        :class:`~svmteach.solvers.InteriorPoint`) when it stops short on a small dense problem
+        (:mod:`svmteach.estimators.direct`).
     selection : {"second_order", "max_violating_pair", "random"}, default "second_order"
         SMO's working-set rule (ignored by the other solvers).
     tol : float, default 1e-3
@@ -70,24 +80,33 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         its weight, penalised as :math:`(b / B)^2 / 2`, so a larger B penalises the intercept less.
     class_weight : dict, "balanced" or None
         Multiplies the C of every sample of a class (``{label: weight}``); "balanced" uses
-        ``n / (2 n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\, w_i`.
+        ``n / (2 n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\\, w_i`.
     warm_start : bool, default False
         Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights
         (scikit-learn's convention; useful along a grid of C).  The fitted model then keeps the
         solver's final state in ``result_.state``; otherwise it keeps no copy of the data.
+    cache_size : float, default 200
+        Megabytes of kernel rows kept between steps (LIBSVM's ``-m``), least recently used rows
+        evicted; SMO and dual coordinate ascent never hold the (n, n) kernel matrix.
+    verbose : int, default 0
+        Print the progress of the fit, a line per measured state (epoch, primal, dual, relative
+        gap, seconds).  A Ctrl-C during the fit keeps the model as it stands, with a warning.
 
     Attributes
     ----------
     alpha_ : (n,) dual variables;  dual_coef_ : (1, n_SV) ``alpha_i y_i`` of the support vectors;
     support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d), CSR when X was sparse;
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
+    solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
+    small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
     n_iter_ : int;  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult` (its
     ``state`` only with ``warm_start``: a fitted model keeps what ``predict`` needs, not the data).
     """
 
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None,
                  selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False,
-                 device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None, warm_start=False):
+                 device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None, warm_start=False,
+                 verbose=0, cache_size=200):
         self.device = device
         self.C = C
         self.kernel = kernel
@@ -104,6 +123,8 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.warm_start = warm_start
+        self.verbose = verbose
+        self.cache_size = cache_size
 
     PARAMETERS = {
         "C": checked_by_problem, "kernel": checked_by_problem, "gamma": checked_by_problem,
@@ -114,6 +135,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
         "fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
         "class_weight": check_class_weight, "warm_start": check_flag,
+        "verbose": check_verbose, "cache_size": checked_by_solver,
     }
 
     def __sklearn_tags__(self):
@@ -153,7 +175,8 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         feature (LIBLINEAR's ``-B``, LinearSVC's ``intercept_scaling``), which the linear kernel only
         turns into an intercept: another kernel with ``fit_intercept=True`` is a ValueError naming it.
         """
-        if not params["fit_intercept"] or solver_name == "smo" or (sparse and kernel_name != "linear"):
+        if (not params["fit_intercept"] or solver_name in UNPENALISED_BIAS_SOLVERS
+                or (sparse and kernel_name != "linear")):
             return None  # (the problem refuses a sparse X with another kernel, naming X)
         if kernel_name != "linear":
             raise ValueError(f"fit_intercept=True with solver={solver_name!r} appends a constant feature, which is an "
@@ -178,9 +201,11 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         params = self.checked_params() if params is None else params
         name = self.solver_name(params, sparse)
         if name == "smo":
-            return SMO(selection=params["selection"], random_state=params["random_state"])
+            return SMO(selection=params["selection"], random_state=params["random_state"], cache_size=self.cache_size)
         if name == "dual_cd":
-            return DualCoordinateAscent(random_state=params["random_state"])
+            return DualCoordinateAscent(random_state=params["random_state"], cache_size=self.cache_size)
+        if name == "interior_point":
+            return InteriorPoint(bias=params["fit_intercept"])
         return PrimalSubgradient()
 
     def fit(self, X, y, sample_weight=None):
@@ -190,6 +215,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         ``warm_start`` the previous fit's solution is the starting point (:mod:`.warm_start`).
         """
         params = self.checked_params()
+        record_features(self, X)
         solver = self.make_solver(params, sparse=is_sparse(X))
         tol = params["tol"]
         problem = self.problem_for(X, y, sample_weight, params)
@@ -199,16 +225,26 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         if max_iter is None:
             max_iter = 10_000 if solver.name == "primal_subgradient" else max(10**6, 1000 * n)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
-        result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history,
-                       state=start)
-        if not result.converged:
-            why = (f"stopped at max_iter={max_iter}" if result.n_iter >= max_iter else
-                   f"stopped after {result.n_iter} steps, before max_iter={max_iter}, {STALLED}")
+        with fit_progress(self, solver, problem, params["verbose"]) as callback:
+            result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history,
+                           state=start, callback=callback)
+        taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
+        if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
+            with_bias = solver.name in UNPENALISED_BIAS_SOLVERS
+            direct = finish_directly(problem, result, tol, with_bias, self.record_history)
+            if direct is not None:
+                solver, result, taken = InteriorPoint(bias=with_bias), direct, direct.n_iter
+        if result.interrupted:
+            warn_interrupted(self, result)
+        elif not result.converged:
+            why = (f"stopped at max_iter={max_iter}" if taken >= max_iter else
+                   f"stopped after {taken} steps, before max_iter={max_iter}, {STALLED}")
             warn_not_converged(self, solver.name, result, tol, why, problem.X)
         alpha, b = solver.coefficients(problem, result.state)
         alpha = np.array(to_numpy(alpha), dtype=np.float64)
         yv = to_numpy(problem.y)
         remember(self, problem, result, params["warm_start"])
+        self.solver_ = solver.name
         self.classes_ = problem.classes
         self.n_features_in_ = problem.n_features - (bias is not None)
         self.alpha_ = alpha
@@ -218,7 +254,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         rows = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
         self.support_vectors_ = rows if bias is None else rows[:, : self.n_features_in_]
         self.dual_coef_ = (alpha * yv)[self.support_][None, :]
-        self.n_iter_ = result.n_iter
+        self.n_iter_ = taken
         self.history_ = result.history
         self._kernel = problem.kernel
         if problem.kernel.is_linear:

@@ -8,12 +8,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..backend import to_numpy
 from ..losses import get_loss
 from ..problems import MulticlassProblem
-from ..solvers import make_multiclass_solver, solve
+from ..solvers import InteriorPoint, make_multiclass_solver, solve
 from ..solvers.base import check_random_state
 from .parameters import (ValidatedParameters, check_flag, check_intercept_scaling, check_max_iter, check_tol,
                          checked_by_problem)
+from .direct import finish_directly
 from .prediction import check_fitted, linear_scores
-from .stopping import STALLED, warn_not_converged
+from .columns import record_features
+from .progress import check_verbose, fit_progress
+from .stopping import STALLED, warn_interrupted, warn_not_converged
 from .warm_start import remember, warm_state
 from .weights import check_class_weight, sample_weights
 
@@ -42,10 +45,13 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         A key of :data:`svmteach.losses.LOSSES`.
     M : float, default 1.0
         Weston-Watkins margin scale (1/2 is Shark's convention).
-    solver : {None, "exact", "shark", "blondel", "parallel"}
+    solver : {None, "exact", "shark", "blondel", "parallel", "interior_point"}
         None picks the loss's default: "exact" (WW, LLW) or "blondel" (CS), one sample at
-        a time; "shark" solves WW only; "parallel" (any loss) updates every sample at once
-        (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU.
+        a time, finished by "interior_point" when it stops short on a small problem
+        (:mod:`svmteach.estimators.direct`); "shark" solves WW only; "parallel" (any loss) updates
+        every sample at once (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU;
+        "interior_point" (any loss) takes Newton steps (:class:`~svmteach.solvers.InteriorPoint`),
+        for small problems on any scale of the features.
         :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices.
     tol : float, default 1e-3
         Stop at this relative duality gap, checked once per epoch.
@@ -59,7 +65,6 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     device : {"cpu", "gpu", "auto"}, default "cpu"
         Where the data and the solver live (see :class:`~svmteach.problems.MulticlassProblem`);
         the fitted attributes are NumPy arrays either way.
-
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling`` to X (LIBLINEAR's ``-B``, scikit-learn's
         ``LinearSVC``): its weights times that value are the intercepts, penalised with W.
@@ -68,11 +73,14 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         The constant feature's value B; a larger B penalises the intercepts less.
     class_weight : dict, "balanced" or None
         Multiplies the C of every sample of a class (``{label: weight}``); "balanced" uses
-        ``n / (k n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\, w_i`.
+        ``n / (k n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\\, w_i`.
     warm_start : bool, default False
         Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights
         (useful along a grid of C).  The model then keeps the solver's final state in
         ``result_.state``; otherwise it keeps no copy of the data.
+    verbose : int, default 0
+        Print the progress of the fit, a line per measured state (epoch, primal, dual, relative
+        gap, seconds).  A Ctrl-C during the fit keeps the model as it stands, with a warning.
 
     Attributes
     ----------
@@ -80,13 +88,15 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     intercept_ : (k,) intercepts (zeros without ``fit_intercept``);  classes_ : (k,);
     support_ : (n_SV,) the samples whose dual variables are not all 0;  dual_coef_ : (n_SV, k) their rows;
     alpha_ : (n, k) dual variables (a property, built from the two);
+    solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
+    small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
     n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult (its ``state`` only with
     ``warm_start``).
     """
 
     def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=1000, random_state=None,
                  record_history=False, device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
-                 warm_start=False):
+                 warm_start=False, verbose=0):
         self.device = device
         self.C = C
         self.loss = loss
@@ -100,6 +110,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.warm_start = warm_start
+        self.verbose = verbose
 
     PARAMETERS = {
         "C": checked_by_problem, "M": checked_by_problem, "device": checked_by_problem,
@@ -108,6 +119,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
         "fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
         "class_weight": check_class_weight, "warm_start": check_flag,
+        "verbose": check_verbose,
     }
 
     def make_solver(self, params=None):
@@ -131,6 +143,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         ``warm_start`` the previous fit's solution is the starting point (:mod:`.warm_start`).
         """
         params = self.checked_params()
+        record_features(self, X)
         solver = self.make_solver(params)
         tol = params["tol"]
         max_epochs = params["max_iter"]
@@ -138,15 +151,24 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         bias = problem.bias
         n = solver.steps_per_epoch(problem)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
-        result = solve(solver, problem, max_iter=max_epochs * n, tol=tol, record_history=self.record_history,
-                       state=start)
-        if not result.converged:
-            why = (f"stopped after max_iter={max_epochs} epochs" if result.n_iter >= max_epochs * n else
-                   f"stopped after {-(-result.n_iter // n)} epochs, before max_iter={max_epochs}, {STALLED}")
+        with fit_progress(self, solver, problem, params["verbose"]) as callback:
+            result = solve(solver, problem, max_iter=max_epochs * n, tol=tol, record_history=self.record_history,
+                           state=start, callback=callback)
+        taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
+        if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
+            direct = finish_directly(problem, result, tol, False, self.record_history)
+            if direct is not None:
+                solver, result, n, taken = InteriorPoint(), direct, 1, direct.n_iter
+        if result.interrupted:
+            warn_interrupted(self, result)
+        elif not result.converged:
+            why = (f"stopped after max_iter={max_epochs} epochs" if taken >= max_epochs * n else
+                   f"stopped after {-(-taken // n)} epochs, before max_iter={max_epochs}, {STALLED}")
             warn_not_converged(self, f"{problem.loss}, {solver.name}", result, tol, why, problem.X)
         alpha, W = solver.coefficients(problem, result.state)
         alpha, W = to_numpy(alpha), to_numpy(W)
         remember(self, problem, result, params["warm_start"])
+        self.solver_ = solver.name
         self.classes_ = problem.classes
         self.n_features_in_ = problem.n_features - (bias is not None)
         # the dual solution, kept by its nonzero rows (a sample with alpha_i = 0 is not a support vector)
@@ -156,7 +178,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         # with a bias column, its weights times its value are the intercepts: w_m'x + w_mB B
         self.coef_ = np.ascontiguousarray(W if bias is None else W[:, :-1])
         self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
-        self.n_iter_ = -(-result.n_iter // n)  # epochs, counting a partial one
+        self.n_iter_ = -(-taken // n)  # this fit's epochs, counting a partial one
         self.history_ = result.history
         return self
 

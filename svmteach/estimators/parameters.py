@@ -34,6 +34,11 @@ def check_choice_of(options):
     return lambda value, name: check_choice(name, value, tuple(options))
 
 
+def checked_by_solver(value, name):
+    """A parameter the solver validates when it is made (``cache_size``), naming it."""
+    return value
+
+
 def checked_by_problem(value, name):
     """A parameter the problem validates when it is built (C, the kernel and its constants, M, device)."""
     return value

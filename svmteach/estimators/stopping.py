@@ -66,3 +66,12 @@ def warn_not_converged(est, label: str, result, tol: float, why: str, X):
     ``X`` is the data as fitted (for :func:`scale_advice`)."""
     warnings.warn(f"{type(est).__name__} ({label}) {why} with relative duality gap {result.gap:.3g} > tol={tol:g}"
                   + scale_advice(X), ConvergenceWarning, stacklevel=3)
+
+
+def warn_interrupted(est, result):
+    """A :class:`~sklearn.exceptions.ConvergenceWarning` saying that a KeyboardInterrupt (Ctrl-C) ended the fit and
+    that the model is the solver's last state, measured (its gap is a true certificate of that model)."""
+    warnings.warn(f"{type(est).__name__}: the fit was interrupted (KeyboardInterrupt) after {result.n_iter} steps; "
+                  f"the model is the solver's state at that point, with relative duality gap {result.gap:.3g} "
+                  "(not converged). Call fit again to start over, or with warm_start=True to continue from it",
+                  ConvergenceWarning, stacklevel=3)

@@ -30,8 +30,9 @@ def warm_state(est, solver, problem):
             or getattr(est, "_fit_n_columns", None) != problem.n_features):
         return None
     new_C = to_numpy(problem.C_i)
-    # alpha_i C_i^new / C_i^old, sample by sample (0 where the old bound was 0: alpha_i was 0 there)
-    ratio = np.divide(new_C, old_C, out=np.zeros_like(new_C), where=old_C > 0)
+    # alpha_i min(1, C_i^new / C_i^old), sample by sample: kept where the box grew (it is still feasible, and
+    # W(alpha) is the old optimum's), shrunk with the box where it shrank (0 where the old bound was 0)
+    ratio = np.minimum(np.divide(new_C, old_C, out=np.zeros_like(new_C), where=old_C > 0), 1.0)
     scale = ratio if alpha.ndim == 1 else ratio[:, None]
     return state._replace(alpha=problem.xp.asarray(alpha * scale, dtype=state.alpha.dtype))
 

@@ -7,6 +7,7 @@
 
 from .base import SolveResult, iterate, solve
 from .dual_cd import DualCDState, DualCoordinateAscent
+from .interior_point import InteriorPoint, InteriorPointState
 from .exact_block import CSBlondel, CSBlondelState, ExactBlock, ExactBlockState, WWExact, WWExactState
 from .multiclass_base import MulticlassState
 from .parallel_block import ParallelBlock, ParallelBlockState
@@ -15,9 +16,9 @@ from .smo import SMO, SMOState
 from .ww_shark import SharkMoves, WWShark, WWSharkState
 
 #: The binary solvers by name.
-BINARY_SOLVERS = {cls.name: cls for cls in (SMO, DualCoordinateAscent, PrimalSubgradient)}
+BINARY_SOLVERS = {cls.name: cls for cls in (SMO, DualCoordinateAscent, PrimalSubgradient, InteriorPoint)}
 #: The multiclass solvers by name (WWExact is ExactBlock held to one loss: its name is "exact").
-MULTICLASS_SOLVERS = {cls.name: cls for cls in (ExactBlock, WWShark, CSBlondel, ParallelBlock)}
+MULTICLASS_SOLVERS = {cls.name: cls for cls in (ExactBlock, WWShark, CSBlondel, ParallelBlock, InteriorPoint)}
 #: Every solver by name.
 SOLVERS = {**BINARY_SOLVERS, **MULTICLASS_SOLVERS}
 
@@ -50,5 +51,6 @@ __all__ = [
     "SMO", "SMOState", "DualCoordinateAscent", "DualCDState", "PrimalSubgradient", "SubgradientState",
     "ExactBlock", "ExactBlockState", "WWExact", "WWExactState", "WWShark", "WWSharkState", "SharkMoves",
     "CSBlondel", "CSBlondelState", "MulticlassState", "ParallelBlock", "ParallelBlockState",
+    "InteriorPoint", "InteriorPointState",
     "BINARY_SOLVERS", "MULTICLASS_SOLVERS", "SOLVERS", "multiclass_solver_names", "make_multiclass_solver",
 ]
