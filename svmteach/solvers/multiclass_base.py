@@ -21,7 +21,8 @@ duality gap is worth computing.
 whose block is :math:`\\alpha_i = 0` while its gradient pushes every entry strictly into its bound (its
 loss is 0 with room to spare: Crammer-Singer :math:`s_{y_i} - s_m > 1 + \\mu` for every :math:`m \\ne y_i`,
 Weston-Watkins :math:`M (s_{y_i} - s_m) > 1 + \\mu`, Lee-Lin-Wahba :math:`1 + s_m < -\\mu`) is at its block
-optimum and would stay there; the compiled epoch that meets it sets it aside (the state's ``active``),
+optimum and would stay there (so is a sample whose penalty ``problem.C_i`` is 0, its block {0}, as soon as
+:math:`\\alpha_i = 0`); the compiled epoch that meets it sets it aside (the state's ``active``),
 and the following epochs draw their order over the active samples only, so they make no product with
 its row.  The slack asked for, :math:`\\mu` (``rest_margin``), is the largest block violation of the
 previous epoch, as in LIBLINEAR's binary solver (Hsieh et al. 2008, section 3.1), and none is set aside
