@@ -228,3 +228,28 @@ def test_gaussian_dual_cd_at_n_50000_keeps_its_memory_bounded():
     D = float(alpha.sum()) - 0.5 * norm2
     assert r.primal == pytest.approx(P, rel=1e-10) and r.dual == pytest.approx(D, rel=1e-10)
     assert r.gap == pytest.approx((P - D) / P, rel=1e-8)
+
+
+@pytest.mark.parametrize("rows_kept", [2, 7])
+def test_dual_cd_with_a_cache_of_a_few_rows_reaches_the_qp_optimum(rows_kept):
+    """A cache that holds a few rows of K (most visits evict one) changes no step: the weighted gaussian
+    problem is solved to the Clarabel optimum, on the compiled and the step path alike."""
+    X, y, weights = weighted_data(n=60, d=2, seed=13, zeros=3)
+    C = 3.0
+    p = BinaryProblem(X, y, C=C, sample_weight=weights, kernel="gaussian", gamma=2.0)
+    cache_size = rows_kept * p.n_samples * 8 / 1e6  # MB holding rows_kept rows of n float64 numbers
+    assert p.kernel_rows(cache_size).buffer.shape[0] == rows_kept
+    K = gram(X, X, p.kernel)
+    best, _ = binary_dual_optimum(K, y, C * weights, bias=False)
+    for fast in (True, False):
+        r = solve(DualCoordinateAscent(random_state=3, cache_size=cache_size), p, tol=1e-10, max_iter=300_000,
+                  fast=fast)
+        P, D, gap = kernel_gap(K, y, C * weights, np.asarray(r.state.alpha))
+        assert r.converged and gap <= 1e-9 and rel(D, best) < 1e-7
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-5.0, ValueError), (float("nan"), ValueError),
+                                        ("200", TypeError), (True, TypeError)])
+def test_dual_cd_refuses_a_bad_cache_size(bad, error):
+    with pytest.raises(error, match="cache_size"):
+        DualCoordinateAscent(cache_size=bad)
