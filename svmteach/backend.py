@@ -9,6 +9,8 @@ turns the user's ``device="cpu" | "gpu" | "auto"`` into a namespace, and
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 DEVICES = ("cpu", "gpu", "auto")
@@ -117,3 +119,22 @@ def cumulative_sum(xp, a, axis: int):
     """Cumulative sum along ``axis``: the standard's ``cumulative_sum``, or NumPy/CuPy's ``cumsum``."""
     f = getattr(xp, "cumulative_sum", None)
     return f(a, axis=axis) if f is not None else xp.cumsum(a, axis=axis)
+
+
+@cache
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController  # a dependency of scikit-learn
+
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """A context with BLAS on one thread.
+
+    The sequential solvers multiply small blocks (an explorer's step, a measure of a modest problem),
+    and OpenBLAS's second thread, woken for each product, spins while it waits: it slowed a C-slider
+    move of an explorer by a fifth, and a fit inside ``GridSearchCV`` by 2.5 times on a 2-core machine
+    (4 s against 10 s of wall time for a C grid on digits).  The fits and the explorers run under it;
+    the parallel solver, whose products are large, does not.
+    """
+    return _blas_controller().limit(limits=1, user_api="blas")

@@ -194,7 +194,7 @@ def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sampl
     for None (every weight 1).
 
     Each weight scales its sample's penalty: sample i's dual variables live in the box of
-    :math:`C_i = C\,w_i` (LIBLINEAR's and LIBSVM's per-instance C).  Weights must be finite and
+    :math:`C_i = C w_i` (LIBLINEAR's and LIBSVM's per-instance C).  Weights must be finite and
     >= 0 (a weight 0 drops the sample: its box is {0}), with at least one positive.
     """
     if sample_weight is None:

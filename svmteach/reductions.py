@@ -1,7 +1,8 @@
 """Multiclass by reduction to binary SVMs: one-vs-rest and one-vs-one, built from BinarySVC.
 
 Their parameters are BinarySVC's (``solver=None``: SMO on dense X, dual coordinate ascent on a
-sparse X with the linear kernel).
+sparse X with the linear kernel), and ``fit`` takes ``sample_weight``, handed to each binary fit
+(its subset's weights for one-vs-one).
 
 The course compares these with the single-machine losses of Weston-Watkins and
 Crammer-Singer (the slides "Optimizing SVM Multiclass Dual Solvers", 'Binary reduction vs. single loss function'):
@@ -16,12 +17,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .estimators import BinarySVC, check_fitted, check_predict_X
-from .problems import check_labels, check_X
+from .estimators.columns import record_features
+from .problems import check_labels, check_sample_weight, check_X
 
 
 class _Reduction(ClassifierMixin, BaseEstimator):
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None, tol=1e-3,
-                 max_iter=None, random_state=None):
+                 max_iter=None, random_state=None, fit_intercept=True, intercept_scaling=1.0, cache_size=200):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -31,24 +33,32 @@ class _Reduction(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.cache_size = cache_size
 
     def _binary(self):
         return BinarySVC(C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
-                         solver=self.solver, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
+                         solver=self.solver, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state,
+                         fit_intercept=self.fit_intercept, intercept_scaling=self.intercept_scaling,
+                         cache_size=self.cache_size)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._binary().__sklearn_tags__().input_tags.sparse
         return tags
 
-    def _prepare(self, X, y):
+    def _prepare(self, X, y, sample_weight):
+        record_features(self, X)
         X = check_X(X, "X", accept_sparse=True)  # a sparse X goes to BinarySVC's sparse solvers
         classes, codes = check_labels(y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
-        return X, codes
+        if sample_weight is not None:  # checked here once (the binary problems check each subset again)
+            sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        return X, codes, sample_weight
 
     def predict(self, X):
         scores = self.decision_function(X)
@@ -63,13 +73,14 @@ class OneVsRestSVC(_Reduction):
     Attributes: ``estimators_`` (one BinarySVC per class), ``classes_``, ``n_iter_`` (steps of each).
     """
 
-    def fit(self, X, y):
-        X, codes = self._prepare(X, y)
+    def fit(self, X, y, sample_weight=None):
+        X, codes, w = self._prepare(X, y, sample_weight)
         k = len(self.classes_)
         if k == 2:
-            self.estimators_ = [clone(self._binary()).fit(X, codes)]
+            self.estimators_ = [clone(self._binary()).fit(X, codes, sample_weight=w)]
         else:
-            self.estimators_ = [clone(self._binary()).fit(X, np.where(codes == c, 1, -1)) for c in range(k)]
+            self.estimators_ = [clone(self._binary()).fit(X, np.where(codes == c, 1, -1), sample_weight=w)
+                                for c in range(k)]
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         return self
 
@@ -88,13 +99,14 @@ class OneVsOneSVC(_Reduction):
     ``n_iter_`` (steps of each).
     """
 
-    def fit(self, X, y):
-        X, codes = self._prepare(X, y)
+    def fit(self, X, y, sample_weight=None):
+        X, codes, w = self._prepare(X, y, sample_weight)
         self.pairs_ = list(combinations(range(len(self.classes_)), 2))
         self.estimators_ = []
         for a, b in self.pairs_:
             keep = (codes == a) | (codes == b)
-            self.estimators_.append(clone(self._binary()).fit(X[keep], np.where(codes[keep] == b, 1, -1)))
+            self.estimators_.append(clone(self._binary()).fit(X[keep], np.where(codes[keep] == b, 1, -1),
+                                                              sample_weight=None if w is None else w[keep]))
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         return self
 

@@ -295,6 +295,9 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         self.coef0 = coef0
 
     def fit(self, X, y):
+        from .estimators.columns import record_features
+
+        record_features(self, X)
         X = check_X(X, "X", dtype=np.float64)
         classes, codes = check_labels(y, X.shape[0], "y")
         if len(classes) < 2:

@@ -349,8 +349,8 @@ def test_a_wrong_smo_step_fails_the_cross_check(monkeypatch):
 
     real = smo_module.pair_update
 
-    def flipped(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, C):  # the printed eq. 30.13: no y_j
-        out = list(real(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, C))
+    def flipped(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, Ci, Cj):  # the printed eq. 30.13: no y_j
+        out = list(real(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, Ci, Cj))
         out[3] = aj + (vi - vj) / (Kii + Kjj - 2 * Kij)
         return tuple(out)
 

@@ -255,8 +255,13 @@ def test_crammer_singer_on_the_issues_tiny_rows():
 
 def test_convergence_warning():
     X, y = random_multiclass(n=40, seed=9)
-    with pytest.warns(ConvergenceWarning, match="max_iter=1 epochs"):
-        MulticlassSVC(fit_intercept=False, max_iter=1, tol=1e-12).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 epochs"):  # a solver named: it is not replaced
+        MulticlassSVC(fit_intercept=False, solver="exact", max_iter=1, tol=1e-12).fit(X, y)
+    # solver=None: the small problem the exact solver left short is finished by Newton steps, without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        m = MulticlassSVC(fit_intercept=False, max_iter=1, tol=1e-12).fit(X, y)
+    assert m.solver_ == "interior_point" and m.result_.converged and m.result_.gap <= 1e-12
 
 
 # ---- reductions ---------------------------------------------------------------------------------

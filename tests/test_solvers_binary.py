@@ -387,7 +387,7 @@ def test_with_C_shares_the_kernel_row_cache_and_nothing_else_of_a_run():
     np.testing.assert_allclose(cache.buffer[cache.have], K[cache.have], rtol=1e-12, atol=1e-12)
     # the problems hold their data and caches of X, y and the kernel only: nothing of a run
     cached = {"gram", "Q", "diag", "_kernel_rows"}
-    fields = {"X", "y", "C", "kernel", "gamma", "degree", "coef0", "device", "classes"}
+    fields = {"X", "y", "C", "kernel", "gamma", "degree", "coef0", "device", "sample_weight", "bias", "C_i", "classes"}
     assert set(vars(hard)) <= fields | cached and set(vars(soft)) <= fields | cached
 
 

@@ -14,7 +14,7 @@ from sklearn.svm import LinearSVC
 from svmteach import BinarySVC, MulticlassProblem, MulticlassSVC
 from svmteach import objectives as obj
 from svmteach.losses import get_loss
-from svmteach.solvers import multiclass_solver_names
+from svmteach.solvers import MULTICLASS_SOLVERS, multiclass_solver_names
 
 #: SciPy's containers an estimator takes: every format, matrices and arrays.
 FORMATS = [
@@ -42,7 +42,7 @@ def sparse_multiclass(n=90, d=60, k=4, density=0.08, seed=0):
 
 def pairs(loss):
     """(loss, solver) for every solver of ``loss``."""
-    return [(loss, name) for name in multiclass_solver_names(get_loss(loss))]
+    return [(loss, name) for name in multiclass_solver_names(get_loss(loss)) if MULTICLASS_SOLVERS[name].takes_sparse]
 
 
 SEQUENTIAL = [p for loss in ("ww", "cs", "llw") for p in pairs(loss) if p[1] != "parallel"]

@@ -211,7 +211,7 @@ def numeric_checks():
         bn = rng.normal()
         g = 1 - (np.outer(yn, yn) * Kn) @ an  # the solver's cached gradient
         v = np.array(yn) * g  # y_t g_t = y_t - f_t (without b), so E_i - E_j = v_j - v_i
-        _, _, _, unc, _, _ = pair_update(yn[I], yn[J], an[I], an[J], v[I], v[J], Kn[I, I], Kn[J, J], Kn[I, J], 1.0)
+        _, _, _, unc, _, _ = pair_update(yn[I], yn[J], an[I], an[J], v[I], v[J], Kn[I, I], Kn[J, J], Kn[I, J], 1.0, 1.0)
         pairs.append((unc, derived_fn(Kn.ravel(), yn, an, bn)))
     return [numeric(MODEL, "pair_update: unclipped alpha_j",
                     r"\alpha_j^{\mathrm{new}} = \alpha_j + \frac{y_j (E_i - E_j)}{\eta}",

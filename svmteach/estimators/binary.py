@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..backend import to_numpy
+from ..backend import one_blas_thread, to_numpy
 from ..kernels import canonical_kernel_name, gram
 from ..problems import BinaryProblem
 from ..rows import is_sparse, transpose_times
@@ -225,9 +227,13 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         if max_iter is None:
             max_iter = 10_000 if solver.name == "primal_subgradient" else max(10**6, 1000 * n)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
-        with fit_progress(self, solver, problem, params["verbose"]) as callback:
+        # one BLAS thread for the sequential solvers (backend.one_blas_thread); the parallel one multiplies large blocks
+        threads = nullcontext() if solver.name == "parallel" else one_blas_thread()
+        with fit_progress(self, solver, problem, params["verbose"]) as progress, threads:
             result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history,
-                           state=start, callback=callback)
+                           state=start, callback=progress)
+            if progress is not None:
+                progress.finish(result)
         taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
         if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
             with_bias = solver.name in UNPENALISED_BIAS_SOLVERS

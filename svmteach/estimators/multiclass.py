@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..backend import to_numpy
+from ..backend import one_blas_thread, to_numpy
 from ..losses import get_loss
 from ..problems import MulticlassProblem
 from ..solvers import InteriorPoint, make_multiclass_solver, solve
@@ -151,9 +153,13 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         bias = problem.bias
         n = solver.steps_per_epoch(problem)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
-        with fit_progress(self, solver, problem, params["verbose"]) as callback:
+        # one BLAS thread for the sequential solvers (backend.one_blas_thread); the parallel one multiplies large blocks
+        threads = nullcontext() if solver.name == "parallel" else one_blas_thread()
+        with fit_progress(self, solver, problem, params["verbose"]) as progress, threads:
             result = solve(solver, problem, max_iter=max_epochs * n, tol=tol, record_history=self.record_history,
-                           state=start, callback=callback)
+                           state=start, callback=progress)
+            if progress is not None:
+                progress.finish(result)
         taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
         if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
             direct = finish_directly(problem, result, tol, False, self.record_history)

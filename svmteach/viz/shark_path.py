@@ -86,8 +86,8 @@ def block_path_picture(problem, state):
     block = state.block
     if state.i is None or state.i < 0 or getattr(block, "delta", None) is None:
         return None
-    loss, M, C, k = problem.loss_object, problem.M, float(problem.C), problem.k
     i = int(state.i)
+    loss, M, C, k = problem.loss_object, problem.M, float(problem.C_i[i]), problem.k  # the sample's box [0, C_i]
     x = to_numpy(problem.X[i, :]).astype(np.float64)
     delta = to_numpy(block.delta).astype(np.float64)
     alpha = to_numpy(state.alpha).astype(np.float64)
@@ -95,7 +95,7 @@ def block_path_picture(problem, state):
     # the step moved W by -M delta x_i' (W = -M alpha' X): undo it for the weights before the step
     W_before = to_numpy(state.W).astype(np.float64) + M * np.outer(delta, x)
     y = int(to_numpy(problem.codes)[i])
-    exact_after, exact_block = loss.block_step(problem, before, W_before @ x, float(problem.sqnorm[i]), y)
+    exact_after, exact_block = loss.block_step(problem, before, W_before @ x, float(problem.sqnorm[i]), y, C=C)
     exact_after = to_numpy(exact_after).astype(np.float64)
     if isinstance(block, SharkMoves):
         ran, moves = "shark", block
@@ -188,7 +188,7 @@ class SharkPathView:
     def update(self, problem, state):
         """Draw the last step of ``state`` (WWShark or WWExact) on ``problem``; returns its :class:`BlockPathPicture`."""
         p = self.picture = block_path_picture(problem, state)
-        C = float(problem.C)
+        C = float(problem.C_i[state.i]) if state.i is not None and state.i >= 0 else float(problem.C)  # the box
         self.box.set_width(C)
         self.box.set_height(C)
         self._clear_levels()

@@ -17,13 +17,22 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from functools import cache
 
 import numpy as np
 
+from ..backend import one_blas_thread
 from .editing import ADD, REMOVE, click_action, without_nearest
-from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, figure_inches, fix_layout,
-                     paste_legend, style_axes)
+from .figure import (
+    FIGURE_DPI,
+    Displayed,
+    ExplorerBox,
+    FigureView,
+    check_size,
+    figure_inches,
+    fix_layout,
+    paste_legend,
+    style_axes,
+)
 
 BUTTONS = ("step", "10 steps", "to convergence", "reset")
 
@@ -40,19 +49,6 @@ def check_time_budget(value):
     if not value > 0:  # also refuses NaN
         raise ValueError(f"time_budget must be a positive number of seconds, got {value!r}")
     return float(value)
-
-
-@cache
-def _blas_controller():
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def one_blas_thread():
-    """A context with BLAS on one thread: an explorer's products are small, and OpenBLAS's
-    threads spinning while they wait for work slowed a C-slider move by a fifth (benchmarks/)."""
-    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 class SolverExplorer(Displayed):
