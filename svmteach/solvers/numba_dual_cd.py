@@ -262,8 +262,15 @@ def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_s
     """Coordinate steps with the cached gradient (any kernel; ``C`` the (n,) bounds C_i, ``diag`` the (n,)
     :math:`K_{ii} = Q_{ii}`): after alpha_i += delta, :math:`g_t \\leftarrow g_t - \\Delta\\, y_i y_t K_{it}`
     (Q is symmetric), row i of K from ``rows``, a :class:`~svmteach.problems.KernelRowCache`.
-    Returns ``(picture, sweep, steps taken)``."""
+    Returns ``(picture, sweep, steps taken)``.
+
+    Inside the loop ``grad`` holds :math:`v = y \\circ g` (so :math:`v_t \\leftarrow v_t - \\Delta y_i K_{it}`,
+    one product less per entry); as :math:`y_t = \\pm 1`, multiplying by it only flips signs, so every
+    number is the one the update of g itself gives, bit for bit; g is restored on return.
+    """
     n = alpha.shape[0]
+    for t in range(n):
+        grad[t] *= y[t]  # v = y o g (exact: y_t = +-1)
     epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
     hi, lo, pg_max, pg_min = sweep.shrink_hi, sweep.shrink_lo, sweep.pg_max, sweep.pg_min
     reactivate_at, violation, epoch_active = sweep.reactivate_at, sweep.epoch_violation, sweep.epoch_active
@@ -272,7 +279,7 @@ def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_s
     while taken < n_steps:
         taken += 1
         i = index[pos]
-        picture, pg = visit(i, grad[i], diag[i], C[i], alpha, hi, lo)
+        picture, pg = visit(i, y[i] * grad[i], diag[i], C[i], alpha, hi, lo)  # g_i = y_i v_i
         if picture.shrunk:
             n_active -= 1
             index[pos] = index[n_active]
@@ -285,7 +292,7 @@ def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_s
                 K_i = get_row(rows, i)  # row i of K, computed on a miss
                 step = picture.delta * y[i]
                 for t in range(n):
-                    grad[t] -= step * y[t] * K_i[t]  # Delta Q_it = Delta y_i y_t K_it
+                    grad[t] -= step * K_i[t]  # v_t -= Delta y_i K_it, i.e. g_t -= Delta Q_it
         if pos == n_active:  # the epoch is over
             epoch_active = n_active
             n_active, hi, lo, reactivate_at, violation, decision = next_epoch(
@@ -293,6 +300,8 @@ def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_s
             epoch, pos, pg_max, pg_min = epoch + 1, 0, -math.inf, math.inf
             if decision:
                 break
+    for t in range(n):
+        grad[t] *= y[t]  # g = y o v
     return picture, Sweep(epoch=epoch, pos=pos, n_active=n_active, shrink_hi=hi, shrink_lo=lo, pg_max=pg_max,
                           pg_min=pg_min, reactivate_at=reactivate_at, epoch_violation=violation,
                           epoch_active=epoch_active), taken
