@@ -31,3 +31,13 @@ def random_binary(n=30, d=3, seed=0, shift=0.5):
 @pytest.fixture
 def binary_data():
     return random_binary()
+
+
+def agree_to_their_gap(estimator):
+    """scikit-learn's checks that a default-tol estimator cannot pass: a weight of 2 and a repeated sample
+    give fits that agree to their certified relative gap (tol = 1e-3), not to the checks' rtol of 1e-7;
+    tests/test_estimator_weights.py runs the same checks at tol 1e-10, where they pass."""
+    reason = ("weighted and repeated fits agree to their certified gap (tol=1e-3), not to rtol=1e-7; "
+              "checked at tol=1e-10 in tests/test_estimator_weights.py")
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason}
