@@ -56,9 +56,9 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
+from ..problems import CACHE_SIZE, check_cache_size
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
-from ..problems import CACHE_SIZE, check_cache_size
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, maximize_parabola, next_epoch,
                             projected_gradient, shuffle_prefix, steps_gram, steps_linear)
 from .smo import exact_gradient, kernel_row
