@@ -157,10 +157,14 @@ class InteriorPointState(NamedTuple):
 class _QP(NamedTuple):
     """The programme of one problem (host arrays, float64): see the module docstring.
 
-    keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps;
-    X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense Hessian or None;
-    G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand sides C_i h;
-    eq : (m_s, k') the equality's coefficients a, or None;  kind : "box" or "simplex";
+    The variables are scaled (module docstring, "Scaling"): the programme is over x with beta_i = d_i x_i,
+    its objective divided by ``sigma``.
+
+    keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps, scaled:
+    d_i A_i / sqrt(sigma);  X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense
+    scaled Hessian or None;  G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand
+    sides C_i h / d_i;  c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
+    eq : (m_s, k') the equality's coefficients d_i a_i, or None;  kind : "box" or "simplex";
     embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
     sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns.
     """
@@ -171,6 +175,8 @@ class _QP(NamedTuple):
     H: object
     G: np.ndarray
     h: np.ndarray
+    c: np.ndarray
+    d: np.ndarray
     eq: object
     kind: str
     embed: object
@@ -198,9 +204,10 @@ def _simplex_rows(nv):
     return np.vstack([-np.eye(nv), np.ones((1, nv))]), np.concatenate([np.zeros(nv), [1.0]])
 
 
-def _alpha_np(problem, qp, beta):
-    """The package's alpha (NumPy) of the QP variables ``beta`` (m_s, k')."""
+def _alpha_np(problem, qp, x):
+    """The package's alpha (NumPy) of the scaled QP variables ``x`` (m_s, k'): beta_i = d_i x_i."""
     n = problem.n_samples
+    beta = qp.d[:, None] * x
     if qp.embed is None:
         alpha = np.zeros(n)
         alpha[qp.keep] = beta[:, 0]
@@ -238,8 +245,8 @@ def build_qp(problem, bias: bool = True) -> _QP:
         others = j + (j >= codes[:, None])  # the off-label columns of each row, in order
         nv = k - 1
         G, h = _box_rows(nv) if kind == "box" else _simplex_rows(nv)
-        qp0 = _QP(keep=np.arange(problem.n_samples), A=None, X=None, H=None, G=G, h=None, eq=None, kind=kind,
-                  embed=embed, others=others)
+        qp0 = _QP(keep=np.arange(problem.n_samples), A=None, X=None, H=None, G=G, h=None, c=None,
+                  d=np.ones(problem.n_samples), eq=None, kind=kind, embed=embed, others=others)
         # A_i column c: the weight row of the alpha whose every sample has beta = e_c (the loss's own map)
         cols = []
         for c in range(nv):
@@ -250,13 +257,27 @@ def build_qp(problem, bias: bool = True) -> _QP:
         A = np.stack(cols, axis=2)[keep]
         eq, linear = None, True
     X = np.asarray(to_numpy(problem.X), dtype=np.float64)[keep] if linear else None
-    qp = _QP(keep=keep, A=A, X=X, H=None, G=G, h=C_i[keep][:, None] * h[None, :], eq=eq, kind=kind,
-             embed=embed, others=others)
+    K = None if linear else np.asarray(to_numpy(problem.gram), dtype=np.float64)[np.ix_(keep, keep)]
+    # the scales (module docstring): q_i the largest Hessian diagonal entry of sample i, d_i ~ min(C_i, 1/q_i)
+    K_ii = np.einsum("ij,ij->i", X, X) if linear else np.diag(K).copy()
+    q = K_ii * np.einsum("iac,iac->ic", A, A).max(axis=1, initial=0.0)
+    C = C_i[keep]
+    d = _power_of_two(np.where(q * C > 1.0, 1.0 / np.where(q > 0, q, 1.0), C))
+    sigma = float(np.max(d)) if d.size else 1.0
+    root = _power_of_two(np.sqrt(sigma))  # sigma = root^2 exactly: the scaled objective is the true one / sigma
+    sigma = root * root
+    A = A * (d / root)[:, None, None]  # J x = sum_i (A_i d_i x_i) x_i' / sqrt(sigma)
+    qp = _QP(keep=keep, A=A, X=X, H=None, G=G, h=(C / d)[:, None] * h[None, :], c=(d / sigma)[:, None], d=d,
+             eq=None if eq is None else eq * d[:, None], kind=kind, embed=embed, others=others)
     if not linear:  # a nonlinear kernel: H = Q restricted to the samples kept
-        K = np.asarray(to_numpy(problem.gram), dtype=np.float64)[np.ix_(keep, keep)]
         qp = qp._replace(H=_dense_hessian(qp, K))
     _QP_CACHE.setdefault(problem, {})[bias] = qp
     return qp
+
+
+def _power_of_two(v):
+    """The power of two nearest ``v`` > 0 (in log scale): scaling by it is exact in floating point."""
+    return np.exp2(np.round(np.log2(v)))
 
 
 def _dense_hessian(qp, K):
@@ -364,6 +385,22 @@ def _cholesky(N):
     raise np.linalg.LinAlgError("the Newton matrix could not be factorised")
 
 
+def _least_squares(M, v):
+    """The least-squares solution of the symmetric system M u = v (M may be singular: duplicates), through
+    the eigendecomposition of M, refined ``REFINE`` times against M itself."""
+    lam, V = np.linalg.eigh(M)
+    cut = np.abs(lam) > len(M) * np.finfo(float).eps * float(np.max(np.abs(lam), initial=0.0))
+    inverse = np.where(cut, 1.0 / np.where(cut, lam, 1.0), 0.0)
+
+    def once(r):
+        return V @ (inverse * (V.T @ r))
+
+    u = once(v)
+    for _ in range(REFINE):
+        u = u + once(v - M @ u)
+    return u
+
+
 def _g_times(G, v):
     """G v_i for every sample: (m_s, k') -> (m_s, r)."""
     return v @ G.T
@@ -468,29 +505,31 @@ class InteriorPoint(Solver):
 
     # ---- the contract -------------------------------------------------------------------------
     def init(self, problem):
-        """The centre of the feasible set: the box's midpoints (scaled per class onto :math:`y^\\top\\alpha = 0`
-        with a bias), or :math:`\\beta_i = C_i / (2k')` for Crammer-Singer's simplex; :math:`z` from the gradient."""
+        """A well-centred start in the scaled variables (module docstring): x at the middle of each
+        sample's room :math:`u_i = \min(C_i / d_i, 1)` (Crammer-Singer: :math:`u_i / (2k')` each; with a bias
+        scaled per class onto :math:`y^\top\alpha = 0`), and :math:`z = \mu_0 / s`, so that every pair
+        starts with the same complementarity :math:`s_j z_j = \mu_0`."""
         qp = self._qp(problem)
         self._method(qp)
-        m_s, nv = qp.h.shape[0], qp.G.shape[1]
-        # each sample's room u_i = min(C_i, 1 / q_i), q_i its largest Hessian diagonal entry: the start's
-        # objective is then of the size of the data's, not C^2 ||x||^2 (features of 1e6 and C = 1e6 would
-        # start 24 orders of magnitude above the optimum, more than float64 can come back from)
-        q = _hess_diagonal(qp).max(axis=1, initial=0.0) if m_s else np.zeros(0)
-        C = qp.h.max(axis=1)
-        C = np.where(q * C > 1.0, 1.0 / np.where(q > 0, q, 1.0), C)
+        nv = qp.G.shape[1]
+        # the room u_i is of the size of the data's own solution (1 / q_i in beta) or the box, whichever is
+        # smaller: the start's objective is of the size of the optimum's, not C^2 ||x||^2 (features of 1e6
+        # and C = 1e6 would start 24 orders of magnitude above it, more than float64 can come back from)
+        u = np.minimum(qp.h.max(axis=1), 1.0)
         if qp.kind == "simplex":
-            beta = np.repeat(C[:, None] / (2 * nv), nv, axis=1)
-        elif qp.eq is not None:  # binary with bias: each class's total is half the smaller class's total
-            y = qp.eq[:, 0]
-            total = 0.5 * min(float(np.sum(C[y > 0])), float(np.sum(C[y < 0])))
-            beta = (C * total / np.where(y > 0, np.sum(C[y > 0]), np.sum(C[y < 0])))[:, None]
+            x = np.repeat(u[:, None] / (2 * nv), nv, axis=1)
+        elif qp.eq is not None:  # binary with bias: the classes' totals sum_i d_i x_i are equal
+            a = qp.eq[:, 0] * u
+            plus, minus = float(np.sum(a[a > 0])), -float(np.sum(a[a < 0]))
+            total = 0.5 * min(plus, minus)
+            x = (u * total / np.where(a > 0, plus, minus))[:, None]
         else:
-            beta = 0.5 * np.repeat(C[:, None], nv, axis=1)
-        s = qp.h - _g_times(qp.G, beta)
-        grad = _hess_times(qp, beta) - 1.0
+            x = 0.5 * np.repeat(u[:, None], nv, axis=1)
+        s = qp.h - _g_times(qp.G, x)
+        grad = _hess_times(qp, x) - qp.c
+        # s_j z_j = mu_0 for every pair, mu_0 of the size of the gradient times the distance to the boundary
         z = np.full_like(s, max(1.0, float(np.max(np.abs(grad), initial=0.0))))
-        return self._state(problem, qp, 0, beta, s, z, 0.0, math.nan, math.nan, math.nan)
+        return self._state(problem, qp, 0, x, s, z, 0.0, math.nan, math.nan, math.nan)
 
     def warm_start(self, problem, state):
         """A fresh start at the centre, the step count carried on: an interior-point method must start far
@@ -509,12 +548,12 @@ class InteriorPoint(Solver):
             return null
         G, eq = qp.G, qp.eq
         Hb = _hess_times(qp, beta)
-        scale = 1.0 + abs(float(np.sum(beta * Hb))) + float(np.sum(beta))  # the objective's size
+        scale = 1.0 + abs(float(np.sum(beta * Hb))) + float(np.sum(qp.c * beta))  # the (scaled) objective's size
         mu = float(np.sum(s * z)) / p
         if not float(np.sum(s * z)) > MU_FLOOR * scale:
             return null
         # residuals: dual r_d = H beta - 1 + G'z + a nu; inequality r_i = G beta + s - h; equality r_e = a'beta
-        r_d = Hb - 1.0 + _gt_times(G, z) + (nu * eq if eq is not None else 0.0)
+        r_d = Hb - qp.c + _gt_times(G, z) + (nu * eq if eq is not None else 0.0)
         r_i = _g_times(G, beta) + s - qp.h
         r_e = float(np.sum(eq * beta)) if eq is not None else 0.0
         try:
@@ -575,7 +614,7 @@ class InteriorPoint(Solver):
                 iterate = dict(other, snapped=True)
         p = max(s.size, 1)
         Hb = _hess_times(qp, beta) if s.size else beta
-        r_d = Hb - 1.0 + _gt_times(qp.G, z) + (nu * qp.eq if qp.eq is not None else 0.0)
+        r_d = Hb - qp.c + _gt_times(qp.G, z) + (nu * qp.eq if qp.eq is not None else 0.0)
         residual = float(np.max(np.abs(r_d), initial=0.0)) / (1.0 + float(np.max(np.abs(Hb), initial=0.0)))
         return InteriorPointState(n_iter=int(n_iter), alpha=iterate["alpha"], b=iterate["b"], W=iterate["W"],
                                   beta=beta, s=s, z=z, nu=float(nu), mu=float(np.sum(s * z)) / p,
@@ -611,7 +650,12 @@ class InteriorPoint(Solver):
         entries (more than ``MAX_POLISH``)."""
         if s.size == 0:
             return None
-        active = z > s
+        # a row is active when its multiplier, in units of the sample's linear term c_i, is larger than its
+        # slack in units of the row's length (h_ij for a row beta <= C_i, the room min(h_i, 1) for beta >= 0):
+        # scale-free, where z > s would read an entry 1e-9 of C below a bound of 1e12 as free
+        room = np.minimum(qp.h.max(axis=1, keepdims=True), 1.0)
+        length = np.where(qp.h > 0, qp.h, room)
+        active = z * length > s * qp.c
         for _ in range(POLISH_ROUNDS):
             beta_new, out, wrong = self._polish(qp, active)
             if beta_new is None:
@@ -651,7 +695,6 @@ class InteriorPoint(Solver):
         if qp.eq is not None:
             eq_rows.append(qp.eq[rows, cols])
             eq_rhs.append(-float(np.sum(qp.eq * fixed)))
-        grad_A = _hess_times(qp, fixed)[rows, cols]  # H_FA beta_A
         if n_free == 0:
             H_FF = np.zeros((0, 0))
         elif qp.H is not None:
@@ -666,19 +709,24 @@ class InteriorPoint(Solver):
             E = np.array(eq_rows)
             KKT[n_free:, :n_free] = E
             KKT[:n_free, n_free:] = E.T
-        rhs = np.concatenate([1.0 - grad_A, eq_rhs])
+        rhs = np.concatenate([(qp.c - _hess_times(qp, fixed))[rows, cols], eq_rhs])
         try:
-            solution = sla.lstsq(KKT, rhs, cond=None, check_finite=True)[0]
+            solution = _least_squares(KKT, rhs)
         except (np.linalg.LinAlgError, ValueError):
             return None, None, None
         beta = fixed.copy()
         beta[rows, cols] = solution[:n_free]
-        if qp.eq is not None and abs(float(np.sum(qp.eq * beta))) > 1e-12 * float(np.sum(np.abs(beta))):
+        if qp.eq is not None and abs(float(np.sum(qp.eq * beta))) > 1e-12 * float(np.sum(np.abs(qp.eq * beta))):
             return None, None, None  # the equality cannot hold on this active set (too few free entries)
+        # an active sum row holds exactly, not to the solve's rounding: the package reads a label entry below
+        # C_i by more than a few ulps as free, and its gradient as a KKT violation (raw wine: 5e-9 below, 0.9)
+        total = beta.sum(axis=1)
+        exact = sums & (total > 0)
+        beta[exact] *= (C[exact, 0] / total[exact])[:, None]
         slack = 1e-12 * C
         # the multipliers of the active rows, from stationarity grad f + E' lambda + G_act' z_act = 0,
         # grad f = H beta - 1 (+ nu a for the binary equality; lambda of the sum rows from the solution)
-        grad = _hess_times(qp, beta) - 1.0
+        grad = _hess_times(qp, beta) - qp.c
         if qp.eq is not None:
             grad = grad + solution[-1] * qp.eq
         lam = np.zeros(m_s)
