@@ -44,6 +44,10 @@ from .figure import style_axes
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 GRID = 60  # points per side of the grid the decision function is drawn on
 
+#: The solvers the explorer offers: those whose steps it draws (the interior-point method's Newton steps move
+#: every alpha at once and have no picture here).
+EXPLORED = tuple(name for name in BINARY_SOLVERS if name != "interior_point")
+
 
 class BinaryExplorer(SolverExplorer):
     """An interactive explorer of the binary solvers.
@@ -77,7 +81,7 @@ class BinaryExplorer(SolverExplorer):
                              f"got shape {self.X.shape}")
         self.y = np.array(y)
         kernel = canonical_kernel_name(kernel)  # "rbf" -> "gaussian", "poly" -> "polynomial"
-        check_choice("solver", solver, tuple(BINARY_SOLVERS))
+        check_choice("solver", solver, EXPLORED)
         check_choice("selection", selection, RULES)
         self.tol = float(tol)
         self.random_state = random_state
@@ -92,7 +96,7 @@ class BinaryExplorer(SolverExplorer):
         narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
         self.dropdowns = {
             "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel", **narrow),
-            "solver": w.Dropdown(options=tuple(BINARY_SOLVERS), value=solver, description="solver", **narrow),
+            "solver": w.Dropdown(options=EXPLORED, value=solver, description="solver", **narrow),
             "selection": w.Dropdown(options=RULES, value=selection, description="rule", **narrow),
             "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",
                                      description="click"),

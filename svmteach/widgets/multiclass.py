@@ -40,8 +40,9 @@ from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
 from .figure import style_axes
 
-#: The solvers offered for each loss, by name, the loss's default first.
-SOLVERS = {name: multiclass_solver_names(loss) for name, loss in LOSSES.items()}
+#: The solvers offered for each loss, by name, the loss's default first: the block solvers, whose steps the
+#: explorer draws (the interior-point method's Newton steps move every variable at once; it is left out).
+SOLVERS = {name: tuple(s for s in multiclass_solver_names(loss) if s != "interior_point") for name, loss in LOSSES.items()}
 GRID = 70  # points per side of the grid the regions are drawn on
 #: The step panel's view for each loss's block picture (a loss without one gets a note).
 STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView}
