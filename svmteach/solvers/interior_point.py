@@ -29,6 +29,15 @@ read off the loss's own ``weight_rows``, so :math:`H = J^\\top J` for the map :m
 :math:`H_{(i,\\cdot),(j,\\cdot)} = K_{ij} A_i^\\top A_j`, of rank at most :math:`kd`.  A sample with
 :math:`C_i = 0` has all its variables fixed at 0 and is left out of the programme.
 
+**Scaling.**  The programme is solved over :math:`x` with :math:`\\beta_i = d_i x_i`, :math:`d_i` the power of two
+nearest :math:`\\min(C_i, 1/q_i)` (:math:`q_i` sample i's largest Hessian diagonal entry, so :math:`1/q_i` is the
+size of its unconstrained solution), and the objective divided by :math:`\\sigma = \\max_i d_i`: the Hessian's
+diagonal is then at most 1, the linear term :math:`c_i = d_i / \\sigma` at most 1 and each box
+:math:`C_i / d_i \\ge 1`, whatever the features' and C's scales (powers of two: the scaling is exact).  What is
+left is :math:`C q_i`: where it is 1e9 or more and samples sit at their bound, their scores are sums of terms
+:math:`C q` that cancel to O(1), and neither the steps nor the package's objectives are accurate below about
+:math:`10^{-16} C q` (gaps of 1e-7 at :math:`Cq = 10^9`, 1e-4 at :math:`10^{12}`).
+
 **The step** (Mehrotra 1992; Nocedal and Wright, section 16.6).  With slacks :math:`s = h - G\\beta \\ge 0`,
 multipliers :math:`z \\ge 0` of the inequalities and :math:`\\nu` of the equality, the central path is
 :math:`H\\beta - \\mathbf 1 + G^\\top z + a \\nu = 0`, :math:`s \\circ z = \\mu \\mathbf 1`.  Each step linearises
@@ -119,7 +128,8 @@ class InteriorPointState(NamedTuple):
         near the optimum the entries at a bound are exactly there (see the module docstring).
     b : float, the binary bias (the primal's best for alpha; 0.0 without a bias and for multiclass).
     W : (k, d) float64 weights W(alpha) (multiclass), None for a binary problem.
-    beta : (m_s, k') float64 the interior iterate: the free entries of the m_s samples with C_i > 0.
+    beta : (m_s, k') float64 the interior iterate x in the scaled variables (beta_i = d_i x_i, module docstring):
+        the free entries of the m_s samples with C_i > 0.
     s : (m_s, r) float64 slacks of the r inequalities of each sample, > 0;
     z : (m_s, r) float64 their multipliers, > 0;  nu : float, the multiplier of the equality (0 without one).
     mu : float, the barrier parameter, the mean complementarity s'z / (m_s r).
@@ -505,10 +515,9 @@ class InteriorPoint(Solver):
 
     # ---- the contract -------------------------------------------------------------------------
     def init(self, problem):
-        """A well-centred start in the scaled variables (module docstring): x at the middle of each
-        sample's room :math:`u_i = \min(C_i / d_i, 1)` (Crammer-Singer: :math:`u_i / (2k')` each; with a bias
-        scaled per class onto :math:`y^\top\alpha = 0`), and :math:`z = \mu_0 / s`, so that every pair
-        starts with the same complementarity :math:`s_j z_j = \mu_0`."""
+        """The start in the scaled variables (module docstring): x at the middle of each sample's room
+        :math:`u_i = \\min(C_i / d_i, 1)` (Crammer-Singer: :math:`u_i / (2k')` each; with a bias scaled per class
+        onto :math:`y^\\top\\alpha = 0`), and every multiplier :math:`z_j = \\max(1, \\|H x - c\\|_\\infty)`."""
         qp = self._qp(problem)
         self._method(qp)
         nv = qp.G.shape[1]
