@@ -396,18 +396,11 @@ def _cholesky(N):
 
 
 def _least_squares(M, v):
-    """The least-squares solution of the symmetric system M u = v (M may be singular: duplicates), through
-    the eigendecomposition of M, refined ``REFINE`` times against M itself."""
-    lam, V = np.linalg.eigh(M)
-    cut = np.abs(lam) > len(M) * np.finfo(float).eps * float(np.max(np.abs(lam), initial=0.0))
-    inverse = np.where(cut, 1.0 / np.where(cut, lam, 1.0), 0.0)
-
-    def once(r):
-        return V @ (inverse * (V.T @ r))
-
-    u = once(v)
+    """A least-squares solution of the symmetric system M u = v (M may be singular: duplicates), by LAPACK's
+    complete orthogonal factorisation, refined ``REFINE`` times against M itself."""
+    u = sla.lstsq(M, v, cond=None, check_finite=True, lapack_driver="gelsy")[0]
     for _ in range(REFINE):
-        u = u + once(v - M @ u)
+        u = u + sla.lstsq(M, v - M @ u, cond=None, check_finite=False, lapack_driver="gelsy")[0]
     return u
 
 
