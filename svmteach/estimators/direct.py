@@ -11,6 +11,7 @@ produced the model).  A solver the user named is never replaced.
 
 from __future__ import annotations
 
+from ..backend import one_blas_thread
 from ..rows import is_sparse
 from ..solvers import InteriorPoint, solve
 
@@ -20,6 +21,11 @@ DIRECT_UP_TO = 3000
 
 #: Newton steps allowed (the method needs some 15 to 40).
 DIRECT_STEPS = 200
+
+#: The gap the direct finish aims at, whatever the fit's tol: the method puts the variables that belong on a
+#: bound exactly there (its polish) only in its last steps, and before that every sample looks like a support
+#: vector (raw breast cancer: 569 of them at a gap of 1e-8, 58 at 5e-11, one Newton step later).
+DIRECT_TOL = 1e-10
 
 
 def dual_size(problem) -> int:
@@ -34,5 +40,7 @@ def finish_directly(problem, result, tol: float, bias: bool, record_history: boo
     equality :math:`y^\\top\\alpha = 0` (SMO's problem)."""
     if result.converged or is_sparse(problem.X) or dual_size(problem) > DIRECT_UP_TO:
         return None
-    direct = solve(InteriorPoint(bias=bias), problem, max_iter=DIRECT_STEPS, tol=tol, record_history=record_history)
-    return direct if direct.converged else None
+    with one_blas_thread():  # small dense factorisations: a second BLAS thread only contends
+        direct = solve(InteriorPoint(bias=bias), problem, max_iter=DIRECT_STEPS, tol=min(tol, DIRECT_TOL),
+                       record_history=record_history)
+    return direct._replace(converged=True) if direct.gap <= tol else None
