@@ -1,0 +1,105 @@
+"""Raw, unscaled features: the estimators' defaults return the optimum, a named solver says why it stopped.
+
+On the wine data as shipped (standard deviations from 0.12 to 314) coordinate steps crawl; ``solver=None``
+hands a small dense problem the coordinate method left short of tol to the interior-point method, whose
+optimum must be the Clarabel QP's (the primal recomputed here from ``coef_`` / ``intercept_``, with the
+formulas written out in tests/test_weights_multiclass.py).  On raw breast-cancer features (areas near 2,500,
+smoothness near 0.1) the binary fit's reported dual must never exceed the optimum: the objectives are
+recomputed here from ``alpha_`` in float64.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from oracles import binary_dual_optimum
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from test_weights_multiclass import primal, weighted_primal_optimum
+
+from svmteach import BinarySVC, MulticlassSVC
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_wine(return_X_y=True)
+
+
+@pytest.fixture(scope="module")
+def breast_cancer_dual():
+    """Raw breast cancer, labels +-1, the linear kernel matrix and the Clarabel optimum of the dual with the
+    bias's equality (C = 1)."""
+    X, y = load_breast_cancer(return_X_y=True)
+    ys = np.where(y == 1, 1.0, -1.0)
+    K = X @ X.T
+    best, _ = binary_dual_optimum(K, ys, 1.0, bias=True)
+    return X, y, ys, K, best
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("loss", ["ww", "cs", "llw"])
+def test_raw_wine_default_solver_returns_the_optimum(wine, loss, fit_intercept):
+    X, y = wine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # the optimum, not a warning
+        est = MulticlassSVC(loss=loss, fit_intercept=fit_intercept).fit(X, y)
+    assert est.solver_ == "interior_point"
+    XB = np.hstack([X, np.ones((len(y), 1))]) if fit_intercept else X  # intercept_scaling = 1
+    W = np.hstack([est.coef_, est.intercept_[:, None]]) if fit_intercept else est.coef_
+    C_i = np.ones(len(y))
+    best = primal(XB, y, C_i, weighted_primal_optimum(XB, y, 3, C_i, loss), loss)
+    P = primal(XB, y, C_i, W, loss)
+    assert rel(P, best) < 1e-6
+    assert rel(est.result_.primal, P) < 1e-9
+    assert est.result_.gap <= est.tol
+
+
+def test_raw_breast_cancer_reports_a_possible_dual(breast_cancer_dual):
+    X, y, ys, K, best = breast_cancer_dual
+    est = BinarySVC().fit(X, y)  # linear kernel, SMO's bias
+    alpha = est.alpha_
+    assert np.all(alpha >= 0) and np.all(alpha <= 1.0)
+    assert abs(float(ys @ alpha)) <= 1e-9 * alpha.sum()  # y'alpha = 0: the bias's equality
+    # D(alpha) = 1'alpha - 1/2 (alpha y)' K (alpha y), in float64 here
+    D = float(alpha.sum() - 0.5 * (alpha * ys) @ K @ (alpha * ys))
+    assert rel(est.result_.dual, D) < 1e-8
+    assert est.result_.dual <= best * (1 + 1e-9)
+    assert est.result_.gap <= est.tol
+    # P(w, b) = 1/2 |w|^2 + sum_i max(0, 1 - y_i (w'x_i + b)) of the model that predicts
+    f = est.decision_function(X)
+    P = 0.5 * float(est.coef_[0] @ est.coef_[0]) + float(np.maximum(0.0, 1.0 - ys * f).sum())
+    assert rel(est.result_.primal, P) < 1e-8
+    assert (P - best) / P <= est.tol
+
+
+def test_named_solver_on_raw_wine_names_the_scales_and_standardscaler(wine):
+    X, y = wine
+    with pytest.warns(ConvergenceWarning) as record:
+        est = MulticlassSVC(solver="exact").fit(X, y)
+    assert est.solver_ == "exact"  # a solver the user named is never replaced
+    message = " ".join(str(w.message) for w in record)
+    std = X.std(axis=0)
+    assert "standard deviations" in message
+    assert f"{std.min():.3g}" in message and f"{std.max():.3g}" in message
+    assert "StandardScaler" in message and "make_pipeline" in message
+
+
+def test_named_solver_on_standardised_wine_gives_no_scale_advice(wine):
+    X, y = wine
+    Xs = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        MulticlassSVC(solver="exact", max_iter=3).fit(Xs, y)  # stops short: warns, without advice
+    messages = [str(w.message) for w in record if issubclass(w.category, ConvergenceWarning)]
+    assert messages and not any("StandardScaler" in m or "badly scaled" in m for m in messages)
+
+
+def test_named_binary_solver_on_raw_breast_cancer_names_the_scales(breast_cancer_dual):
+    X, y, *_ = breast_cancer_dual
+    with pytest.warns(ConvergenceWarning, match="StandardScaler"):
+        BinarySVC(solver="dual_cd", max_iter=2000).fit(X, y)
