@@ -58,7 +58,7 @@ def assert_no_copy_of_X(model, n, d):
         assert size < n * d, f"{type(model).__name__} keeps an array of shape {array.shape} (n d = {n * d})"
 
 
-@pytest.mark.parametrize("kernel", [dict(kernel="rbf", gamma=0.02), dict(kernel="linear")], ids=["rbf", "linear"])
+@pytest.mark.parametrize("kernel", [{"kernel": "rbf", "gamma": 0.02}, {"kernel": "linear"}], ids=["rbf", "linear"])
 def test_binary_pickle_is_within_twice_svcs(digits, kernel):
     X, y = digits
     yb = (y >= 5).astype(int)

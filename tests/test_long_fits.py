@@ -137,7 +137,7 @@ def multiclass_gap(est, X, y):
 def test_ctrl_c_keeps_the_model_with_a_warning(name, solver, digits, ctrl_c):
     X, y = digits
     yy = labels(name, y)
-    kw = dict(tol=1e-12, random_state=0, max_iter=10**9 if name in ("smo", "smo-rbf", "dual_cd") else 10**5)
+    kw = {"tol": 1e-12, "random_state": 0, "max_iter": 10**9 if name in ("smo", "smo-rbf", "dual_cd") else 10**5}
     est = ESTIMATORS[name](**kw)
     if solver is None:
         est.set_params(solver=None)
