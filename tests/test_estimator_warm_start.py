@@ -90,15 +90,7 @@ def test_a_warm_refit_at_the_optimum_takes_almost_no_steps(name):
     assert warm.result_.gap <= TOL
 
 
-#: SMO's dual has the equality y'alpha = 0, which a sample-by-sample scaling of alpha breaks.
-SMO_REWEIGHT = pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "estimators/warm_start.warm_state scales alpha_i by min(1, C_i_new / C_i_old) sample by sample, which breaks "
-    "SMO's y'alpha = 0 when the weights change unevenly; SMO.warm_start then raises ValueError "
-    "(\"state.alpha has y'alpha = 1.53 != 0\")"))
-
-
-@pytest.mark.parametrize("name", [pytest.param(name, marks=[SMO_REWEIGHT] if name == "smo" else [])
-                                  for name in ESTIMATORS])
+@pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_a_change_of_sample_weight_warm_reaches_the_cold_optimum(name):
     make, kind = ESTIMATORS[name]
     X, y = data(kind)

@@ -128,10 +128,11 @@ def pair_update(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, Ci, Cj):
 
 @njit(cache=True)
 def _snap(a, C, scale):
-    """``a`` set on the bound 0 or C it is within rounding of (a few ulps of ``scale``, or of C)."""
+    """``a`` set on the bound 0 or C it is within rounding of (a few ulps of ``scale`` or of C, whichever is
+    larger: with per-sample bounds the pair's other variable may be far larger than this one's C)."""
     if a <= ULPS * scale:
         return 0.0
-    if a >= C - ULPS * C:
+    if a >= C - ULPS * max(C, scale):
         return C
     return a
 

@@ -225,6 +225,8 @@ class SMO(Solver):
 
     bias = True
     name = "smo"
+    #: its dual has the bias's equality y'alpha = 0 (a warm start must keep it)
+    has_bias_equality = True
     State = SMOState
 
     def __init__(self, selection: str = "second_order", random_state=None, cache_size: float = CACHE_SIZE):
