@@ -1,13 +1,18 @@
 """``warm_start=True``: a fit starts from the previous fit's dual solution, scaled into the new box.
 
 Sample i's dual variables live in a box (or a scaled simplex) proportional to its bound
-:math:`C_i = C\\,w_i`.  Where the bound grew, the old :math:`\\alpha_i` is still feasible and keeps
-:math:`W(\\alpha)` at the old optimum's; where it shrank, :math:`\\alpha_i \\, C_i^{new} / C_i^{old}` is
-feasible again, as the box scales and every per-sample equality (the Crammer-Singer and
-Weston-Watkins sums) is homogeneous.  The binary dual with a bias (SMO) couples the samples by
+:math:`C_i = C\\,w_i`.  At a new C (or new weights), :math:`\\alpha_i \\, C_i^{new} / C_i^{old}` is
+feasible again: the box scales and every per-sample equality (the Crammer-Singer and Weston-Watkins
+sums) is homogeneous.  The binary dual with a bias (SMO) couples the samples by
 :math:`y^\\top\\alpha = 0`, which holds under one factor for all: there every alpha is scaled by the
-smallest ratio.  The solver's own ``warm_start`` then makes the state feasible (a no-op here, up to
-rounding) and measures it.  A C grid warm and cold is measured in ``benchmarks/warm_start.py``.
+smallest ratio (the ratio itself when only C changed).  The solver's own ``warm_start`` then makes
+the state feasible (a no-op here, up to rounding) and measures it.
+
+Why scale rather than keep alpha where the box grew (which is feasible too): at large C the support
+vectors' alphas grow about in proportion to C, so the scaled point starts near the new optimum.
+Measured by ``python benchmarks/warm_start.py`` (a grid of 10 C from 0.01 to 10, tol 1e-3, time
+relative to cold fits): Weston-Watkins on a 20000 x 100 problem 0.17 scaled against 0.66 kept,
+Crammer-Singer 0.31 against 0.65, dual coordinate ascent 0.62 against 0.87.
 """
 
 from __future__ import annotations
@@ -31,11 +36,11 @@ def warm_state(est, solver, problem):
             or getattr(est, "_fit_n_columns", None) != problem.n_features):
         return None
     new_C = to_numpy(problem.C_i)
-    # alpha_i min(1, C_i^new / C_i^old), sample by sample: kept where the box grew (it is still feasible, and
-    # W(alpha) is the old optimum's), shrunk with the box where it shrank (0 where the old bound was 0)
-    ratio = np.minimum(np.divide(new_C, old_C, out=np.zeros_like(new_C), where=old_C > 0), 1.0)
+    # alpha_i C_i^new / C_i^old, sample by sample (0 where the old bound was 0: alpha_i was 0 there)
+    ratio = np.divide(new_C, old_C, out=np.zeros_like(new_C), where=old_C > 0)
     if getattr(solver, "has_bias_equality", False):
         # y'alpha = 0 holds only under one factor for every sample: the smallest ratio of a nonzero alpha_i
+        # (the ratio itself when only C changed), which keeps every alpha_i in its box
         ratio = np.full_like(ratio, ratio[alpha != 0].min(initial=1.0))
     scale = ratio if alpha.ndim == 1 else ratio[:, None]
     return state._replace(alpha=problem.xp.asarray(alpha * scale, dtype=state.alpha.dtype))
