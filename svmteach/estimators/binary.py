@@ -156,7 +156,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         and ``"dual_cd"`` otherwise (sparse X, or ``fit_intercept=False``: the no-bias problem).
 
         A TypeError naming ``solver`` when a named solver does not take sparse X; a ValueError naming
-        ``fit_intercept`` for SMO without one (SMO's equality :math:`y^\top\alpha = 0` is its bias).
+        ``fit_intercept`` for SMO without one (SMO's equality :math:`y^\\top\\alpha = 0` is its bias).
         """
         name = params["solver"]
         if name is None:

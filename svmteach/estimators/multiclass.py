@@ -197,7 +197,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         return alpha
 
     def scores(self, X):
-        """The (n, k) class scores :math:`w_m^\top x + b_m`, X dense or sparse."""
+        """The (n, k) class scores :math:`w_m^\\top x + b_m`, X dense or sparse."""
         check_fitted(self, "coef_")
         return linear_scores(self, X, self.coef_) + self.intercept_
 
