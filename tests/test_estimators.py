@@ -74,9 +74,13 @@ def test_coef_only_for_the_linear_kernel():
 
 def test_convergence_warning_and_history():
     X, y = random_binary(n=40, seed=3)
-    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
-        m = BinarySVC(max_iter=5, record_history=True).fit(X, y)
-    assert m.n_iter_ == 5
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):  # a named solver stops where it is told
+        m = BinarySVC(solver="smo", max_iter=5, record_history=True).fit(X, y)
+    assert m.n_iter_ == 5 and m.solver_ == "smo"
+    with warnings.catch_warnings():  # solver=None: the small problem is finished by Newton steps instead
+        warnings.simplefilter("error", ConvergenceWarning)
+        direct = BinarySVC(max_iter=5).fit(X, y)
+    assert direct.solver_ == "interior_point" and direct.result_.gap <= 1e-3
     assert set(m.history_) >= {"n_iter", "time", "primal", "dual", "gap", "kkt"}
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
