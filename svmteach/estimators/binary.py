@@ -14,15 +14,15 @@ from ..rows import is_sparse, transpose_times
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, InteriorPoint, PrimalSubgradient, solve
 from ..solvers.base import check_choice, check_random_state
 from ..solvers.smo import RULES
-from .parameters import (ValidatedParameters, check_choice_of, check_flag, check_intercept_scaling,
-                         check_optional_max_iter, check_tol, checked_by_problem, checked_by_solver)
+from .parameters import (SHARED_PARAMETERS, ValidatedParameters, check_choice_of, check_flag, check_optional_max_iter,
+                         check_tol, checked_by_problem, checked_by_solver)
 from .direct import finish_directly
 from .prediction import check_fitted, check_predict_X, linear_scores
 from .columns import record_features
-from .progress import check_verbose, fit_progress
+from .progress import fit_progress
 from .stopping import STALLED, warn_interrupted, warn_not_converged
 from .warm_start import remember, warm_state
-from .weights import check_class_weight, sample_weights
+from .weights import sample_weights
 
 #: The binary solvers that take a sparse X (their class says so: ``takes_sparse``);
 #: SMO's compiled loop reads dense kernel rows.
@@ -135,9 +135,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         "selection": check_choice_of(RULES),
         "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_optional_max_iter(value),
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
-        "fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
-        "class_weight": check_class_weight, "warm_start": check_flag,
-        "verbose": check_verbose, "cache_size": checked_by_solver,
+        **SHARED_PARAMETERS, "cache_size": checked_by_solver,
     }
 
     def __sklearn_tags__(self):

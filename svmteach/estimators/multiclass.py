@@ -12,15 +12,15 @@ from ..losses import get_loss
 from ..problems import MulticlassProblem
 from ..solvers import InteriorPoint, make_multiclass_solver, solve
 from ..solvers.base import check_random_state
-from .parameters import (ValidatedParameters, check_flag, check_intercept_scaling, check_max_iter, check_tol,
+from .parameters import (SHARED_PARAMETERS, ValidatedParameters, check_flag, check_max_iter, check_tol,
                          checked_by_problem)
 from .direct import finish_directly
 from .prediction import check_fitted, linear_scores
 from .columns import record_features
-from .progress import check_verbose, fit_progress
+from .progress import fit_progress
 from .stopping import STALLED, warn_interrupted, warn_not_converged
 from .warm_start import remember, warm_state
-from .weights import check_class_weight, sample_weights
+from .weights import sample_weights
 
 
 class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
@@ -119,9 +119,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         "loss": lambda value, name: get_loss(value).name, "solver": checked_by_problem,  # by the registry, below
         "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_max_iter(value),
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
-        "fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
-        "class_weight": check_class_weight, "warm_start": check_flag,
-        "verbose": check_verbose,
+        **SHARED_PARAMETERS,
     }
 
     def make_solver(self, params=None):

@@ -69,3 +69,17 @@ def check_intercept_scaling(value, name: str = "intercept_scaling") -> float:
     if value is None:
         raise TypeError(f"{name} must be a positive number, got None")
     return check_bias(value, name)
+
+
+def _shared_parameters() -> dict:
+    """The validators of the parameters both linear-model estimators share beyond their model: the
+    intercept, class weights, warm start and progress (imported here, after the checks they use)."""
+    from .progress import check_verbose
+    from .weights import check_class_weight
+
+    return {"fit_intercept": check_flag, "intercept_scaling": check_intercept_scaling,
+            "class_weight": check_class_weight, "warm_start": check_flag, "verbose": check_verbose}
+
+
+#: ``PARAMETERS`` entries of BinarySVC and MulticlassSVC alike (:func:`_shared_parameters`).
+SHARED_PARAMETERS = _shared_parameters()
