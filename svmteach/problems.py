@@ -236,8 +236,8 @@ def check_bias(bias, name: str = "bias"):
 
 
 def with_bias_column(X, bias):
-    """``X`` (as :func:`check_X` returned it) with a last column of constant ``bias`` appended
-    (a read-only copy; CSR stays CSR), or ``X`` itself for ``bias=None``.
+    """``X`` (as :func:`check_X` returned it, with ``copy=False``) with a last column of constant ``bias``
+    appended (a read-only copy, the only one; CSR stays CSR), or ``X`` itself for ``bias=None``.
 
     The weight of that column, times ``bias``, is the model's intercept: it is penalised with
     the other weights (LIBLINEAR's ``-B`` and scikit-learn's ``LinearSVC(intercept_scaling=bias)``).
@@ -420,8 +420,10 @@ class BinaryProblem(DataShape):
     def __post_init__(self):
         X = placed(self.X, self.device)
         sparse = is_sparse(X)
-        X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True)
         bias = check_bias(self.bias)
+        # with a bias column, the one copy is with_bias_column's (check_X then only checks a float array)
+        X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True,
+                    copy=bias is None)
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
@@ -580,7 +582,9 @@ class MulticlassProblem(DataShape):
 
     def __post_init__(self):
         object.__setattr__(self, "loss", get_loss(self.loss).name)
-        X = with_bias_column(check_X(placed(self.X, self.device), "X", accept_sparse=True), check_bias(self.bias))
+        bias = check_bias(self.bias)
+        # with a bias column, the one copy is with_bias_column's (check_X then only checks a float array)
+        X = with_bias_column(check_X(placed(self.X, self.device), "X", accept_sparse=True, copy=bias is None), bias)
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
