@@ -152,7 +152,7 @@ def test_sparse_input_gives_the_dense_fit(iris, loss):
     assert multiclass_primal(ours.coef_, Xs.toarray(), y, C, loss) == pytest.approx(ours.result_.primal, rel=1e-9)
     binary = np.where(y == y[0], 1.0, -1.0)
     ref = LinearSVC(loss="hinge", C=C, fit_intercept=False, tol=1e-12, max_iter=1_000_000).fit(Xs, binary)
-    m = svmteach.BinarySVC(C=C, tol=1e-8).fit(Xs, binary)  # dual coordinate ascent, as LIBLINEAR's
+    m = svmteach.BinarySVC(C=C, tol=1e-8, fit_intercept=False).fit(Xs, binary)  # dual coordinate ascent, as LIBLINEAR's
     assert binary_primal(m.coef_[0], 0.0, Xs.toarray(), binary, C) == pytest.approx(
         binary_primal(ref.coef_[0], 0.0, Xs.toarray(), binary, C), rel=1e-5)
 
