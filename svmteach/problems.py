@@ -179,14 +179,25 @@ def check_labels(y, n_samples: int, name: str = "y"):
     return classes, codes.reshape(-1)
 
 
+def check_positive(value, name: str, none_means: str | None = None):
+    """Return ``value`` as a positive finite float, or raise a TypeError / ValueError naming ``name``.
+
+    ``none_means``: None is allowed and returned, and the messages say what it means.
+    """
+    if value is None and none_means is not None:
+        return None
+    alternative = f" (or None for {none_means})" if none_means else ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive number{alternative}, got {type(value).__name__}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be positive and finite{alternative}, got {value}")
+    return value
+
+
 def check_C(C) -> float:
     """Return ``C`` as a positive finite float, or raise naming ``C``."""
-    if isinstance(C, bool) or not isinstance(C, (int, float, np.integer, np.floating)):
-        raise TypeError(f"C must be a positive number, got {type(C).__name__}")
-    C = float(C)
-    if not (math.isfinite(C) and C > 0):
-        raise ValueError(f"C must be positive and finite, got {C}")
-    return C
+    return check_positive(C, "C")
 
 
 def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sample_weight"):
@@ -225,14 +236,7 @@ def per_sample_C(C: float, sample_weight, n_samples: int, xp=np):
 def check_bias(bias, name: str = "bias"):
     """Return ``bias`` (the value of the constant feature appended to X, LIBLINEAR's ``-B``) as a
     positive finite float, or None for no constant feature."""
-    if bias is None:
-        return None
-    if isinstance(bias, bool) or not isinstance(bias, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be None or a positive number, got {type(bias).__name__}")
-    bias = float(bias)
-    if not (math.isfinite(bias) and bias > 0):
-        raise ValueError(f"{name} must be positive and finite (or None for no constant feature), got {bias}")
-    return bias
+    return check_positive(bias, name, none_means="no constant feature")
 
 
 def with_bias_column(X, bias):
@@ -333,12 +337,7 @@ class KernelRowCache(NamedTuple):
 
 def check_cache_size(cache_size, name: str = "cache_size") -> float:
     """Return ``cache_size`` (MB of kernel rows) as a positive finite float, or raise naming ``name``."""
-    if isinstance(cache_size, bool) or not isinstance(cache_size, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a positive number of MB, got {type(cache_size).__name__}")
-    cache_size = float(cache_size)
-    if not (math.isfinite(cache_size) and cache_size > 0):
-        raise ValueError(f"{name} must be a positive, finite number of MB, got {cache_size}")
-    return cache_size
+    return check_positive(cache_size, name)
 
 
 class DataShape:
@@ -588,11 +587,7 @@ class MulticlassProblem(DataShape):
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
-        if isinstance(self.M, bool) or not isinstance(self.M, (int, float, np.integer, np.floating)):
-            raise TypeError(f"M must be a positive number, got {type(self.M).__name__}")
-        M = float(self.M)
-        if not (math.isfinite(M) and M > 0):
-            raise ValueError(f"M must be positive and finite, got {M}")
+        M = check_positive(self.M, "M")
         xp = np if is_sparse(X) else array_namespace(X)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "C", check_C(self.C))

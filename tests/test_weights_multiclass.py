@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse
 from oracles import solve_qp
 from sklearn.svm import LinearSVC
-from test_multiclass import random_multiclass
+from test_multiclass import assert_fast_path_equals_step_path, random_multiclass
 
 from svmteach import MulticlassProblem, ParallelBlock, iterate, solve
 from svmteach.backend import to_numpy
@@ -202,15 +202,7 @@ def test_all_weights_one_is_the_unweighted_run():
 @pytest.mark.parametrize("loss, M, Solver", RUNS[:7], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_weighted_fast_path_equals_step_path(loss, M, Solver, sparse):
     Xp, X, y, w = weighted_problem(seed=5, n=25, zeros=4, sparse=sparse)
-    p = MulticlassProblem(Xp, y, C=0.7, loss=loss, M=M, sample_weight=w)
-    solver = Solver(random_state=3, shrinking=False)  # the step path never shrinks
-    slow = solver.init(p)
-    for _ in range(83):  # three epochs and a bit
-        slow = solver.step(p, slow)
-    fast = solver.advance(p, solver.advance(p, solver.init(p), 10), 73)
-    assert (fast.n_iter, fast.epoch, fast.pos, fast.i) == (slow.n_iter, slow.epoch, slow.pos, slow.i)
-    np.testing.assert_allclose(fast.alpha, slow.alpha, atol=1e-10)
-    np.testing.assert_allclose(fast.W, slow.W, atol=1e-10)
+    assert_fast_path_equals_step_path(MulticlassProblem(Xp, y, C=0.7, loss=loss, M=M, sample_weight=w), Solver)
 
 
 @pytest.mark.parametrize("loss, Solver", [("ww", WWExact), ("cs", CSBlondel), ("llw", ExactBlock), ("ww", ParallelBlock),
