@@ -7,6 +7,8 @@ ship with scikit-learn.  A LIBSVM file is read into a SciPy CSR matrix, never a 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -137,6 +139,23 @@ def digits(scale: bool = True):
     return X, data.target
 
 
+#: The largest feature index :func:`load_libsvm` takes: a column index of a CSR matrix is an int64.
+MAX_LIBSVM_INDEX = 2**63 - 1
+
+
+def _check_n_features(n_features) -> int:
+    """``n_features`` as an int in [1, MAX_LIBSVM_INDEX], or a TypeError / ValueError naming it."""
+    import numbers
+
+    message = f"n_features must be None or an integer >= 1 (at most 2**63 - 1), got {n_features!r}"
+    if not isinstance(n_features, numbers.Real):
+        raise TypeError(message)
+    if isinstance(n_features, bool) or not (math.isfinite(n_features) and n_features == int(n_features)
+                                            and 1 <= n_features <= MAX_LIBSVM_INDEX):
+        raise ValueError(message)
+    return int(n_features)
+
+
 def load_libsvm(path, n_features=None):
     """Read a LIBSVM / SVMlight text file into a sparse ``(X, y)``, never making it dense.
 
@@ -178,9 +197,8 @@ def load_libsvm(path, n_features=None):
 
     import scipy.sparse as sp
 
-    if n_features is not None and (isinstance(n_features, bool) or int(n_features) != n_features
-                                   or n_features < 1):
-        raise ValueError(f"n_features must be None or an integer >= 1, got {n_features!r}")
+    if n_features is not None:
+        n_features = _check_n_features(n_features)
     labels = array("d")
     values = array("d")  # the stored entries, row after row
     columns = array("q")  # their 0-based column indices
@@ -192,6 +210,8 @@ def load_libsvm(path, n_features=None):
         return ValueError(f"line {number}: {why} in {text!r} ({path})")
 
     def number_of(token):
+        if b"_" in token:  # Python's float() reads "1_0" as 10; LIBSVM's strtod stops at the underscore
+            return None
         try:
             value = float(token)
         except ValueError:
@@ -211,13 +231,15 @@ def load_libsvm(path, n_features=None):
             previous = 0
             for token in entries:
                 index, colon, value_text = token.partition(b":")
-                try:
-                    index = int(index)
-                except ValueError:
-                    index = None
+                # ASCII digits only: Python's int() also takes "1_0" (as 10), signs and other scripts' digits
+                digits = index[1:] if index.startswith(b"+") else index  # strtol's optional sign
+                index = int(digits) if digits.isdigit() else None
                 if not colon or index is None or index < 1:
                     raise bad(number, line, f"{token.decode(errors='replace')!r} is not index:value with an "
                                             "integer index >= 1 (LIBSVM indices start at 1)")
+                if index > MAX_LIBSVM_INDEX:
+                    raise bad(number, line, f"feature index {index} is above {MAX_LIBSVM_INDEX} (2**63 - 1), "
+                                            "the largest column a sparse matrix can index")
                 if index <= previous:
                     raise bad(number, line, f"feature index {index} comes after {previous}: the indices of a "
                                             "line must be sorted and unique")

@@ -105,6 +105,13 @@ class OneVsOneSVC(_Reduction):
         self.estimators_ = []
         for a, b in self.pairs_:
             keep = (codes == a) | (codes == b)
+            if w is not None and not np.any(w[keep] > 0):
+                ca, cb = self.classes_[a].item(), self.classes_[b].item()  # Python values: quoted as the user wrote them
+                raise ValueError(
+                    f"sample_weight is zero for every sample of classes {ca!r} and {cb!r}: the one-vs-one "
+                    f"classifier of that pair has nothing to learn from; give some of their samples a positive "
+                    f"weight, or leave those classes out of X and y"
+                )
             self.estimators_.append(clone(self._binary()).fit(X[keep], np.where(codes[keep] == b, 1, -1),
                                                               sample_weight=None if w is None else w[keep]))
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])

@@ -164,6 +164,7 @@ class Tridiagonal:
             raise ValueError(f"K could not be tridiagonalised (LAPACK info {info})")
         self.reflectors = A[1:, : n - 1]
         self.n = n
+        self.evals = None
 
     def apply(self, Z, transpose=False):
         """``Q Z`` (or ``Q' Z``) for a (n, m) block."""
@@ -179,6 +180,19 @@ class Tridiagonal:
             raise ValueError(f"applying Q failed (LAPACK info {info})")
         Z[1:] = sub
         return Z
+
+    def check_regular(self, lam, name="lam"):
+        """Raise a ValueError naming ``name`` when ``K + lam I`` is singular to rounding: an eigenvalue of
+        ``T + lam I`` within the rounding of K's largest (where :func:`solve_dual`'s factorisations fail too,
+        and a solve would return the rounding errors divided by lam)."""
+        if self.evals is None:  # T's eigenvalues, once: O(n^2) beside the O(n^3) tridiagonalisation
+            self.evals = linalg.eigvalsh_tridiagonal(self.diag, self.off) if self.n > 1 else self.diag.copy()
+        scale = max(float(np.max(np.abs(self.evals))), lam)
+        if np.min(np.abs(self.evals + lam)) <= 4 * self.n * np.finfo(float).eps * scale:
+            raise ValueError(
+                f"{name}: K + lam I is singular at lam = {lam:g} (lam is below the rounding of K, which is "
+                "singular or not positive semidefinite); use a larger lam or check the kernel's parameters"
+            )
 
     def solve(self, B, lam):
         """``(T + lam I)^{-1} B``: positive definite tridiagonal solve, else tridiagonal LU."""
@@ -208,6 +222,8 @@ def regularization_path(K, Y, lams):
     Y = _targets(Y, np.asarray(K).shape[0])
     lams = check_lambdas(lams)
     tri = Tridiagonal(K)
+    for lam in lams:
+        tri.check_regular(lam, "lams")
     QtY = tri.apply(Y, transpose=True)
     n, t = Y.shape
     Z = np.empty((n, len(lams) * t), order="F")
