@@ -67,6 +67,36 @@ def relative_gap(primal_value: float, dual_value: float) -> float:
     return 0.0 if diff == 0 else math.copysign(math.inf, diff)
 
 
+#: float64's unit roundoff times two (the spacing of doubles at 1): the rounding of one operation, relative.
+EPS = 2.0**-52
+
+
+def gap_rounding(problem, alpha, f, b=0.0) -> float:
+    """A bound on the rounding error of ``primal(problem, alpha, b, f) - dual(problem, alpha, f)`` in float64.
+
+    What float64 cannot resolve, a gap cannot certify: each term is known to about ``EPS`` times the
+    magnitudes summed to make it.  A score :math:`f_i = \\sum_k \\alpha_k y_k K_{ik}` (or
+    :math:`x_i^\\top w` with :math:`w = \\sum_k \\alpha_k y_k x_k`, however w was rounded) sums terms of
+    magnitude at most :math:`\\sqrt{K_{ii}}\\, S` with :math:`S = \\sum_k \\alpha_k \\sqrt{K_{kk}}`
+    (Cauchy-Schwarz, :math:`|K_{ik}| \\le \\sqrt{K_{ii} K_{kk}}`, O(n) from the diagonal); a sample whose
+    hinge may be positive within that error adds :math:`C_i` times it to P (at C = 1e300 one margin of
+    1 - 1e-16 costs 1e284); :math:`\\|w\\|^2 = \\alpha^\\top Q \\alpha` in D is known to
+    :math:`\\sum_i \\alpha_i` times the scores' error.  Compare the result with ``tol * |P|``.
+    """
+    xp = array_namespace(alpha)
+    y, C_i = problem.y, problem.C_i
+    root = xp.sqrt(xp.maximum(xp.asarray(problem.diag, dtype=xp.float64), 0.0))  # sqrt(K_ii)
+    S = float(xp.sum(alpha * root))
+    m = y * (f + b)  # margins
+    err_m = EPS * (root * S + xp.abs(f) + abs(float(b)) + 1.0)  # each margin's error, 1 - m_i included
+    hinge = xp.maximum(1.0 - m, 0.0)
+    kink = (1.0 - m) > -err_m  # its hinge may be positive: the margin's error counts in P
+    norm2 = abs(float(xp.sum(alpha * y * f)))
+    P_err = float(xp.sum(xp.where(kink, C_i * err_m, 0.0))) + EPS * (norm2 + float(xp.sum(C_i * hinge)))
+    D_err = float(xp.sum(alpha * (err_m - EPS))) + EPS * (float(xp.sum(alpha)) + norm2)
+    return P_err + D_err
+
+
 def margins(problem, f, b=0.0):
     """Functional margins :math:`y_i (f_i + b)`; shape (n,)."""
     return problem.y * (f + b)

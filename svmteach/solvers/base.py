@@ -120,6 +120,10 @@ class SolveResult(NamedTuple):
     interrupted : bool, True when a KeyboardInterrupt (Ctrl-C) stopped the run: the result is then its
         last completed state, measured (its gap certifies it as any other's), and ``converged`` only if
         that gap reached ``tol``.
+    rounding : float, a bound on the rounding error of ``primal - dual`` (``Solver.gap_rounding``),
+        computed when the gap reached ``tol``; NaN otherwise.
+    reason : str, why a run whose gap reached ``tol`` is not ``converged`` (float64 cannot resolve that
+        gap: ``rounding > tol * |primal|``), else "".
     """
 
     state: Any
@@ -132,6 +136,8 @@ class SolveResult(NamedTuple):
     history: dict | None
     states: list | None
     interrupted: bool = False
+    rounding: float = math.nan
+    reason: str = ""
 
 
 class Solver(ABC):
@@ -184,6 +190,23 @@ class Solver(ABC):
     def measure(self, problem, state):
         """The state with its objectives evaluated; here the state itself (its steps keep them current)."""
         return state
+
+    def gap_rounding(self, problem, state) -> float:
+        """A bound on the rounding error of the state's ``primal - dual`` in float64, 0 where none is known.
+
+        For a binary problem, :func:`~svmteach.objectives.gap_rounding` at the state's ``(alpha, b)``
+        (``coefficients``) with the scores recomputed from alpha (about one ``measure``); 0 for a multiclass
+        problem (not bounded yet).
+        """
+        if not hasattr(problem, "kernel"):  # a MulticlassProblem
+            return 0.0
+        from .. import objectives as obj
+        from .smo import exact_gradient
+
+        alpha, b = self.coefficients(problem, state)
+        alpha = problem.xp.asarray(alpha, dtype=problem.xp.float64)
+        f = problem.y * (1.0 - exact_gradient(problem, alpha))
+        return obj.gap_rounding(problem, alpha, f, float(b))
 
     def violation(self, state) -> float:
         """A KKT violation computed for free by the last ``advance``; NaN here: this solver has none,
@@ -444,10 +467,11 @@ def solve(
         _record(history, state, elapsed)
     if interrupted and states is not None and states[-1] is not state:
         states.append(state)
+    converged, rounding, reason = certify(solver, problem, state, tol)
     return SolveResult(
         state=state,
         n_iter=int(state.n_iter),
-        converged=bool(solver.converged(state, tol)),
+        converged=converged,
         primal=float(state.primal),
         dual=float(state.dual),
         gap=float(state.gap),
@@ -455,6 +479,27 @@ def solve(
         history=history,
         states=states,
         interrupted=interrupted,
+        rounding=rounding,
+        reason=reason,
+    )
+
+
+def certify(solver, problem, state, tol):
+    """``(converged, rounding, reason)`` of a measured state: converged when its gap reached ``tol`` and
+    float64 resolves that gap, that is the gap's rounding bound (``solver.gap_rounding``) is at most
+    ``tol * |primal|``.  Else ``reason`` says why not (features of 1e7 and more, C of 1e12 and more: the
+    objectives are below the rounding of their terms, and a "gap" of 1e-16 certifies nothing)."""
+    if not solver.converged(state, tol):
+        return False, math.nan, ""
+    rounding = float(solver.gap_rounding(problem, state))
+    P = abs(float(state.primal))
+    if rounding <= tol * P:
+        return True, rounding, ""
+    return False, rounding, (
+        f"float64 cannot certify this gap: the rounding error of primal - dual may be {rounding:.3g}, "
+        f"{rounding / P if P else math.inf:.3g} of the primal {float(state.primal):.6g}, above tol={tol:g} "
+        "(features or C so large that the objectives are below the rounding of their terms: scale the "
+        "features, or use a smaller C)"
     )
 
 
