@@ -102,10 +102,10 @@ def check_binary(model, X, y_pm, C, bias):
     assert relative_gap(P, D) >= -SLACK
 
 
-def fit(model, X, y):
+def fit(model, X, y, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X, y)
+        return model.fit(X, y, **kwargs)
 
 
 MULTICLASS = [("ww", "exact"), ("ww", "shark"), ("ww", "parallel"), ("cs", "blondel"), ("cs", "parallel")]
@@ -138,3 +138,59 @@ def test_one_vs_rest_fits_are_true(problem):
         target = y == model.classes_[1] if k == 2 else y == model.classes_[c]
         check_binary(est, X, np.where(target, 1.0, -1.0), C, bias=True)
     assert np.all(np.isfinite(model.decision_function(X)))
+
+
+# ---- issue 26: float32 X for the parallel solver, per-sample C spanning 1e12, warm starts across labels -----
+
+
+def exact_binary_gap(X, y_pm, C_i, alpha, b):
+    """(P - D) / |P| of (alpha, b) in rationals (w = sum_i alpha_i y_i x_i exactly), where float64 cannot."""
+    from fractions import Fraction
+
+    Xf = [[Fraction(float(v)) for v in row] for row in X]
+    a = [Fraction(float(v)) for v in alpha]
+    y = [Fraction(float(v)) for v in y_pm]
+    d = len(Xf[0])
+    w = [sum(a[i] * y[i] * Xf[i][j] for i in range(len(a)) if a[i]) for j in range(d)]
+    norm2 = sum(v * v for v in w)
+    P = norm2 / 2 + sum(Fraction(float(c)) * max(Fraction(0), 1 - y[i] * (sum(Xf[i][j] * w[j] for j in range(d))
+                                                                            + Fraction(float(b))))
+                        for i, c in enumerate(C_i))
+    D = sum(a) - norm2 / 2
+    return float((P - D) / abs(P)) if P else 0.0
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems(max_k=2), solver=st.sampled_from(["smo", "dual_cd"]),
+       exponents=st.lists(st.floats(-6, 6), min_size=30, max_size=30))
+def test_binary_weights_spanning_1e12_converged_means_exact_gap(problem, solver, exponents):
+    X, y, C = problem
+    weights = 10.0 ** np.array(exponents[: len(y)])  # per-sample C_i = C w_i over twelve decades
+    model = fit(BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=20_000,
+                          random_state=0), X, y, sample_weight=weights)
+    if model.result_.converged:
+        y_pm = np.where(y == model.classes_[1], 1.0, -1.0)
+        b = model.intercept_[0] if solver == "smo" else 0.0
+        assert exact_binary_gap(X, y_pm, C * weights, model.alpha_, b) <= TOL
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems(), loss=st.sampled_from(["ww", "cs"]))
+def test_parallel_on_float32_converged_means_true_gap(problem, loss):
+    X, y, C = problem
+    X32 = X.astype(np.float32)
+    model = fit(MulticlassSVC(fit_intercept=False, C=C, loss=loss, solver="parallel", tol=TOL, max_iter=300,
+                              random_state=0), X32, y)
+    check_multiclass(model, X32.astype(np.float64), y, C, loss)  # the float32 values, recomputed in float64
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems(max_k=2), solver=st.sampled_from(["smo", "dual_cd"]), seed=st.integers(0, 2**16))
+def test_binary_warm_start_across_a_label_change(problem, solver, seed):
+    X, y, C = problem
+    model = BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=20_000, random_state=0,
+                      warm_start=True)
+    fit(model, X, y)
+    relabelled = np.random.default_rng(seed).permutation(y)  # other labels, same X: the warm state does not fit
+    fit(model, X, relabelled)
+    check_binary(model, X, np.where(relabelled == model.classes_[1], 1.0, -1.0), C, bias=solver == "smo")
