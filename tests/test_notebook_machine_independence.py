@@ -1,0 +1,105 @@
+"""The checked cells print what every machine prints, and CI proves it on a second machine.
+
+nbval compares a cell marked ``NBVAL_CHECK_OUTPUT`` with its committed output character for character.
+What another CPU (AVX-512, another BLAS kernel, another numba target) changes must not be printed there:
+a count of the steps or epochs a solver took (its last step depends on rounding: 24.5 epochs here, 16.8
+on an AVX-512 machine), the size of a rounding error (3e-15 against 4e-15), a timing.  These tests read
+the committed notebooks and ``.ci/run``; they run nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+#: a number of steps taken, "after 24.5 epochs", "68,229 pair steps"; a bound ("within 100 epochs") is fine
+COUNT = re.compile(r"(?:(\w+)[ \t]+)?(?<![\w.,])(\d[\d,]*(?:\.\d+)?)[ \t]+"
+                   r"(epochs?|(?:pair |coordinate )?steps|iterations|passes)\b")
+BOUNDS = {"within", "than", "under", "below", "most", "least", "max_iter"}
+#: a magnitude at the rounding level, 3e-15 or 2.2e-16 (a tolerance, 1e-12, has the mantissa 1)
+ROUNDING = re.compile(r"\b(\d(?:\.\d+)?)e-(\d\d)\b")
+#: a duration, "0.31 s", "12 ms", "3 seconds"
+TIMING = re.compile(r"\b\d+(?:\.\d+)?[ \t]*(?:s|ms|seconds?|minutes?)\b")
+
+
+def checked_outputs(path):
+    """(cell index, text) of every saved text output of the notebook's NBVAL_CHECK_OUTPUT cells."""
+    nb = nbformat.read(path, as_version=4)
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "NBVAL_CHECK_OUTPUT" not in cell.source:
+            continue
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                yield k, out["text"]
+            plain = out.get("data", {}).get("text/plain")
+            if plain:
+                yield k, plain
+
+
+def machine_dependent(text: str) -> list[str]:
+    """What in a checked output would differ on another CPU."""
+    found = []
+    for m in COUNT.finditer(text):
+        if (m.group(1) or "").lower() not in BOUNDS:
+            found.append(f"a count of steps taken: {m.group(0).strip()!r}")
+    for m in ROUNDING.finditer(text):
+        if int(m.group(2)) >= 13 and float(m.group(1)) != 1.0:
+            found.append(f"a rounding error's size: {m.group(0)!r}")
+    found += [f"a timing: {m.group(0)!r}" for m in TIMING.finditer(text)]
+    return found
+
+
+def test_the_rules_catch_what_failed_on_an_avx512_machine():
+    # the two committed outputs of issue 26 (01 and 02) and notebook 04's pair-step counts
+    assert machine_dependent("dual coordinate ascent   reached a relative gap of 1e-6: True, after 24.5 epochs")
+    assert machine_dependent("gap identity holds to a relative 3e-15")
+    assert machine_dependent("random              : reached a relative gap of 1e-6: True after 68,229 pair steps")
+    assert machine_dependent("fit on all of digits: 0.312 s")
+    assert machine_dependent("converged in 12 iterations")
+    # and leave alone what every machine prints
+    for fine in ["reached a relative gap of 1e-6: True, within 100 epochs: True",
+                 "for all 120 x 120 pairs, to 1e-12: True", "step  17: pair (28, 23)", "t = 2000  w = [0.489 0.93 ]",
+                 "smallest P - D = 2.6e-05 (never negative)", "dual 75.2086\npair steps: a < b", "gaussian, gamma = 2    smallest eigenvalue 1e-12"]:
+        assert machine_dependent(fine) == [], fine
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_checked_cells_print_what_every_machine_prints(path):
+    problems = [f"cell {k}: {what}" for k, text in checked_outputs(path) for what in machine_dependent(text)]
+    assert problems == [], (f"{path.name}: a checked cell prints what depends on the CPU; print a comparison "
+                            f"with a tolerance or a rounded value instead (or show it in an unchecked cell):\n"
+                            + "\n".join(problems))
+
+
+def ci_commands():
+    """.ci/run's lines, comments and blank lines left out."""
+    text = (ROOT / ".ci" / "run").read_text()
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def test_ci_runs_the_notebooks_as_another_machine_would():
+    """CI runs the README's test command, the notebooks under nbval among its tests, with numba compiling for a
+    generic CPU and OpenBLAS on other kernels than this machine's, so that the committed outputs (made with the
+    native ones) are compared with another machine's."""
+    lines = ci_commands()
+    readme_command = 'python -m pip install -e ".[test]" && python -m pytest'
+    assert readme_command in lines
+    before = lines[: lines.index(readme_command)]
+    exported = {}
+    for line in before:
+        if line.startswith("export "):
+            for word in shlex.split(line)[1:]:
+                name, _, value = word.partition("=")
+                exported[name] = value
+    assert exported.get("NUMBA_CPU_NAME") == "generic", exported
+    assert exported.get("OPENBLAS_CORETYPE"), exported
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"notebooks"' in re.search(r"testpaths = \[(.*?)\]", pyproject).group(1)
+    assert "--nbval-lax" in re.search(r'addopts = "(.*?)"', pyproject).group(1)
