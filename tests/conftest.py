@@ -1,5 +1,6 @@
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,22 @@ except ImportError:
 else:
     settings.register_profile("loaded-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("loaded-machine")
+
+# Two tiers.  The whole run, `python -m pytest` (what CI runs through .ci/run), runs everything.  The quick
+# tier, `python -m pytest -m "not slow"`, leaves out what re-runs the course or installs packages: the
+# notebooks under nbval, the solutions copy of the course under nbval, the real-browser tests, and the
+# tests marked slow in their files (a newcomer's set-up and Binder's requirements in fresh environments).
+SLOW = ("notebooks/", "tests/browser/", "tests/test_exercise_solutions.py")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects on the marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(item.path).resolve()
+        where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+        if path.suffix == ".ipynb" or where.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
 
 
 def random_binary(n=30, d=3, seed=0, shift=0.5):
