@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -103,3 +105,13 @@ def test_ci_runs_the_notebooks_as_another_machine_would():
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"notebooks"' in re.search(r"testpaths = \[(.*?)\]", pyproject).group(1)
     assert "--nbval-lax" in re.search(r'addopts = "(.*?)"', pyproject).group(1)
+
+
+def test_the_quick_tier_leaves_out_the_course_runs():
+    """``python -m pytest -m "not slow"`` (the README's quick tier) collects no notebook and no solutions copy of
+    the course, and keeps the unit tests."""
+    paths = ["notebooks/02_lagrangian_dual_kkt.ipynb", "tests/test_exercise_solutions.py", "tests/test_objectives.py"]
+    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          "-m", "not slow", *paths], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    collected = [line for line in run.stdout.splitlines() if "::" in line]
+    assert collected and all(line.startswith("tests/test_objectives.py::") for line in collected), run.stdout[-3000:]
