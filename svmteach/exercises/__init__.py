@@ -12,7 +12,8 @@
 - :func:`check`: runs the student's function on many seeded cases (from small random instances, from
   the library's own solver runs, and the edge cases of each step), compares it with the reference
   and, once every case passes, runs a solver with the student's step plugged in and compares the
-  optimum it reaches with the library's.  It never raises for a mistake in the student's function.
+  optimum it reaches with the library's.  It never raises for a mistake in the student's function
+  (an exception, ``SystemExit``, an answer that cannot be read, an infinite loop: each call has a time limit).
 - :func:`solution`: the reference implementation, for teachers.
 - ``python -m svmteach.exercises --solutions DIR``: the course with every stub filled in.
 """
@@ -20,7 +21,7 @@
 from __future__ import annotations
 
 from . import binary, kernels, multiclass
-from .core import NOT_ATTEMPTED, CheckResult, Exercise, run_check
+from .core import CASE_TIME_LIMIT, NOT_ATTEMPTED, RUN_TIME_LIMIT, CheckResult, Exercise, run_check
 
 EXERCISES = {e.name: e for e in (*binary.EXERCISES, *kernels.EXERCISES, *multiclass.EXERCISES)}
 
@@ -44,14 +45,16 @@ def exercise(name) -> Exercise:
     return EXERCISES[name]
 
 
-def check(name: str, fn) -> CheckResult:
+def check(name: str, fn, *, time_limit: float = CASE_TIME_LIMIT, run_time_limit: float = RUN_TIME_LIMIT) -> CheckResult:
     """Check the student's function ``fn`` for the exercise ``name``; see the module docstring.
 
     Returns a :class:`~svmteach.exercises.core.CheckResult`: ``passed``, ``status``, ``n_cases`` and,
-    when it fails, ``failure`` (the first failing case in plain words, with a hint). Only an unknown
-    ``name`` raises (a ValueError).
+    when it fails, ``failure`` (the first failing case in plain words, with a hint).  Each call of ``fn``
+    may take ``time_limit`` seconds and the solver run with it ``run_time_limit``: past that the check
+    fails and says so (an infinite loop?).  Only an unknown ``name`` or a limit that is not a positive
+    number raises (a ValueError).
     """
-    return run_check(exercise(name), fn)
+    return run_check(exercise(name), fn, time_limit, run_time_limit)
 
 
 def solution(name: str):

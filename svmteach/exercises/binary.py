@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from .core import Case, Exercise, Mistake, lockstep, relative
+from .core import Case, Exercise, Mistake, agree, lockstep, relative
 
 # ---- shared small problems ------------------------------------------------------------------------
 
@@ -539,7 +539,8 @@ def smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H):
     """SMO's step on the pair: (new alpha_i, new alpha_j).
 
     eta > 0: alpha_j + y_j (E_i - E_j) / eta clipped to [L, H].  eta <= 0: psi(t) = t y_j (E_i - E_j) - eta t^2 / 2
-    has no interior maximum: the end (L or H) where psi is larger when it is positive there, else no move.
+    has no interior maximum: the end (L or H) where psi is larger when it is positive there (H on a tie; the
+    checker accepts either end), else no move.
     alpha_i moves to keep y_i alpha_i + y_j alpha_j constant.
     """
     slope = y_j * (E_i - E_j)  # the derivative of the dual along the line, at t = 0
@@ -559,6 +560,24 @@ def smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H):
     return new_i, new_j
 
 
+def _smo_pair_tie(inputs, value, expected):
+    """Another right pair step: with eta <= 0 an end (L or H) or no move whose dual value psi is the
+    reference's (a tie, as when psi is the same at both ends), with alpha_i on the constraint's line."""
+    ai, aj, yi, yj, Ei, Ej, eta, L, H = inputs.values()
+    if eta > 0:  # psi is strictly concave: one maximiser, the reference's
+        return False
+    new_i, new_j = value
+    if not any(agree("float", new_j, end) for end in (L, H, aj)):
+        return False
+    if not agree("float", new_i, ai + yi * yj * (aj - new_j)):
+        return False
+
+    def psi(t):
+        return t * yj * (Ei - Ej) - 0.5 * eta * t * t
+
+    return agree("float", psi(new_j - aj), psi(expected[1] - aj))
+
+
 def _smo_pair_cases():
     cases = [
         Case("y_i != y_j, the vertex inside", dict(alpha_i=0.2, alpha_j=0.3, y_i=1.0, y_j=-1.0, E_i=-0.1, E_j=0.2,
@@ -575,9 +594,13 @@ def _smo_pair_cases():
              dict(alpha_i=0.3, alpha_j=0.3, y_i=1.0, y_j=-1.0, E_i=-0.5, E_j=0.5, eta=0.0, L=0.0, H=1.0),
              hint="eta <= 0: the dual along the line has no interior maximum (never divide by eta); "
                   "compare psi(t) = t y_j (E_i - E_j) - eta t^2 / 2 at the two ends t = L - alpha_j and t = H - alpha_j"),
-        Case("eta < 0, the dual falls both ways: no move",
+        Case("eta < 0, the dual rises as much at both ends: either end",
              dict(alpha_i=0.3, alpha_j=0.3, y_i=1.0, y_j=1.0, E_i=0.0, E_j=0.0, eta=-0.5, L=0.0, H=0.6),
-             hint="eta <= 0: take an end only where psi > 0; otherwise alpha_j stays"),
+             hint="eta <= 0: psi(t) = t y_j (E_i - E_j) - eta t^2 / 2 has no interior maximum; here psi is the "
+                  "same at both ends and positive: take either end (alpha_j = L or H), not alpha_j itself"),
+        Case("eta = 0 and E_i = E_j: the dual is flat, no end is better",
+             dict(alpha_i=0.2, alpha_j=0.5, y_i=1.0, y_j=-1.0, E_i=0.4, E_j=0.4, eta=0.0, L=0.3, H=1.0),
+             hint="eta <= 0: take an end only where psi > 0; where psi = 0 at both ends, staying is as good"),
         Case("y_i = y_j = -1", dict(alpha_i=0.6, alpha_j=0.1, y_i=-1.0, y_j=-1.0, E_i=0.2, E_j=0.5, eta=1.5,
                                     L=0.0, H=0.7)),
     ]
@@ -655,9 +678,10 @@ SMO_PAIR_UPDATE = Exercise(
     signature="smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H) -> (new_alpha_i, new_alpha_j)",
     statement=("With eta > 0: the new alpha_j is alpha_j + y_j (E_i - E_j) / eta, clipped to [L, H]. With eta <= 0 "
                "the dual along the line, psi(t) = t y_j (E_i - E_j) - eta t^2 / 2 for alpha_j + t, has no interior "
-               "maximum: take the end L or H where psi is larger if it is positive there, else leave alpha_j. Then "
+               "maximum: take the end L or H where psi is larger if it is positive there (either end on a tie), "
+               "else leave alpha_j. Then "
                "alpha_i moves by y_i y_j (alpha_j - new alpha_j), so that y_i alpha_i + y_j alpha_j is unchanged."),
-    reference=smo_pair_update, cases=_smo_pair_cases, output="pair",
+    reference=smo_pair_update, cases=_smo_pair_cases, output="pair", accept=_smo_pair_tie,
     mistakes=(
         Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_with(ai, aj, yi, yj, eta, L, H, (Ej - Ei) / eta),
                 "this is the CISC 371 notes' eq. 30.13, alpha_j + s_ij (E_j - E_i): an erratum. The derived step is "

@@ -4,18 +4,31 @@ reference, and say in plain words where it first goes wrong.
 An :class:`Exercise` declares its reference solution (plain NumPy), a generator of seeded cases,
 the kind of value it returns, the usual mistakes (each a wrong function and the hint that goes
 with it) and, optionally, a ``drive`` function that runs a solver with the student's step
-plugged in.  :func:`run_check` never raises for a student's mistake: an exception, a value of the
-wrong type or shape, NaN, a modified input or a function that goes wrong after some correct
-calls all become a failed :class:`CheckResult` naming the first failing case.
+plugged in.  :func:`run_check` never raises for a student's mistake: an exception (``SystemExit``
+too: only ``KeyboardInterrupt`` goes through), a value of the wrong type or shape or one that cannot
+be read (its ``__array__`` raises), NaN, a modified input, a function that goes wrong after some
+correct calls or that does not return within :data:`CASE_TIME_LIMIT` all become a failed
+:class:`CheckResult` naming the first failing case.
+
+The student's function runs in a daemon thread that the checker waits for at most the time limit
+(a thread, not a signal: it works in Jupyter on Linux, macOS and Windows).  Past it the thread is
+asked to stop (an exception raised into it at its next Python instruction); a function stuck inside
+a C call cannot be stopped that way and is left running in the background, and the result says so.
+Every function of this module runs on a private copy of the module's namespace taken at import, so
+a student's function that rebinds or rewrites ``agree`` (or any name here) cannot change a verdict.
 """
 
 from __future__ import annotations
 
 import copy
+import ctypes
+import functools
 import html
 import math
 import numbers
+import threading
 import traceback
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -28,6 +41,11 @@ RTOL = 1e-7
 ATOL = 1e-9
 
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted yet"
+
+#: Seconds one call of the student's function may take on one case, and the solver run with it:
+#: past them the check fails and says so (an infinite loop, most likely).
+CASE_TIME_LIMIT = 10.0
+RUN_TIME_LIMIT = 120.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +82,8 @@ class Exercise:
     hint : the hint when no mistake matches.
     drive : ``drive(fn) -> (ok, message)`` or None: a solver run with ``fn`` plugged in.
     choices : for ``output="str"``, the accepted answers.
+    accept : ``accept(inputs, value, expected) -> bool`` or None: True when ``value`` (read as
+        ``output`` says) is another right answer than the reference's (a tie between two ends).
     """
 
     name: str
@@ -78,6 +98,7 @@ class Exercise:
     hint: str = ""
     drive: Callable | None = None
     choices: tuple = ()
+    accept: Callable | None = None
 
     def __repr__(self):
         return f"Exercise({self.name!r}, notebook {self.notebook}: {self.title})"
@@ -211,9 +232,10 @@ def coerce(kind: str, got, expected, choices=()):
     if kind == "str":
         if not isinstance(got, str):
             return None, f"returned {show(got)} ({type(got).__name__}), expected one of {', '.join(map(repr, choices))}"
-        if got.strip().lower() not in choices:
-            return None, f"returned {got!r}, which is not one of {', '.join(map(repr, choices))}"
-        return got.strip().lower(), ""
+        text = str.lower(str.strip(got))  # str's own methods: a plain str, whatever subclass came back
+        if text not in choices:
+            return None, f"returned {text!r}, which is not one of {', '.join(map(repr, choices))}"
+        return text, ""
     if kind == "pair":
         if isinstance(got, np.ndarray) and got.shape == (2,):
             got = tuple(got.tolist())
@@ -283,94 +305,193 @@ def _changed(before, after) -> str:
     return ""
 
 
-class _Attempt:
-    """Calls the student's function on one case with fresh copies of its inputs."""
+class _Stop(BaseException):
+    """Raised into a student's function that ran past its time limit, to end it (a BaseException: the
+    student's ``except Exception`` does not swallow it)."""
 
-    def __init__(self, fn):
-        self.fn = fn
 
-    def __call__(self, case: Case):
-        """``(returned, problem)``: problem is '' or a plain-words description of what went wrong."""
-        given = copy.deepcopy(case.inputs)
+def _stop(worker):
+    """Ask ``worker`` to stop: raise :class:`_Stop` in it at its next Python instruction (CPython)."""
+    set_async_exc = getattr(getattr(ctypes, "pythonapi", None), "PyThreadState_SetAsyncExc", None)
+    if set_async_exc is not None and worker.ident is not None:
+        set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(_Stop))
+
+
+def _within(limit, call):
+    """Run ``call()`` in a daemon thread and wait at most ``limit`` seconds.
+
+    Returns ``("returned", value)``, ``("raised", exception)`` (any but KeyboardInterrupt, which is
+    raised here) or ``("timed out", still_running)``: past the limit the thread is stopped
+    (:func:`_stop`), which a function inside a long C call ignores: it then runs on, a daemon.
+    """
+    box = {}
+
+    def target():
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                got = self.fn(*given.values())
-        except NotImplementedError:
-            return NotImplemented, ""
-        except Exception as e:  # a student's error is a result, never a crash of the checker
-            frame = traceback.extract_tb(e.__traceback__)[-1]
-            return None, (f"raised {type(e).__name__}: {e} (at line {frame.lineno}: "
-                          f"{(frame.line or '').strip()!r})")
+            with np.errstate(all="ignore"):
+                box["returned"] = call()
+        except _Stop:
+            pass
+        except BaseException as e:  # noqa: BLE001 - SystemExit too: a student's error is a result
+            box["raised"] = e
+
+    worker = threading.Thread(target=target, name="svmteach-exercise-check", daemon=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        worker.start()
+        try:
+            worker.join(limit)
+        except KeyboardInterrupt:  # the user stops the check: stop the function too
+            _stop(worker)
+            raise
+        if worker.is_alive():
+            _stop(worker)
+            worker.join(1.0)
+            return "timed out", worker.is_alive()
+    if isinstance(box.get("raised"), KeyboardInterrupt):
+        raise box["raised"]
+    return ("raised", box["raised"]) if "raised" in box else ("returned", box.get("returned"))
+
+
+def _raised(e) -> str:
+    """What an exception from the student's code says, with the line it came from."""
+    try:
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        return f"raised {type(e).__name__}: {e} (at line {frame.lineno}: {(frame.line or '').strip()!r})"
+    except Exception:  # noqa: BLE001 - an exception whose message itself raises
+        return f"raised {type(e).__name__}"
+
+
+def _timed_out(limit, still_running, what) -> str:
+    after = (" It is still running in the background (inside a call that cannot be interrupted): restart "
+             "the kernel to stop it." if still_running else " It was stopped.")
+    return f"{what} did not return within {limit:g} s: an infinite loop?{after}"
+
+
+def _read(fn, case: Case, given: dict, ex: Exercise, expected):
+    """In the worker thread: call ``fn`` on ``given`` (fresh copies of the case's inputs) and read its
+    answer.  Returns ``(value, shown, problem)``: the answer in the form of ``expected`` (or None), the
+    answer as text, and '' or what went wrong in plain words; ``value`` is NotImplemented for a stub.
+    Everything that runs the student's code (the call, and reading the answer: ``__array__``,
+    ``__float__``, ``__repr__``) runs here, under the time limit."""
+    try:
+        got = fn(*given.values())
+    except NotImplementedError:
+        return NotImplemented, "NotImplemented", ""
+    except (KeyboardInterrupt, _Stop):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a student's error is a result, never a crash of the checker
+        return None, "", _raised(e)
+    if got is NotImplemented:
+        return NotImplemented, "NotImplemented", ""
+    try:
+        shown = show(got) if got is not None else ""
         for key, before in case.inputs.items():
             change = _changed(before, given[key])
             if change:
-                return got, (f"modified its input {key!r} ({change}); the step must leave its inputs "
-                             "untouched and return new values (copy an array before changing it)")
-        return got, ""
+                return None, shown, (f"modified its input {key!r} ({change}); the step must leave its inputs "
+                                     "untouched and return new values (copy an array before changing it)")
+        value, problem = coerce(ex.output, got, expected, ex.choices)
+    except (KeyboardInterrupt, _Stop):
+        raise
+    except BaseException as e:  # noqa: BLE001 - an answer whose __array__, __float__ or __repr__ raises
+        return None, "", f"returned a {type(got).__name__} that cannot be read as the answer: {_raised(e)}"
+    return value, shown, problem
 
 
-def run_check(ex: Exercise, fn) -> CheckResult:
-    """Run ``fn`` on every case of ``ex``; the first failure stops the check (see the module docstring)."""
+def _attempt(fn, case: Case, ex: Exercise, expected, limit: float):
+    """``(value, shown, problem)`` of :func:`_read`, within ``limit`` seconds."""
+    given = copy.deepcopy(case.inputs)
+    outcome, out = _within(limit, lambda: _read(fn, case, given, ex, expected))
+    if outcome == "returned":
+        return out
+    if outcome == "raised":  # reading the answer went wrong in a way _read could not even describe
+        return None, "", f"returned something that cannot be read as the answer ({type(out).__name__})"
+    return None, "", _timed_out(limit, out, "it")
+
+
+def _right(ex: Exercise, case: Case, value, expected) -> bool:
+    """Whether ``value`` is the reference's answer, or another right one (``ex.accept``)."""
+    if agree(ex.output, value, expected):
+        return True
+    return ex.accept is not None and bool(ex.accept(copy.deepcopy(case.inputs), value, expected))
+
+
+def _check_limit(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
+              run_time_limit: float = RUN_TIME_LIMIT) -> CheckResult:
+    """Run ``fn`` on every case of ``ex``; the first failure stops the check (see the module docstring).
+
+    ``time_limit``: seconds each call may take; ``run_time_limit``: seconds for the solver run.
+    """
+    time_limit = _check_limit(time_limit, "time_limit")
+    run_time_limit = _check_limit(run_time_limit, "run_time_limit")
     if not callable(fn):
         return CheckResult(ex.name, FAILED, 0, 0, Failure(0, "", "", "", show(fn), f"{show(fn)} is not a function",
                                                           f"pass the function itself: check({ex.name!r}, my_function)"))
     cases = ex.cases()
-    attempt = _Attempt(fn)
     for number, case in enumerate(cases, start=1):
         expected = ex.reference(*copy.deepcopy(case.inputs).values())
-        got, problem = attempt(case)
-        if got is NotImplemented and not problem:
+        value, shown, problem = _attempt(fn, case, ex, expected, time_limit)
+        if value is NotImplemented:
             if number == 1:
                 return CheckResult(ex.name, NOT_ATTEMPTED, len(cases), 0)
-            problem = "returned NotImplemented (or raised NotImplementedError) on this case only"
-        value = None
-        if not problem:
-            value, problem = coerce(ex.output, got, expected, ex.choices)
-        if not problem and not agree(ex.output, value, expected):
+            value, problem = None, "returned NotImplemented (or raised NotImplementedError) on this case only"
+        if not problem and not _right(ex, case, value, expected):
             problem = "wrong value" + (first_difference(value, expected) if ex.output == "array" else "")
         if problem:
             if "modified its input" in problem:
                 hint = ""  # the problem says what to do
             else:  # a listed mistake that gives the same answer explains it best
                 explained = value is not None or "NaN" in problem
-                hint = (_hint(ex, case, got, expected) if explained else "") or case.hint or ex.hint
-            failure = Failure(number, case.label, show_inputs(case.inputs), show(expected),
-                              show(got) if got is not None else "", problem, hint)
+                hint = (_hint(ex, case, value, problem, expected) if explained else "") or case.hint or ex.hint
+            failure = Failure(number, case.label, show_inputs(case.inputs), show(expected), shown, problem, hint)
             return CheckResult(ex.name, FAILED, len(cases), number - 1, failure)
     # the first case once more, last: a function that keeps state between calls shows it here
     first = ex.reference(*copy.deepcopy(cases[0].inputs).values())
-    again, problem = attempt(cases[0])
-    value = None
-    if not problem:
-        value, problem = coerce(ex.output, again, first, ex.choices)
-    if problem or not agree(ex.output, value, first):
+    again, shown, problem = _attempt(fn, cases[0], ex, first, time_limit)
+    if again is NotImplemented:
+        problem = "returned NotImplemented (or raised NotImplementedError) on this call only"
+    if problem or not _right(ex, cases[0], again, first):
         failure = Failure(1, cases[0].label + ", called again after every other case", show_inputs(cases[0].inputs),
-                          show(first), show(again) if again is not None else "",
-                          problem or "a different answer from the first call with the same inputs",
+                          show(first), shown, problem or "a different answer from the first call with the same inputs",
                           "a step must depend only on its arguments: does your function keep something between "
                           "calls (a counter, a global, a default list that grows)?")
         return CheckResult(ex.name, FAILED, len(cases), len(cases), failure)
     run = ""
     if ex.drive is not None:
-        try:
-            ok, run = ex.drive(fn)
-        except Exception as e:  # noqa: BLE001 - a student's function may fail only inside the run
-            ok, run = False, f"the solver run with your function stopped: {type(e).__name__}: {e}"
+        outcome, out = _within(run_time_limit, lambda: _drive(ex, fn))
+        if outcome == "returned":
+            ok, run = out
+        elif outcome == "raised":  # a student's function may fail only inside the run
+            ok, run = False, f"the solver run with your function stopped: {_raised(out)}"
+        else:
+            ok, run = False, _timed_out(run_time_limit, out, "the solver run with your function")
         if not ok:
             return CheckResult(ex.name, FAILED, len(cases), len(cases), None, run)
     return CheckResult(ex.name, PASSED, len(cases), len(cases), None, run)
 
 
-def _hint(ex: Exercise, case: Case, got, expected) -> str:
-    """The hint of the first listed mistake that gives what ``fn`` gave on this case."""
+def _drive(ex: Exercise, fn):
+    """In the worker thread: the solver run with ``fn`` plugged in, ``(ok, message)`` as a bool and a str."""
+    ok, message = ex.drive(fn)
+    return bool(ok), str(message)
+
+
+def _hint(ex: Exercise, case: Case, value, problem: str, expected) -> str:
+    """The hint of the first listed mistake that gives what the student's function gave on this case
+    (``value``, read by :func:`coerce`, or, where there is none, NaN said in ``problem``)."""
     for mistake in ex.mistakes:
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
                 wrong = mistake.fn(*copy.deepcopy(case.inputs).values())
-            value, problem = coerce(ex.output, got, expected, ex.choices)
-            if problem:
+            if value is None:
                 # NaN from the student and NaN from the mistake count as the same answer
                 if "NaN" in problem and np.isnan(np.asarray(wrong, dtype=float)).any():
                     return mistake.hint
@@ -416,3 +537,26 @@ def relative(a: float, b: float) -> float:
     return abs(a - b) / max(abs(b), 1e-300)
 
 
+# ---- the checker's own copy of this module ---------------------------------------------------------
+
+
+def _seal(namespace: dict):
+    """Give every function of this module a private copy of ``namespace`` (taken now, at import) to look
+    its names up in, and make the module's names copies too: a student's function that rebinds
+    ``core.agree`` or rewrites ``core.agree.__code__`` changes neither what the checker calls nor how."""
+    own = [name for name, v in namespace.items()
+           if isinstance(v, types.FunctionType) and v.__module__ == namespace["__name__"]]
+    private = dict(namespace)
+
+    def clone(fn, globals_):
+        new = types.FunctionType(fn.__code__, globals_, fn.__name__, fn.__defaults__, fn.__closure__)
+        new.__kwdefaults__ = copy.copy(fn.__kwdefaults__)
+        return functools.update_wrapper(new, fn, updated=())
+
+    for name in own:
+        private[name] = clone(namespace[name], private)
+    for name in own:
+        namespace[name] = clone(namespace[name], private)
+
+
+_seal(globals())
