@@ -6,7 +6,9 @@ feasible again: the box scales and every per-sample equality (the Crammer-Singer
 sums) is homogeneous.  The binary dual with a bias (SMO) couples the samples by
 :math:`y^\\top\\alpha = 0`, which holds under one factor for all: there every alpha is scaled by the
 smallest ratio (the ratio itself when only C changed).  The solver's own ``warm_start`` then makes
-the state feasible (a no-op here, up to rounding) and measures it.
+the state feasible (a no-op here, up to rounding) and measures it.  A fit on other labels (the same X, say,
+with some labels changed) starts cold: the previous solution belongs to another problem, and with a bias
+it breaks :math:`y^\top\alpha = 0` for the new y.
 
 Why scale rather than keep alpha where the box grew (which is feasible too): at large C the support
 vectors' alphas grow about in proportion to C, so the scaled point starts near the new optimum.
@@ -24,7 +26,7 @@ from ..backend import to_numpy
 
 def warm_state(est, solver, problem):
     """The previous fit's final state, scaled to ``problem``'s bounds, or None (a cold start) when
-    ``est`` has no previous fit, was fitted by another solver, or on data of another shape or classes."""
+    ``est`` has no previous fit, was fitted by another solver, or on data of another shape, classes or labels."""
     previous = getattr(est, "result_", None)
     state = getattr(previous, "state", None)
     if state is None or not isinstance(state, getattr(type(solver), "State", ())):
@@ -33,7 +35,8 @@ def warm_state(est, solver, problem):
     alpha = to_numpy(state.alpha)
     if (old_C is None or len(old_C) != problem.n_samples or alpha.shape[0] != problem.n_samples
             or not np.array_equal(est.classes_, problem.classes)
-            or getattr(est, "_fit_n_columns", None) != problem.n_features):
+            or getattr(est, "_fit_n_columns", None) != problem.n_features
+            or not np.array_equal(getattr(est, "_fit_y", None), to_numpy(problem.y))):
         return None
     new_C = to_numpy(problem.C_i)
     # alpha_i C_i^new / C_i^old, sample by sample (0 where the old bound was 0: alpha_i was 0 there)
@@ -47,13 +50,14 @@ def warm_state(est, solver, problem):
 
 
 def remember(est, problem, result, warm_start: bool):
-    """Keep what the next warm start needs (the final state and each sample's bound) when ``warm_start``;
-    otherwise keep only the result's numbers (a lean model: no state, no copy of the data)."""
+    """Keep what the next warm start needs (the final state, each sample's bound and label) when
+    ``warm_start``; otherwise keep only the result's numbers (a lean model: no state, no copy of the data)."""
     if warm_start:
         est.result_ = result
         est._fit_C_i = to_numpy(problem.C_i).copy()
+        est._fit_y = to_numpy(problem.y).copy()
         est._fit_n_columns = problem.n_features
     else:
         est.result_ = result._replace(state=None, states=None)
-        for name in ("_fit_C_i", "_fit_n_columns"):
+        for name in ("_fit_C_i", "_fit_y", "_fit_n_columns"):
             est.__dict__.pop(name, None)
