@@ -81,7 +81,8 @@ def gap_rounding(problem, alpha, f, b=0.0) -> float:
     (Cauchy-Schwarz, :math:`|K_{ik}| \\le \\sqrt{K_{ii} K_{kk}}`, O(n) from the diagonal); a sample whose
     hinge may be positive within that error adds :math:`C_i` times it to P (at C = 1e300 one margin of
     1 - 1e-16 costs 1e284); :math:`\\|w\\|^2 = \\alpha^\\top Q \\alpha` in D is known to
-    :math:`\\sum_i \\alpha_i` times the scores' error.  Compare the result with ``tol * |P|``.
+    :math:`\\sum_i \\alpha_i` times the scores' error.  The samples' errors, independent roundings, add
+    as a root sum of squares.  Compare the result with ``tol * |P|``.
     """
     xp = array_namespace(alpha)
     y, C_i = problem.y, problem.C_i
@@ -92,8 +93,9 @@ def gap_rounding(problem, alpha, f, b=0.0) -> float:
     hinge = xp.maximum(1.0 - m, 0.0)
     kink = (1.0 - m) > -err_m  # its hinge may be positive: the margin's error counts in P
     norm2 = abs(float(xp.sum(alpha * y * f)))
-    P_err = float(xp.sum(xp.where(kink, C_i * err_m, 0.0))) + EPS * (norm2 + float(xp.sum(C_i * hinge)))
-    D_err = float(xp.sum(alpha * (err_m - EPS))) + EPS * (float(xp.sum(alpha)) + norm2)
+    # the samples' errors are independent roundings: they add up as a root sum of squares, not in the worst case
+    P_err = math.sqrt(float(xp.sum(xp.where(kink, C_i * err_m, 0.0) ** 2))) + EPS * (norm2 + float(xp.sum(C_i * hinge)))
+    D_err = math.sqrt(float(xp.sum((alpha * (err_m - EPS)) ** 2))) + EPS * (float(xp.sum(alpha)) + norm2)
     return P_err + D_err
 
 

@@ -221,6 +221,11 @@ class Solver(ABC):
         """How many steps :func:`solve` runs between two measures: one epoch."""
         return self.steps_per_epoch(problem)
 
+    def default_max_iter(self, problem) -> int:
+        """:func:`solve`'s budget when ``max_iter`` is None: ``DEFAULT_EPOCHS`` epochs, and at least
+        ``DEFAULT_STEPS`` steps (a full-batch subgradient's many small steps)."""
+        return max(DEFAULT_STEPS, DEFAULT_EPOCHS * self.steps_per_epoch(problem))
+
     def advance(self, problem, state, n_steps: int, tol: float | None = None):
         """Up to ``n_steps`` steps of ``step``; with ``tol``, stop at the first measured converged state.
 
@@ -377,7 +382,7 @@ def solve(
     ----------
     max_iter : int or None
         Most steps this call takes (SMO pairs, coordinates, sample visits or subgradient iterations); a
-        positive integer.  None: ``DEFAULT_EPOCHS`` epochs (``DEFAULT_EPOCHS * steps_per_epoch``), and at
+        positive integer.  None: ``solver.default_max_iter(problem)``, by default ``DEFAULT_EPOCHS`` epochs (``DEFAULT_EPOCHS * steps_per_epoch``), and at
         least ``DEFAULT_STEPS`` steps, so that the default budget grows with the data (100,000 steps were
         5 epochs at n = 20,000) and a full-batch solver still gets its many small steps.  A run continued from ``state`` counts its new steps, as :func:`iterate` does, while
         the result's ``n_iter`` counts every step since the run began.
@@ -410,7 +415,7 @@ def solve(
     interrupt while the first state or that last measure is computed propagates as usual.
     """
     if max_iter is None:
-        max_iter = max(DEFAULT_STEPS, DEFAULT_EPOCHS * solver.steps_per_epoch(problem))
+        max_iter = solver.default_max_iter(problem)
     max_iter = check_max_iter(max_iter)
     tol = check_tol(tol)
     state = solver.measure(problem, solver.init(problem)) if state is None else warm_start(solver, problem, state)
@@ -491,6 +496,8 @@ def certify(solver, problem, state, tol):
     objectives are below the rounding of their terms, and a "gap" of 1e-16 certifies nothing)."""
     if not solver.converged(state, tol):
         return False, math.nan, ""
+    if float(state.primal) == 0.0:  # P = D = 0 (alpha = 0 with every hinge 0): nothing summed, nothing rounded
+        return True, 0.0, ""
     rounding = float(solver.gap_rounding(problem, state))
     P = abs(float(state.primal))
     if rounding <= tol * P:
