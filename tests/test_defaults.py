@@ -50,3 +50,50 @@ def test_multiclass_warm_start_on_other_labels(loss, solver):
     assert warm.result_.primal == pytest.approx(cold.result_.primal, rel=1e-6)
 
 
+# ---- 3. verbose ends with the verdict on the returned model ------------------------------------------------
+
+def log_lines(capsys):
+    return [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("make, data", [
+    (lambda: BinarySVC(max_iter=5, tol=1e-6, verbose=1), lambda: random_binary(n=40, seed=3)),
+    (lambda: BinarySVC(kernel="rbf", max_iter=5, tol=1e-6, verbose=1), lambda: random_binary(n=40, seed=3)),
+    (lambda: MulticlassSVC(max_iter=1, tol=1e-9, verbose=1), lambda: random_multiclass(n=40, d=3, k=3, seed=2)),
+], ids=["binary-linear", "binary-rbf", "multiclass"])
+def test_verbose_prints_the_direct_finish_and_the_final_verdict(make, data, capsys):
+    est = make()
+    est.fit(*data())
+    lines = log_lines(capsys)
+    assert est.solver_ == "interior_point" and est.result_.converged
+    finish = [line for line in lines if line.startswith("interior-point finish")]
+    assert len(finish) == 1 and f"relative gap {est.result_.gap:.3g}" in finish[0]
+    assert any("stopped short of tol" in line for line in lines)
+    assert lines[-1].startswith("converged:") and f"relative gap {est.result_.gap:.3g}" in lines[-1]
+    assert lines.index(finish[0]) == len(lines) - 2  # the verdict comes after the finish
+
+
+def test_verbose_without_a_finish_is_unchanged(capsys):
+    X, y = random_binary(n=40, seed=3)
+    with pytest.warns(ConvergenceWarning):
+        BinarySVC(solver="smo", max_iter=5, verbose=1).fit(X, y)
+    lines = log_lines(capsys)
+    assert lines[-1].startswith("not converged:") and not any("interior-point" in line for line in lines)
+
+
+# ---- 4. the parallel solver on a CPU ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("device", ["cpu", "auto"])
+def test_parallel_on_a_cpu_warns_once(device):
+    if device == "auto" and cupy_available():
+        pytest.skip("'auto' picks the GPU here")
+    X, y = random_multiclass(n=30, d=3, k=3, seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        MulticlassSVC(solver="parallel", device=device, tol=1e-4).fit(X, y)
+    gpu = [w for w in caught if issubclass(w.category, UserWarning) and "meant for a GPU" in str(w.message)]
+    assert len(gpu) == 1 and "sequential default" in str(gpu[0].message)
+    assert gpu[0].filename == __file__  # it points at the caller's fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        MulticlassSVC(tol=1e-4).fit(X, y)  # the sequential default says nothing

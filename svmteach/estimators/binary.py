@@ -230,14 +230,15 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         with fit_progress(self, solver, problem, params["verbose"]) as progress, threads:
             result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history,
                            state=start, callback=progress)
-            if progress is not None:
-                progress.finish(result)
         taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
+        direct = None
         if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
             with_bias = solver.name in UNPENALISED_BIAS_SOLVERS
             direct = finish_directly(problem, result, tol, with_bias, self.record_history)
-            if direct is not None:
-                solver, result, taken = InteriorPoint(bias=with_bias), direct, direct.n_iter
+        if progress is not None:
+            progress.finish(result, direct)
+        if direct is not None:
+            solver, result, taken = InteriorPoint(bias=with_bias), direct, direct.n_iter
         if result.interrupted:
             warn_interrupted(self, result)
         elif not result.converged:

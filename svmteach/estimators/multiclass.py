@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from contextlib import nullcontext
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..backend import one_blas_thread, to_numpy
+from ..backend import is_numpy, one_blas_thread, to_numpy
 from ..losses import get_loss
 from ..problems import MulticlassProblem
 from ..solvers import InteriorPoint, make_multiclass_solver, solve
@@ -51,7 +52,8 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         None picks the loss's default: "exact" (WW, LLW) or "blondel" (CS), one sample at
         a time, finished by "interior_point" when it stops short on a small problem
         (:mod:`svmteach.estimators.direct`); "shark" solves WW only; "parallel" (any loss) updates
-        every sample at once (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU;
+        every sample at once (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU (on the CPU
+        it warns: the sequential default is faster there);
         "interior_point" (any loss) takes Newton steps (:class:`~svmteach.solvers.InteriorPoint`),
         for small problems on any scale of the features.
         :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices.
@@ -148,6 +150,9 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         tol = params["tol"]
         max_epochs = params["max_iter"]
         problem = self.problem_for(X, y, sample_weight, params)
+        if solver.name == "parallel" and is_numpy(problem.xp):
+            warnings.warn("solver='parallel' is meant for a GPU (device='gpu'): it updates every sample at once; on "
+                          "the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)
         bias = problem.bias
         n = solver.steps_per_epoch(problem)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
@@ -156,13 +161,14 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         with fit_progress(self, solver, problem, params["verbose"]) as progress, threads:
             result = solve(solver, problem, max_iter=max_epochs * n, tol=tol, record_history=self.record_history,
                            state=start, callback=progress)
-            if progress is not None:
-                progress.finish(result)
         taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
+        direct = None
         if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
             direct = finish_directly(problem, result, tol, False, self.record_history)
-            if direct is not None:
-                solver, result, n, taken = InteriorPoint(), direct, 1, direct.n_iter
+        if progress is not None:
+            progress.finish(result, direct)
+        if direct is not None:
+            solver, result, n, taken = InteriorPoint(), direct, 1, direct.n_iter
         if result.interrupted:
             warn_interrupted(self, result)
         elif not result.converged:

@@ -4,13 +4,15 @@ An estimator's ``fit`` wraps its :func:`~svmteach.solvers.solve` call::
 
     with fit_progress(self, solver, problem, verbose) as progress:
         result = solve(solver, problem, ..., callback=progress)
+        direct = ...  # the interior-point finish's result, or None (:mod:`.direct`)
         if progress is not None:
-            progress.finish(result)
+            progress.finish(result, direct)
 
 With ``verbose=0`` the callback is None and nothing is printed.  Otherwise a line is printed at every
 state whose objectives :func:`solve` measured (its cheap stop measures O(log) times in a run; with
 ``record_history`` every chunk is measured), and :meth:`Progress.finish` prints the measured last state
-and how the run ended.  Lines go to standard output, as scikit-learn's ``verbose`` does.
+and how the fit ended, after the interior-point finish when one ran.  Lines go to standard output, as
+scikit-learn's ``verbose`` does.
 """
 
 from __future__ import annotations
@@ -73,16 +75,27 @@ class Progress:
         self.previous = carried
         return None  # never asks solve to stop
 
-    def finish(self, result) -> None:
-        """The run's last state (measured by :func:`solve`), unless just printed, and how the run ended."""
+    def finish(self, result, direct=None) -> None:
+        """The run's last state (measured by :func:`solve`), unless just printed, and how the fit ended:
+        with ``direct``, the result of the interior-point finish (:mod:`.direct`) that replaced the run's,
+        a line for the run, one for the finish, then the verdict on the finished model."""
         state = result.state
         if self.printed != (int(state.n_iter), float(state.primal), float(state.dual)):
             self.line(state)
+        if direct is not None:
+            self.write(f"{self.solver.name} stopped short of tol: {result.n_iter} steps, relative gap "
+                       f"{_gap(result.gap)}; finished by the interior-point method")
+            self.write(f"interior-point finish: {direct.n_iter} Newton steps, primal {float(direct.primal):.9g}, "
+                       f"dual {float(direct.dual):.9g}, relative gap {_gap(direct.gap)}")
+            result = direct
         how = ("interrupted (Ctrl-C): the model is the last state above" if getattr(result, "interrupted", False)
                else "converged" if result.converged else "not converged")
-        gap = "nan" if math.isnan(result.gap) else f"{result.gap:.3g}"
-        self.write(f"{how}: {result.n_iter} steps, relative gap {gap}, "
-                   f"{time.perf_counter() - self.start:.3f} s")
+        self.write(f"{how}: {result.n_iter} {'Newton ' if direct is not None else ''}steps, relative gap "
+                   f"{_gap(result.gap)}, {time.perf_counter() - self.start:.3f} s")
+
+
+def _gap(gap: float) -> str:
+    return "nan" if math.isnan(gap) else f"{gap:.3g}"
 
 
 @contextmanager
