@@ -1,8 +1,8 @@
 """Multiclass by reduction to binary SVMs: one-vs-rest and one-vs-one, built from BinarySVC.
 
-Their parameters are BinarySVC's (``solver=None``: SMO on dense X, dual coordinate ascent on a
-sparse X with the linear kernel), and ``fit`` takes ``sample_weight``, handed to each binary fit
-(its subset's weights for one-vs-one).
+Their parameters are BinarySVC's (``solver=None``: dual coordinate ascent for the linear kernel, its
+intercept a penalised constant feature, and SMO for the other kernels), and ``fit`` takes ``sample_weight``,
+handed to each binary fit (its subset's weights for one-vs-one).
 
 The course compares these with the single-machine losses of Weston-Watkins and
 Crammer-Singer (the slides "Optimizing SVM Multiclass Dual Solvers", 'Binary reduction vs. single loss function'):

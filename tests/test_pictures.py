@@ -351,7 +351,7 @@ def test_draw_binary_notebook_1():
     from svmteach.viz import draw_binary
 
     X, y = data.overlapping_blobs(n=60, seed=1)
-    model = BinarySVC(C=1.0, tol=1e-8).fit(X, y)
+    model = BinarySVC(C=1.0, solver="smo", tol=1e-8).fit(X, y)  # SMO's bias: the problem keeps its 2-D X
     fig, ax = plt.subplots(figsize=(5, 5))
     draw_binary(ax, model.problem_for(X, y), model.alpha_, model.intercept_[0], legend=True)
     w, b = model.coef_[0], model.intercept_[0]

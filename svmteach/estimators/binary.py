@@ -55,9 +55,11 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     degree : int, default 3
     coef0 : float, default 1.0
     solver : {None, "smo", "dual_cd", "primal_subgradient", "interior_point"}, default None
-        None: ``"smo"`` for dense X with ``fit_intercept``, and ``"dual_cd"`` for sparse X (SciPy
-        sparse, linear kernel only), which SMO does not take (:data:`SPARSE_BINARY_SOLVERS`), or
-        without an intercept; either is finished by ``"interior_point"`` (Newton steps,
+        None: ``"dual_cd"`` for the linear kernel (dense or sparse X), whose steps cost O(d) with w
+        kept, at any n; there the intercept is a penalised constant feature ``intercept_scaling``
+        (LIBLINEAR's ``-B``, as ``LinearSVC``), so ask for ``solver="smo"`` to get the unpenalised
+        bias of LIBSVM / ``SVC``.  Other kernels: ``"smo"`` (its unpenalised bias), or ``"dual_cd"``
+        with ``fit_intercept=False``.  Either is finished by ``"interior_point"`` (Newton steps,
         :class:`~svmteach.solvers.InteriorPoint`) when it stops short on a small dense problem
         (:mod:`svmteach.estimators.direct`).
     selection : {"second_order", "max_violating_pair", "random"}, default "second_order"
@@ -150,15 +152,17 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         return tags
 
     def solver_name(self, params, sparse: bool) -> str:
-        """The solver's name: ``params["solver"]``, or for None ``"smo"`` on dense X with an intercept
-        and ``"dual_cd"`` otherwise (sparse X, or ``fit_intercept=False``: the no-bias problem).
+        """The solver's name: ``params["solver"]``, or for None ``"dual_cd"`` for the linear kernel (fast at
+        any n: SMO's kernel steps with a linear kernel crawl at n = 10,000), sparse X, or
+        ``fit_intercept=False`` (the no-bias problem), and ``"smo"`` otherwise.
 
         A TypeError naming ``solver`` when a named solver does not take sparse X; a ValueError naming
         ``fit_intercept`` for SMO without one (SMO's equality :math:`y^\\top\\alpha = 0` is its bias).
         """
         name = params["solver"]
         if name is None:
-            return "dual_cd" if sparse or not params["fit_intercept"] else "smo"
+            linear = (getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)) == "linear"
+            return "dual_cd" if linear or sparse or not params["fit_intercept"] else "smo"
         if sparse and name not in SPARSE_BINARY_SOLVERS:
             raise TypeError(f"solver={name!r} does not take sparse X; the solvers that do are "
                             f"{SPARSE_BINARY_SOLVERS} (solver=None picks 'dual_cd'), or pass X.toarray()")

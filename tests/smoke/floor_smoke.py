@@ -113,7 +113,7 @@ def without_bias(blobs):
 
 def test_binary_svc_reaches_libsvms_optimum(blobs, with_bias):
     X, y = blobs
-    m = svmteach.BinarySVC(C=C, tol=1e-8).fit(X, y)
+    m = svmteach.BinarySVC(C=C, solver="smo", tol=1e-8).fit(X, y)  # LIBSVM's unpenalised bias
     optimum, predicted = with_bias
     assert binary_primal(m.coef_[0], m.intercept_[0], X, y, C) == pytest.approx(optimum, rel=1e-5)
     assert (m.predict(X) == predicted).mean() >= 0.98
@@ -159,8 +159,8 @@ def test_sparse_input_gives_the_dense_fit(iris, loss):
 
 def test_one_vs_rest_and_one_vs_one_agree_with_scikit_learn(iris):
     X, y = iris
-    ovr = svmteach.OneVsRestSVC(C=C, tol=1e-8).fit(X, y)
-    ovo = svmteach.OneVsOneSVC(C=C, tol=1e-8).fit(X, y)
+    ovr = svmteach.OneVsRestSVC(C=C, solver="smo", tol=1e-8).fit(X, y)  # SVC's unpenalised bias
+    ovo = svmteach.OneVsOneSVC(C=C, solver="smo", tol=1e-8).fit(X, y)
     ref_ovr = OneVsRestClassifier(SVC(kernel="linear", C=C, tol=1e-10)).fit(X, y)
     ref_ovo = SVC(kernel="linear", C=C, tol=1e-10).fit(X, y)  # LIBSVM is one-vs-one
     assert (ovr.predict(X) == ref_ovr.predict(X)).mean() >= 0.98
