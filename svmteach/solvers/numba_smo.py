@@ -41,6 +41,8 @@ TAU = 1e-12
 #: step combined from a bound is that bound up to rounding, and is set on it.  (Relative to the
 #: step, not to C: with C = 1e12 the hard margin's alphas are ~1e-12 C and must not be lost.)
 ULPS = 4 * 2.220446049250313e-16
+#: The unit roundoff of float64 doubled (machine epsilon): the rounding of a number of size 1.
+EPS = 2.220446049250313e-16
 #: The loop evaluates its relative duality gap every ``CHECK_EVERY`` steps.
 CHECK_EVERY = 10
 
@@ -136,6 +138,19 @@ def _snap(a, C, scale):
         return C
     return a
 
+
+
+# m - M of the maximal violating pair, against the rounding of the y_t g_t it compares.
+@njit(cache=True)
+def resolved(m, M):
+    """Whether the violation ``m - M`` (m the largest :math:`y_t g_t` over :math:`I_{up}`, M the smallest over
+    :math:`I_{low}`) is larger than the rounding of those numbers: ``EPS`` times ``2 + |m| + |M|``
+    (:math:`y_t g_t = y_t - f_t` is computed from numbers as large as 1 and :math:`|f_t|`).
+
+    A smaller violation is rounding: a step on it moves alpha by noise, and a gradient recomputed
+    from alpha shows another such violation (per-sample bounds spanning 1e12 made SMO chase them
+    for ever), so both working-set rules treat it as none: the KKT conditions hold in float64."""
+    return m - M > EPS * (2.0 + abs(m) + abs(M))
 
 
 # b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
@@ -244,13 +259,15 @@ def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
             if low and y[t] * grad[t] < best:
                 best = y[t] * grad[t]
                 j = t
-        if j < 0 or not vi > best:
+        if j < 0 or not resolved(vi, best):
             return -1, -1
         return i, j
     Ki = get_row(rows, i)
+    lowest = np.inf  # M, the smallest y_t g_t over I_low
     for t in range(n):
         if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])):
             continue
+        lowest = min(lowest, y[t] * grad[t])
         bt = vi - y[t] * grad[t]
         if bt > 0:
             at = diag[i] + diag[t] - 2.0 * Ki[t]
@@ -260,7 +277,7 @@ def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
             if score < best:
                 best = score
                 j = t
-    if j < 0:
+    if j < 0 or not resolved(vi, lowest):
         return -1, -1
     return i, j
 
@@ -272,8 +289,10 @@ def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_
     """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, and the row cache ``rows``).
 
     ``C`` is the (n,) array of the samples' bounds.  Returns ``(steps, picture)``: the number of steps
-    taken and the :class:`PairPicture` of the last one (``i = j = -1`` when it found no violating
-    pair, and the run stopped there).
+    taken and the :class:`PairPicture` of the last one.  It stops early at a step that cannot be
+    followed by another move: no violating pair beyond rounding (:func:`resolved`; ``i = j = -1``),
+    or, for the deterministic rules, a pair that did not move (it would be picked again); and with
+    ``tol >= 0`` at a check whose relative gap (from the cached gradient) is at most ``tol``.
     """
     n = y.shape[0]
     b = 0.0
@@ -303,6 +322,8 @@ def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_
         # E_t = f_t + b - y_t = b - y_t g_t
         picture = PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai,
                               alpha_j_old=aj, alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
+        if di == 0.0 and dj == 0.0 and rule != 0:  # nothing moved: a deterministic rule would pick it again
+            return step + 1, picture
         if tol >= 0 and step % check_every == check_every - 1:
             if relative_gap(y, C, alpha, grad) <= tol:
                 return step + 1, picture

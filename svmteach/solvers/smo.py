@@ -56,12 +56,12 @@ import numpy as np
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..kernels import gram
-from ..problems import CACHE_SIZE, check_cache_size
+from ..problems import CACHE_SIZE, BinaryProblem, check_cache_size
 from ..rows import is_sparse
-from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .base import KKT_PER_TOL, Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
 from .numba_kernel_rows import get_row
 from .numba_kernel_rows import scores as row_scores
-from .numba_smo import CHECK_EVERY, NO_PAIR, TAU, PairPicture, pair_update, smo_loop
+from .numba_smo import CHECK_EVERY, NO_PAIR, TAU, PairPicture, pair_update, resolved, smo_loop
 
 RULES = ("random", "max_violating_pair", "second_order")
 
@@ -146,9 +146,12 @@ def kernel_row(problem, i, cache_size=CACHE_SIZE):
     return problem.kernel_row(i)
 
 
-#: A compiled run that stops early on its cached gradient, whose exact gap is above tol, goes on
-#: from the exact gradient at most this many times in one call (then returns, not converged).
+#: A compiled run that stops early on its cached gradient (its gap said tol, or it saw no violating pair)
+#: while the exact gradient says otherwise goes on from the exact gradient at most this many times in one call.
 RESTARTS = 3
+#: :func:`~svmteach.solvers.base.solve` runs SMO this many chunks an epoch (n pair steps), so that a run
+#: stops within a tenth of an epoch of the step at which its gap reached tol.
+CHUNKS_PER_EPOCH = 10
 
 
 def feasible_alpha(problem, alpha):
@@ -178,7 +181,12 @@ def feasible_alpha(problem, alpha):
 
 
 def check_dense(problem):
-    """Raise a TypeError naming X when it is sparse: SMO's kernel rows are computed from dense rows."""
+    """Raise a TypeError unless ``problem`` is a :class:`~svmteach.problems.BinaryProblem` (SMO solves the binary
+    dual with its bias) whose X is dense (SMO's kernel rows are computed from dense rows)."""
+    if not isinstance(problem, BinaryProblem):
+        raise TypeError(f"SMO needs a BinaryProblem (the binary SVM with a bias), got {type(problem).__name__}: "
+                        "for a MulticlassProblem use a multiclass solver (WWExact, CSBlondel, ...) or "
+                        "OneVsRestSVC / OneVsOneSVC")
     if is_sparse(problem.X):
         raise TypeError("X is sparse, which SMO does not take (its kernel rows are computed from dense rows): use "
                         "solver 'dual_cd' (DualCoordinateAscent, the linear SVM without bias, made for sparse data), "
@@ -193,6 +201,13 @@ def smo_measures(problem, alpha, grad):
     P = obj.primal(problem, alpha, b, f)
     D = obj.dual(problem, alpha, f)
     return b, rule, P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=True)
+
+
+def pair_violates(problem, alpha, grad) -> bool:
+    """Whether some pair violates the KKT conditions beyond rounding (:func:`~svmteach.solvers.numba_smo.resolved`
+    on the maximal violating pair of ``grad``): whether a working-set rule can still find a pair."""
+    m, M = obj.violating_pair_bounds(problem, alpha, problem.y * (1.0 - problem.xp.asarray(grad)))
+    return bool(resolved(m, M))
 
 
 def _start(problem, n_iter, alpha, grad, seed) -> SMOState:
@@ -227,6 +242,9 @@ class SMO(Solver):
     name = "smo"
     #: its dual has the bias's equality y'alpha = 0 (a warm start must keep it)
     has_bias_equality = True
+    #: a chunk that moves no alpha found no violating pair beyond rounding on the exact gradient (or, for
+    #: the deterministic rules, a pair that cannot move): the next chunk finds the same, so solve() stops there
+    still_is_fixed_point = True
     State = SMOState
 
     def __init__(self, selection: str = "second_order", random_state=None, cache_size: float = CACHE_SIZE):
@@ -279,7 +297,7 @@ class SMO(Solver):
         vl = xp.where(low, v, inf)
         if self.selection == "max_violating_pair":
             j = int(xp.argmin(vl))
-            if not (vi > float(vl[j])):
+            if not resolved(vi, float(vl[j])):  # no violation beyond rounding (numba_smo.resolved)
                 return -1, -1, None
             return i, j, None
         # second order: gain b^2 / a over t in I_low with v_t < v_i
@@ -289,7 +307,7 @@ class SMO(Solver):
         at = xp.where(at > 0, at, TAU)
         score = xp.where(low & (bt > 0), -(bt * bt) / at, inf)
         j = int(xp.argmin(score))
-        if not (float(score[j]) < inf) or vi == -inf:
+        if not (float(score[j]) < inf) or vi == -inf or not resolved(vi, float(xp.min(vl))):
             return -1, -1, None
         return i, j, Ki
 
@@ -332,15 +350,33 @@ class SMO(Solver):
         b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
         return state._replace(grad=grad, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
+    def steps_between_measures(self, problem) -> int:
+        """A tenth of an epoch (``CHUNKS_PER_EPOCH``), at least ``CHECK_EVERY`` steps: SMO often reaches a
+        loose tol within an epoch of n pair steps, and :func:`~svmteach.solvers.base.solve` can stop only
+        between chunks."""
+        return max(CHECK_EVERY, -(-problem.n_samples // CHUNKS_PER_EPOCH))
+
+    def violation(self, state: SMOState) -> float:
+        """``KKT_PER_TOL`` times the state's relative gap, which the last ``advance`` computed in O(n) from
+        its cached gradient: SMO's cheap measure is the gap itself, in the units of the cheap stop, so
+        that :func:`~svmteach.solvers.base.solve` certifies the gap (``measure``) when this one says tol."""
+        return KKT_PER_TOL * float(state.gap)
+
     def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
         """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``.
 
         The loop (:func:`~svmteach.solvers.numba_smo.smo_loop`) keeps a cached gradient that drifts
-        from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many updates), so before returning it is
-        recomputed from alpha (:meth:`measure`) and the measures from it: the
-        returned primal, dual and gap are those of the returned alpha and b.  When the loop stopped
-        early (its gap said tol, or it saw no violating pair) and the exact gap is above tol, the run
-        goes on from the exact gradient, at most ``RESTARTS`` times.
+        from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many updates).  With ``tol`` the loop stops
+        when its gap says tol, and the gradient is then recomputed from alpha (:func:`exact_gradient`)
+        and the measures from it: the returned primal, dual and gap are those of the returned alpha
+        and b.  Without ``tol`` every step is taken and the state keeps the cached gradient and the
+        measures from it (O(n)); :meth:`measure` gives the exact ones.
+
+        Either way, when the loop stops early (its gap said tol, or it found no pair that can move)
+        and the exact gradient says otherwise (gap above tol, a violating pair beyond rounding), the
+        run goes on from the exact gradient, at most ``RESTARTS`` times.  When the exact gradient shows
+        no violation beyond rounding the state is a fixed point in float64: it is returned as is, and
+        the next call moves nothing (``still_is_fixed_point``).
         """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
@@ -356,15 +392,21 @@ class SMO(Solver):
         grad = np.array(state.grad, dtype=np.float64)
         rows = problem.kernel_rows(self.cache_size)
         done = 0
-        for _ in range(RESTARTS + 1):
+        for restart in range(RESTARTS + 1):
             taken, picture = smo_loop(rows, problem.diag, problem.y, problem.C_i, alpha, grad, int(n_steps - done),
                                       rule, uniforms[done:], -1.0 if tol is None else float(tol), CHECK_EVERY)
             done += taken
+            stuck = picture.i < 0 or (rule != 0 and picture.alpha_i_new == picture.alpha_i_old
+                                      and picture.alpha_j_new == picture.alpha_j_old)
+            if tol is None and not stuck:  # every step taken: the cached measures, O(n)
+                return _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture)
             grad = exact_gradient(problem, alpha, self.cache_size)  # drop the loop's rounding
-            state = _measured(problem, state.n_iter + taken, alpha, grad, state.seed, picture)
-            if tol is None or self.converged(state, tol) or done >= n_steps:
-                break  # else: stopped early on the cached gradient, short of tol in truth: go on
-        return state
+            out = _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture)
+            if done >= n_steps or (tol is not None and self.converged(out, tol)):
+                break
+            if stuck and not pair_violates(problem, alpha, grad):
+                break  # no violation beyond rounding on the exact gradient: a fixed point in float64
+        return out
 
     def coefficients(self, problem, state):
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, a float."""
