@@ -31,14 +31,14 @@ from .. import objectives as obj
 from ..kernels import canonical_kernel_name
 from ..problems import BinaryProblem, check_X
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
-from ..solvers.base import check_choice
+from ..solvers.base import check_choice, check_tol
 from ..solvers.smo import RULES
 from ..viz import binary_legend_handles, class_colors, draw_class_regions, kkt_outlines
 from ..viz.parabola import ParabolaView
 from ..viz.regions import cell_grid, data_box
 from ..viz.smo_box import SMOBoxView
 from .editing import with_point
-from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
+from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, log_slider_range
 from .figure import style_axes
 
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
@@ -55,9 +55,11 @@ class BinaryExplorer(SolverExplorer):
     Parameters
     ----------
     X, y : the 2-D points (shape (n, 2): the explorer draws the plane) and their two labels.
-    C : float;  kernel : {"linear", "gaussian", "polynomial", "laplacian"} (or the aliases
-    "rbf", "poly");  gamma : float;  solver : {"smo", "dual_cd", "primal_subgradient"};
-    selection : SMO's working-set rule;  tol : the relative gap "to convergence" stops at;
+    C : positive float;  kernel : {"linear", "gaussian", "polynomial", "laplacian"} (or the aliases
+    "rbf", "poly");  gamma : positive float (a C or gamma outside its slider's range, 1e-3..1e3 and
+    1e-2..1e2, widens that slider's range rather than being clamped to it);
+    solver : {"smo", "dual_cd", "primal_subgradient"};
+    selection : SMO's working-set rule;  tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
     may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
     figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`; "classroom": for a projector).
@@ -83,15 +85,17 @@ class BinaryExplorer(SolverExplorer):
         kernel = canonical_kernel_name(kernel)  # "rbf" -> "gaussian", "poly" -> "polynomial"
         check_choice("solver", solver, EXPLORED)
         check_choice("selection", selection, RULES)
-        self.tol = float(tol)
+        self.tol = check_tol(tol, "tol", positive=True)
         self.random_state = random_state
         self.time_budget = check_time_budget(time_budget)
         self.size = size
+        C, C_low, C_high = log_slider_range("C", C, -3, 3)
+        gamma, gamma_low, gamma_high = log_slider_range("gamma", gamma, -2, 2)
         self.sliders = {
-            "C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
+            "C": w.FloatLogSlider(value=C, base=10, min=C_low, max=C_high, step=0.05, description="C",
                                   continuous_update=False),
-            "gamma": w.FloatLogSlider(value=gamma, base=10, min=-2, max=2, step=0.05, description="gamma",
-                                      continuous_update=False),
+            "gamma": w.FloatLogSlider(value=gamma, base=10, min=gamma_low, max=gamma_high, step=0.05,
+                                      description="gamma", continuous_update=False),
         }
         narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
         self.dropdowns = {
@@ -117,10 +121,14 @@ class BinaryExplorer(SolverExplorer):
             return DualCoordinateAscent(random_state=self.random_state)
         return PrimalSubgradient()
 
+    def _problem_on(self, X, y):
+        """The problem of the controls (C, kernel, gamma) on the data ``(X, y)``."""
+        return BinaryProblem(X, y, C=self.sliders["C"].value, kernel=self.dropdowns["kernel"].value,
+                             gamma=self.sliders["gamma"].value, degree=3, coef0=1.0)
+
     def _rebuild(self):
         """New problem (kernel, gamma, data) and a fresh solver state."""
-        self.problem = BinaryProblem(self.X, self.y, C=self.sliders["C"].value, kernel=self.dropdowns["kernel"].value,
-                                     gamma=self.sliders["gamma"].value, degree=3, coef0=1.0)
+        self.problem = self._problem_on(self.X, self.y)
         self.reset()
 
     def _on_C(self):

@@ -12,25 +12,34 @@ import numpy as np
 ADD, REMOVE = "add", "remove"
 
 
+def _finite_point(x1, x2, what):
+    """``(x1, x2)`` as a float array, or a TypeError / ValueError naming ``x1, x2`` (``what`` was not done)."""
+    try:
+        point = np.array([x1, x2], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"x1, x2 must be finite numbers, got ({x1!r}, {x2!r})") from None
+    if point.shape != (2,) or not np.all(np.isfinite(point)):
+        raise ValueError(f"x1, x2 must be finite numbers, got ({x1!r}, {x2!r}): {what}")
+    return point
+
+
 def with_point(X, y, x1, x2, label):
     """``(X, y)`` with the point ``(x1, x2)`` of class ``label`` appended.
 
     Raises a ValueError naming ``x1, x2`` (and leaves the data as it was) unless both are finite numbers.
     """
-    try:
-        point = np.array([x1, x2], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"x1, x2 must be finite numbers, got ({x1!r}, {x2!r})") from None
-    if not np.all(np.isfinite(point)):
-        raise ValueError(f"x1, x2 must be finite numbers, got ({x1!r}, {x2!r}): the point was not added")
+    point = _finite_point(x1, x2, "the point was not added")
     return np.vstack([X, point]), np.append(y, label)
 
 
 def without_nearest(X, y, x1, x2):
     """``(X, y, removed)``: the data without the point nearest to ``(x1, x2)``.
 
-    ``removed`` is its index, or None (and the data unchanged) when it is the last of its class.
+    ``removed`` is its index, or None (and the data unchanged) when it is the last of its class.  Raises
+    a ValueError naming ``x1, x2`` unless both are finite numbers (NaN is nearest to nothing: argmin
+    would pick point 0).
     """
+    x1, x2 = _finite_point(x1, x2, "no point was removed")
     i = int(np.argmin((X[:, 0] - x1) ** 2 + (X[:, 1] - x2) ** 2))
     if np.sum(y == y[i]) <= 1:
         return X, y, None

@@ -1,8 +1,8 @@
 """What the two solver explorers share: the step buttons, Play, the run loops, click editing, the figure.
 
 A subclass (:class:`~svmteach.widgets.BinaryExplorer`, :class:`~svmteach.widgets.MulticlassExplorer`)
-defines its sliders and dropdowns, ``_make_solver``, ``_rebuild`` (a new problem, then
-``reset``), ``add_point`` and ``redraw``; it sets ``size`` (:func:`~svmteach.widgets.figure.check_size`)
+defines its sliders and dropdowns, ``_make_solver``, ``_problem_on(X, y)`` (the problem of its
+controls on that data), ``_rebuild`` (a new problem, then ``reset``), ``add_point`` and ``redraw``; it sets ``size`` (:func:`~svmteach.widgets.figure.check_size`)
 and calls :meth:`_start` once its controls exist.
 
 The figure is a 2 x 2 grid: the data (``ax_data``), the solver's own step (``ax_step``: the
@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from ..backend import one_blas_thread
+from ..problems import check_positive
 from .editing import ADD, REMOVE, click_action, without_nearest
 from .figure import (
     FIGURE_DPI,
@@ -51,6 +52,20 @@ def check_time_budget(value):
     return float(value)
 
 
+def log_slider_range(name, value, low, high):
+    """``(value, low, high)``: ``value`` as a positive finite float (else a TypeError / ValueError naming
+    ``name``) and the exponents of a log slider's range ``[10**low, 10**high]`` widened to hold it: the
+    slider would otherwise clamp it without a word (C = 1e6 to 1000)."""
+    value = check_positive(value, name)
+    exponent = math.log10(value)
+    low, high = min(low, math.floor(exponent)), max(high, math.ceil(exponent))
+    if 10.0 ** low > value:  # log10 and pow round: keep the value inside
+        low -= 1
+    if 10.0 ** high < value:
+        high += 1
+    return value, low, high
+
+
 class SolverExplorer(Displayed):
     """Base of the solver explorers (see the module docstring)."""
 
@@ -65,6 +80,7 @@ class SolverExplorer(Displayed):
         import ipywidgets as w
 
         self.size = check_size(self.size)
+        self._compiled = set()  # (solver, loss, kernel) whose fast path ran here (_compile_first)
         self.buttons = {name: w.Button(description=name, layout=w.Layout(width="auto")) for name in BUTTONS}
         self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
         self.status = w.HTML(layout=w.Layout(width=f"{self.size.width_px}px"))
@@ -113,9 +129,11 @@ class SolverExplorer(Displayed):
         step limit) or once it has run ``max_seconds`` seconds (default: the explorer's
         ``time_budget``), checked after each epoch (the first epoch always runs, so every
         call makes progress however busy the machine), and then the status line says how far it got
-        and why it stopped.  Calling it again goes on from there.
+        and why it stopped.  Calling it again goes on from there.  The first run of a solver for a loss
+        or kernel compiles its fast path first (:meth:`_compile_first`), outside the time budget.
         """
         budget = self.time_budget if max_seconds is None else check_time_budget(max_seconds)
+        compiled = self._compile_first()
         start, t0, why = int(self.state.n_iter), time.perf_counter(), None
         with one_blas_thread():
             while not self.state.gap <= self.tol:
@@ -138,10 +156,39 @@ class SolverExplorer(Displayed):
         if why:
             self.status.value += (f" <i>(stopped at {why}, {int(self.state.n_iter) - start} steps this time, short "
                                   f"of the gap {self.tol:g}: press 'to convergence' to go on)</i>")
+        if compiled >= 0.5:
+            self.status.value += (f" <i>(the fast path was compiled first, {compiled:.0f} s, not counted in the "
+                                  "time budget)</i>")
+
+    def _compile_first(self) -> float:
+        """Run the solver's fast path once on a tiny problem of the same kind (two points of each class),
+        before the clock of the time budget starts, and return the seconds it took.
+
+        Numba compiles a solver's epoch for each loss (or kernel) on its first call, which takes seconds:
+        that must not be counted as solving, nor leave the notebook silent, so the status line says
+        "compiling" meanwhile.  Once per solver and loss or kernel in this explorer (a later run is
+        quick: numba keeps what it compiled).
+        """
+        key = (type(self.solver), getattr(self.problem, "loss", None),
+               getattr(getattr(self.problem, "kernel", None), "name", None))
+        if key in self._compiled:
+            return 0.0
+        self.status.value = (f"<b>compiling</b> the fast path of {type(self.solver).__name__} for this problem "
+                             "(its first run in this session: some seconds; not counted in the time budget) ...")
+        t0 = time.perf_counter()
+        labels = np.unique(self.y)
+        keep = np.concatenate([np.flatnonzero(self.y == label)[:2] for label in labels])
+        tiny = self._problem_on(self.X[keep], self.y[keep])
+        state = self.solver.advance(tiny, self.solver.init(tiny), 2 * self.solver.steps_between_measures(tiny),
+                                    self.tol)
+        self.solver.measure(tiny, state)
+        self._compiled.add(key)
+        return time.perf_counter() - t0
 
     # ---- editing the data by clicking --------------------------------------------------------
     def remove_point(self, x1, x2):
-        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart the solver."""
+        """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart the solver;
+        a ValueError naming ``x1, x2`` (and nothing removed) unless both are finite numbers."""
         self.X, self.y, removed = without_nearest(self.X, self.y, x1, x2)
         if removed is None:
             self.status.value = "that point is the last of its class: it stays"

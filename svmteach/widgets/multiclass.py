@@ -31,13 +31,14 @@ from ..losses.crammer_singer import CSBlock
 from ..losses.weston_watkins import WWBlock
 from ..problems import MulticlassProblem
 from ..solvers import MulticlassState, make_multiclass_solver, multiclass_solver_names
+from ..solvers.base import check_tol
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
 from ..viz.regions import cell_grid, data_box
 from ..viz.shark_path import SharkPathView
 from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
-from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget
+from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, log_slider_range
 from .figure import style_axes
 
 #: The solvers offered for each loss, by name, the loss's default first: the block solvers, whose steps the
@@ -54,8 +55,9 @@ class MulticlassExplorer(SolverExplorer):
     Parameters
     ----------
     X, y : 2-D points and their labels (2 to 8 classes).
-    C : float;  loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see ``SOLVERS``);
-    M : float, WW's margin scale (0.1 to 10 on its slider);  tol : the relative gap "to convergence" stops at;
+    C : positive float (one outside the slider's 1e-3..1e3 widens its range rather than being clamped);
+    loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see ``SOLVERS``);
+    M : float, WW's margin scale (0.1 to 10 on its slider);  tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
     may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
     figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
@@ -86,11 +88,12 @@ class MulticlassExplorer(SolverExplorer):
             raise ValueError(f"y must have 2 to {MAX_CLASSES} classes to be drawn, got {len(self.labels)}")
         if isinstance(M, bool) or not isinstance(M, (int, float, np.integer, np.floating)) or not 0.1 <= M <= 10:
             raise ValueError(f"M must be a number between 0.1 and 10 (the M slider's range), got {M!r}")
-        self.tol, self.random_state = float(tol), random_state
+        self.tol, self.random_state = check_tol(tol, "tol", positive=True), random_state
         self.time_budget = check_time_budget(time_budget)
         self.size = size
         self._switching = False
-        self.sliders = {"C": w.FloatLogSlider(value=C, base=10, min=-3, max=3, step=0.05, description="C",
+        C, C_low, C_high = log_slider_range("C", C, -3, 3)
+        self.sliders = {"C": w.FloatLogSlider(value=C, base=10, min=C_low, max=C_high, step=0.05, description="C",
                                               continuous_update=False),
                         "M": w.FloatLogSlider(value=M, base=10, min=-1, max=1, step=0.05, description="M",
                                               continuous_update=False)}
@@ -123,9 +126,12 @@ class MulticlassExplorer(SolverExplorer):
         """Weston-Watkins' margin scale, the M slider's value."""
         return float(self.sliders["M"].value)
 
+    def _problem_on(self, X, y):
+        """The problem of the controls (C, loss, M) on the data ``(X, y)``."""
+        return MulticlassProblem(X, y, C=self.sliders["C"].value, loss=self.dropdowns["loss"].value, M=self.M)
+
     def _new_problem(self):
-        return MulticlassProblem(self.X, self.y, C=self.sliders["C"].value, loss=self.dropdowns["loss"].value,
-                                 M=self.M)
+        return self._problem_on(self.X, self.y)
 
     def _rebuild(self, redraw=True):
         self.problem = self._new_problem()

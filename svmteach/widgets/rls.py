@@ -23,6 +23,7 @@ from ..rls import check_lambdas, loo_errors, regularization_path
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
 from ..viz.regions import cell_grid, data_box, label_text
+from .explorer import log_slider_range
 from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, figure_inches, fix_layout,
                      paste_legend, style_axes)
 
@@ -37,7 +38,7 @@ class RLSPathExplorer(Displayed):
     Parameters
     ----------
     X, y : 2-D points and labels (two classes: one +-1 column; more: one +-1 column per class).
-    kernel : str;  gamma : float;  lams : increasing grid of lambdas (default 10^-4 .. 10^2, 61 values);
+    kernel : str;  gamma : positive float (outside 1e-2..1e2 it widens the slider's range);  lams : increasing grid of lambdas (default 10^-4 .. 10^2, 61 values);
     lam : the lambda shown first (default: the leave-one-out best).
     X_test, y_test : held-out 2-D points and their labels (among y's classes), or None: their error
         rate against lambda is drawn beside the training and leave-one-out ones.
@@ -85,12 +86,13 @@ class RLSPathExplorer(Displayed):
         self.size = check_size(size)
         lo, hi = np.log10(self.lams[0]), np.log10(self.lams[-1])
         step = (hi - lo) / max(len(self.lams) - 1, 1)
+        gamma, gamma_low, gamma_high = log_slider_range("gamma", gamma, -2, 2)  # widened, never clamped
         long = dict(layout=w.Layout(width=f"{self.size.width_px}px"), style={"description_width": "60px"})
         self.sliders = {
             "lambda": w.FloatLogSlider(value=self.lams[0], base=10, min=lo, max=hi, step=step or 0.1,
                                        description="lambda", continuous_update=False, **long),
-            "gamma": w.FloatLogSlider(value=gamma, base=10, min=-2, max=2, step=0.05, description="gamma",
-                                      continuous_update=False, **long),
+            "gamma": w.FloatLogSlider(value=gamma, base=10, min=gamma_low, max=gamma_high, step=0.05,
+                                      description="gamma", continuous_update=False, **long),
         }
         self.dropdowns = {"kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel",
                                                layout=w.Layout(width="auto"))}
