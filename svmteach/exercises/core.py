@@ -328,26 +328,23 @@ def _within(limit, call):
 
     def target():
         try:
-            with np.errstate(all="ignore"):
-                box["returned"] = call()
+            box["returned"] = call()
         except _Stop:
             pass
         except BaseException as e:  # noqa: BLE001 - SystemExit too: a student's error is a result
             box["raised"] = e
 
     worker = threading.Thread(target=target, name="svmteach-exercise-check", daemon=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        worker.start()
-        try:
-            worker.join(limit)
-        except KeyboardInterrupt:  # the user stops the check: stop the function too
-            _stop(worker)
-            raise
-        if worker.is_alive():
-            _stop(worker)
-            worker.join(1.0)
-            return "timed out", worker.is_alive()
+    worker.start()
+    try:
+        worker.join(limit)
+    except KeyboardInterrupt:  # the user stops the check: stop the function too
+        _stop(worker)
+        raise
+    if worker.is_alive():
+        _stop(worker)
+        worker.join(1.0)
+        return "timed out", worker.is_alive()
     if isinstance(box.get("raised"), KeyboardInterrupt):
         raise box["raised"]
     return ("raised", box["raised"]) if "raised" in box else ("returned", box.get("returned"))
@@ -375,7 +372,8 @@ def _read(fn, case: Case, given: dict, ex: Exercise, expected):
     Everything that runs the student's code (the call, and reading the answer: ``__array__``,
     ``__float__``, ``__repr__``) runs here, under the time limit."""
     try:
-        got = fn(*given.values())
+        with np.errstate(all="ignore"):
+            got = fn(*given.values())
     except NotImplementedError:
         return NotImplemented, "NotImplemented", ""
     except (KeyboardInterrupt, _Stop):
@@ -402,7 +400,9 @@ def _read(fn, case: Case, given: dict, ex: Exercise, expected):
 def _attempt(fn, case: Case, ex: Exercise, expected, limit: float):
     """``(value, shown, problem)`` of :func:`_read`, within ``limit`` seconds."""
     given = copy.deepcopy(case.inputs)
-    outcome, out = _within(limit, lambda: _read(fn, case, given, ex, expected))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outcome, out = _within(limit, lambda: _read(fn, case, given, ex, expected))
     if outcome == "returned":
         return out
     if outcome == "raised":  # reading the answer went wrong in a way _read could not even describe
