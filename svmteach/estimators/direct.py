@@ -11,13 +11,21 @@ produced the model).  A solver the user named is never replaced.
 
 from __future__ import annotations
 
+import math
+import warnings
+
+from sklearn.exceptions import ConvergenceWarning
+
 from ..backend import one_blas_thread
 from ..rows import is_sparse
 from ..solvers import InteriorPoint, solve
+from ..solvers.interior_point import MAX_DENSE, Float64RangeError
 
 #: The most dual variables (n for a binary problem, n (k - 1) for a multiclass one) that a fit hands to the
-#: interior-point method when its default solver stops short: a Newton step then costs well under a second.
+#: interior-point method when its default solver stops short: a Newton step then costs well under a second
+#: (and the method's own limit, ``MAX_DENSE``, is never reached).
 DIRECT_UP_TO = 3000
+assert DIRECT_UP_TO <= MAX_DENSE
 
 #: Newton steps allowed (the method needs some 15 to 40).
 DIRECT_STEPS = 200
@@ -37,10 +45,18 @@ def dual_size(problem) -> int:
 def finish_directly(problem, result, tol: float, bias: bool, record_history: bool):
     """The interior-point method's result on ``problem`` when the coordinate run ``result`` stopped short
     and the problem is small and dense (:data:`DIRECT_UP_TO`), else None.  ``bias``: the binary dual's
-    equality :math:`y^\\top\\alpha = 0` (SMO's problem)."""
+    equality :math:`y^\\top\\alpha = 0` (SMO's problem).  Where float64 cannot represent the optimum
+    (:class:`~svmteach.solvers.interior_point.Float64RangeError`: C or the features so large that the margins
+    drown in rounding), a :class:`~sklearn.exceptions.ConvergenceWarning` says so, naming C and X, and None."""
     if result.converged or is_sparse(problem.X) or dual_size(problem) > DIRECT_UP_TO:
         return None
-    with one_blas_thread():  # small dense factorisations: a second BLAS thread only contends
-        direct = solve(InteriorPoint(bias=bias), problem, max_iter=DIRECT_STEPS, tol=min(tol, DIRECT_TOL),
-                       record_history=record_history)
-    return direct._replace(converged=True) if direct.gap <= tol else None
+    try:
+        with one_blas_thread():  # small dense factorisations: a second BLAS thread only contends
+            direct = solve(InteriorPoint(bias=bias), problem, max_iter=DIRECT_STEPS, tol=min(tol, DIRECT_TOL),
+                           record_history=record_history)
+    except Float64RangeError as error:
+        warnings.warn(f"the direct finish (interior point) gave up: {error}", ConvergenceWarning, stacklevel=3)
+        return None
+    # the gap reached the fit's tol, and float64 resolves it at that tol (the result's rounding bound, when known)
+    resolved = not getattr(direct, "rounding", math.nan) > tol * abs(direct.primal)
+    return direct._replace(converged=True) if direct.gap <= tol and resolved else None

@@ -101,8 +101,10 @@ TO_BOUNDARY = 0.99
 #: Steps become null steps once the complementarity s'z is below this fraction of the
 #: objective's size: the Newton system then only sees rounding.
 MU_FLOOR = 1e-15
-#: Near the end (gap below ``POLISH_BELOW``), a step whose gap is this many times the last one's is refused:
-#: it is the rounding of the Newton system talking, and the step is a null step.
+#: Near the end (gap below ``POLISH_BELOW``), a step whose gap is this many times the last one's is refused
+#: when it comes after a polished state or its dual residual grew as much: it is the rounding of the Newton
+#: system talking, and the step is a null step.  (A step whose residual falls is kept: with boxes spanning
+#: 1e12 the gap rises tenfold on the way down.)
 GAP_SPOILED = 10.0
 #: The dense method is refused above this many variables (its matrix alone would take 8 m^2 bytes);
 #: the low-rank one above this size of its capacitance matrix, kd.
@@ -116,6 +118,20 @@ MAX_POLISH = 2_000
 POLISH_BELOW = 1e-3
 #: The polish moves the entries its solution pushed out of their set to the active ones at most this often.
 POLISH_ROUNDS = 4
+#: The start's multipliers make s_j z_j at most this many times the gradient's size (see ``init``).
+FAR = 1e8
+#: float64 cannot resolve a margin once a sample's own term in its score, alpha_i q_i (q_i its largest Hessian
+#: diagonal entry, K_ii for a binary problem), is this large: that term alone is rounded by 1/8 or more.
+RESOLVABLE = 2.0**50
+#: The scaled boxes C_i q_i are capped here (4.5e15): an iterate stops at RESOLVABLE first, and a box of 1e100
+#: would only spoil the Newton systems.
+BOX_CAP = 2.0**52
+
+
+class Float64RangeError(ValueError):
+    """The problem's solution has a sample whose dual variable makes its score unresolvable in float64
+    (:data:`RESOLVABLE`): C so large, or features so large, that the data are not separable at that C and
+    the samples at their bound C_i carry terms C_i K_ii that float64 rounds by more than a margin."""
 
 
 class InteriorPointState(NamedTuple):
@@ -174,9 +190,10 @@ class _QP(NamedTuple):
     d_i A_i / sqrt(sigma);  X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense
     scaled Hessian or None;  G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand
     sides C_i h / d_i;  c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
-    eq : (m_s, k') the equality's coefficients d_i a_i, or None;  kind : "box" or "simplex";
+    eq : (m_s, k') the equality's coefficients d_i a_i / sigma (at most 1: no underflow at C = 1e-300), or None;  kind : "box" or "simplex";
     embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
-    sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns.
+    sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns;
+    q : (m_s,) each sample's largest Hessian diagonal entry (unscaled: K_ii |A_i e_c|^2).
     """
 
     keep: np.ndarray
@@ -191,6 +208,7 @@ class _QP(NamedTuple):
     kind: str
     embed: object
     others: object
+    q: object = None
 
 
 #: How each multiclass loss's off-label entries and label entry follow from beta (module docstring).
@@ -277,8 +295,8 @@ def build_qp(problem, bias: bool = True) -> _QP:
     root = _power_of_two(np.sqrt(sigma))  # sigma = root^2 exactly: the scaled objective is the true one / sigma
     sigma = root * root
     A = A * (d / root)[:, None, None]  # J x = sum_i (A_i d_i x_i) x_i' / sqrt(sigma)
-    qp = _QP(keep=keep, A=A, X=X, H=None, G=G, h=(C / d)[:, None] * h[None, :], c=(d / sigma)[:, None], d=d,
-             eq=None if eq is None else eq * d[:, None], kind=kind, embed=embed, others=others)
+    qp = _QP(keep=keep, A=A, X=X, H=None, G=G, h=np.minimum(C / d, BOX_CAP)[:, None] * h[None, :], c=(d / sigma)[:, None], d=d,
+             eq=None if eq is None else eq * (d / sigma)[:, None], kind=kind, embed=embed, others=others, q=q)
     if not linear:  # a nonlinear kernel: H = Q restricted to the samples kept
         qp = qp._replace(H=_dense_hessian(qp, K))
     _QP_CACHE.setdefault(problem, {})[bias] = qp
@@ -417,7 +435,52 @@ def _gt_times(G, z):
 def _max_step(v, dv):
     """The largest t <= 1 with v + t dv >= 0 (v > 0)."""
     neg = dv < 0
-    return min(1.0, float(np.min(-v[neg] / dv[neg]))) if np.any(neg) else 1.0
+    if not np.any(neg):
+        return 1.0
+    with np.errstate(over="ignore"):  # a far bound (a slack of 1e300) overflows to inf: no limit, as it should
+        return min(1.0, float(np.min(-v[neg] / dv[neg])))
+
+
+def _named(problem) -> str:
+    """The arguments that set the scale of the problem's terms C_i K_ii."""
+    if getattr(problem, "bias", None) is not None:
+        return f"C, X and intercept_scaling (the bias column's value, {float(problem.bias):.3g})"
+    return "C and X"
+
+
+def _check_resolvable(problem, qp, x):
+    """Raise :class:`Float64RangeError`, naming C and X, when an iterate ``x`` (scaled) has a sample with
+    :math:`\\alpha_i q_i \\ge` :data:`RESOLVABLE`: its score is then rounded by more than a margin, and no
+    answer near it can be represented (the iterate heads for a bound :math:`C_i` that large only when the
+    data are not separable at that C)."""
+    if not x.size:
+        return
+    own = qp.d * np.max(np.abs(x), axis=1) * qp.q  # alpha_i q_i
+    i = int(np.argmax(own))
+    if own[i] >= RESOLVABLE:
+        C_i = np.asarray(to_numpy(problem.C_i), dtype=np.float64)[qp.keep]
+        raise Float64RangeError(
+            f"{_named(problem)}: float64 cannot represent this problem's solution: the data are not separable at this C, "
+            f"and a sample's dual variable heads for its bound C_i = {C_i[i]:.3g}, where its own term in its "
+            f"score, alpha_i ||x_i||^2 (here {own[i]:.3g}; C_i ||x_i||^2 = {C_i[i] * qp.q[i]:.3g}), rounds by more "
+            "than the margin 1. Use a smaller C (C ||x||^2 below about 1e12), or scale the features "
+            "(e.g. StandardScaler)")
+
+
+def _stalled(problem, qp, null):
+    """``null`` (a null step), or :class:`Float64RangeError` when the steps stall far from the optimum (gap above
+    ``POLISH_BELOW``) on a problem with boxes beyond :data:`BOX_CAP`: the data are then not separable at that C
+    (separable ones are solved: their dual variables stay far below C) and the optimum is out of float64's reach."""
+    big = np.asarray(to_numpy(problem.C_i), dtype=np.float64)[qp.keep] * qp.q
+    if null.gap > POLISH_BELOW and big.size and float(np.max(big)) > BOX_CAP:
+        raise Float64RangeError(
+            f"{_named(problem)}: float64 cannot represent this problem's solution: C_i ||x_i||^2 reaches "
+            f"{float(np.max(big)):.3g} (C up to {float(np.max(to_numpy(problem.C_i))):.3g}), beyond float64's "
+            f"{BOX_CAP:.3g}, and the interior-point steps stalled at a relative gap of {null.gap:.3g}: the data are "
+            "not separable at this C, and the samples at their bound C_i have scores that float64 rounds by more "
+            "than the margin 1. Use a smaller C (C ||x||^2 below about 1e12), or scale the features "
+            "(e.g. StandardScaler)")
+    return null
 
 
 def best_intercept(y, f, weights):
@@ -483,7 +546,29 @@ class InteriorPoint(Solver):
                             "problems): pass X.toarray(), or use a coordinate solver for sparse data")
         if not _is_binary(problem) and not self.solves(problem.loss_object):
             raise ValueError(f"solver 'interior_point' does not solve the {problem.loss!r} loss")
+        self._check_size(problem)
         return build_qp(problem, self.bias and _is_binary(problem))
+
+    def _check_size(self, problem):
+        """Refuse a problem too large for both methods before anything of its size is built (the dense Hessian
+        of 12,001 samples alone is 1.2 GB): m = n k' variables above ``MAX_DENSE`` and, for the low-rank
+        method (linear kernels), k d above ``MAX_RANK``."""
+        binary = _is_binary(problem)
+        k = 1 if binary else problem.k
+        m = int(np.count_nonzero(np.asarray(to_numpy(problem.C_i)) > 0)) * (1 if binary else k - 1)
+        linear = (not binary) or problem.kernel.is_linear
+        rank = k * problem.n_features
+        dense_ok = m <= MAX_DENSE and self.method != "low_rank"
+        low_rank_ok = linear and rank <= MAX_RANK and self.method != "dense"
+        if not (dense_ok or low_rank_ok):
+            why = (f"{m} dual variables (n (k - 1) for a multiclass problem) are more than the dense method's "
+                   f"MAX_DENSE = {MAX_DENSE}")
+            if linear and self.method != "dense":
+                why += f", and k d = {rank} is more than the low-rank method's MAX_RANK = {MAX_RANK}"
+            elif not linear:
+                why += " (a nonlinear kernel needs the dense method)"
+            raise ValueError(f"problem: too large for the interior-point solver: {why}; use a coordinate solver "
+                             "(SMO, dual coordinate ascent, the exact block solvers) for large problems")
 
     def _method(self, qp) -> str:
         m_s, nv = qp.h.shape[0], qp.G.shape[1]
@@ -510,7 +595,8 @@ class InteriorPoint(Solver):
     def init(self, problem):
         """The start in the scaled variables (module docstring): x at the middle of each sample's room
         :math:`u_i = \\min(C_i / d_i, 1)` (Crammer-Singer: :math:`u_i / (2k')` each; with a bias scaled per class
-        onto :math:`y^\\top\\alpha = 0`), and every multiplier :math:`z_j = \\max(1, \\|H x - c\\|_\\infty)`."""
+        onto :math:`y^\\top\\alpha = 0`), and every multiplier :math:`z_j = \\max(1, \\|H x - c\\|_\\infty)`, divided by
+        :math:`s_j / 10^8` for a bound farther than :data:`FAR`."""
         qp = self._qp(problem)
         self._method(qp)
         nv = qp.G.shape[1]
@@ -529,8 +615,10 @@ class InteriorPoint(Solver):
             x = 0.5 * np.repeat(u[:, None], nv, axis=1)
         s = qp.h - _g_times(qp.G, x)
         grad = _hess_times(qp, x) - qp.c
-        # s_j z_j = mu_0 for every pair, mu_0 of the size of the gradient times the distance to the boundary
-        z = np.full_like(s, max(1.0, float(np.max(np.abs(grad), initial=0.0))))
+        # z_j of the size of the gradient, but s_j z_j at most FAR times that for a far bound (a box C_i q_i = 1e100
+        # wide in the scaled variables: a multiplier of 1 there starts at a complementarity of 1e100, which the
+        # steps cannot bring down)
+        z = max(1.0, float(np.max(np.abs(grad), initial=0.0))) * np.minimum(1.0, FAR / s)
         return self._state(problem, qp, 0, x, s, z, 0.0, math.nan, math.nan, math.nan)
 
     def warm_start(self, problem, state):
@@ -553,7 +641,7 @@ class InteriorPoint(Solver):
         scale = 1.0 + abs(float(np.sum(beta * Hb))) + float(np.sum(qp.c * beta))  # the (scaled) objective's size
         mu = float(np.sum(s * z)) / p
         if not float(np.sum(s * z)) > MU_FLOOR * scale:
-            return null
+            return _stalled(problem, qp, null)
         # residuals: dual r_d = H beta - 1 + G'z + a nu; inequality r_i = G beta + s - h; equality r_e = a'beta
         r_d = Hb - qp.c + _gt_times(G, z) + (nu * eq if eq is not None else 0.0)
         r_i = _g_times(G, beta) + s - qp.h
@@ -562,7 +650,9 @@ class InteriorPoint(Solver):
             newton = _Newton(qp, z / s, self._method(qp))
             Na = newton.solve(eq) if eq is not None else None  # N^{-1} a, for the equality's Schur complement
         except (np.linalg.LinAlgError, FloatingPointError):
-            return null
+            return _stalled(problem, qp, null)
+        if eq is not None and not float(np.sum(eq * Na)) > 0:  # a'N^{-1}a > 0 for N positive definite
+            return _stalled(problem, qp, null)
 
         def direction(r_c):
             # Delta z = S^{-1}(Z r_i - r_c) + D G Delta beta;  (H + G'DG) Delta beta + a Delta nu = rhs
@@ -587,14 +677,19 @@ class InteriorPoint(Solver):
         t = TO_BOUNDARY * min(_max_step(s, ds), _max_step(z, dz))
         t = min(t, 1.0)
         if not (t > 0 and np.all(np.isfinite(u)) and np.all(np.isfinite(dz))):
-            return null
-        beta, s_new, z = beta + t * u, s + t * ds, z + t * dz
-        if not (np.all(s_new > 0) and np.all(z > 0)):
-            return null
+            return _stalled(problem, qp, null)
+        beta_new, s_new, z = beta + t * u, s + t * ds, z + t * dz
+        if not (np.all(s_new > 0) and np.all(z > 0)) or np.array_equal(beta_new, beta):
+            return _stalled(problem, qp, null)
+        beta = beta_new
+        _check_resolvable(problem, qp, beta)
         new = self._state(problem, qp, state.n_iter + 1, beta, s_new, z, nu + t * dnu, sigma, mu_aff, t,
                           previous=state.alpha)
-        if state.gap <= POLISH_BELOW and not new.gap <= GAP_SPOILED * max(state.gap, 1e-14):
-            return null  # near the end, a step that spoils the gap has met the rounding of the Newton system
+        if not (math.isfinite(new.primal) and math.isfinite(new.dual)):  # C_i hinge_i overflowed
+            return _stalled(problem, qp, null._replace(gap=math.inf))
+        spoiled = state.gap <= POLISH_BELOW and not new.gap <= GAP_SPOILED * max(state.gap, 1e-14)
+        if spoiled and (state.snapped or not new.residual <= GAP_SPOILED * max(state.residual, 1e-15)):
+            return null  # the step has met the rounding of the Newton system (its residual jumped)
         return new
 
     def coefficients(self, problem, state):
@@ -725,7 +820,10 @@ class InteriorPoint(Solver):
         total = beta.sum(axis=1)
         exact = sums & (total > 0)
         beta[exact] *= (C[exact, 0] / total[exact])[:, None]
-        slack = 1e-12 * C
+        # rounding allowed outside a bound: relative to C_i for a row at C_i, to the room min(C_i, 1) (the size of
+        # the sample's own solution in the scaled variables) for a row at 0: 1e-12 C_i below 0 is no rounding
+        # when C_i = 1e6 and the other class's boxes are 1e-6 (clipping it would break y'alpha = 0)
+        slack, low = 1e-12 * C, 1e-12 * np.minimum(C, 1.0)
         # the multipliers of the active rows, from stationarity grad f + E' lambda + G_act' z_act = 0,
         # grad f = H beta - 1 (+ nu a for the binary equality; lambda of the sum rows from the solution)
         grad = _hess_times(qp, beta) - qp.c
@@ -734,16 +832,20 @@ class InteriorPoint(Solver):
         lam = np.zeros(m_s)
         lam[np.flatnonzero(sums)] = solution[n_free:n_free + int(np.sum(sums))]
         if qp.kind == "box":  # z_upper = -grad at C, z_lower = grad at 0, each >= 0
-            out = np.hstack([beta > C + slack, beta < -slack])
+            out = np.hstack([beta > C + slack, beta < -low])
             wrong = np.hstack([upper & (grad > 0), lower & (grad < 0)])
         else:  # z_lower = grad + lambda_i at 0, lambda_i >= 0 for an active sum row
-            out = np.hstack([beta < -slack, beta.sum(axis=1, keepdims=True) > C + slack])
+            out = np.hstack([beta < -low, beta.sum(axis=1, keepdims=True) > C + slack])
             wrong = np.hstack([lower & (grad + lam[:, None] < 0), (sums & (lam < 0))[:, None]])
         # an active row holds by construction (up to the rounding _feasible removes)
         return beta, out & ~active, wrong
 
     def _measured(self, problem, qp, beta):
         """The package's objectives at the alpha of ``beta``: a dict of alpha, b, W, primal, dual, gap, kkt."""
+        with np.errstate(over="ignore", invalid="ignore"):  # C = 1e300 away from the optimum: P = inf (the gap says so)
+            return self._measured_values(problem, qp, beta)
+
+    def _measured_values(self, problem, qp, beta):
         xp = problem.xp
         alpha_np = _alpha_np(problem, qp, beta)
         alpha = xp.asarray(alpha_np)
