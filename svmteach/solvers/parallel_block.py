@@ -28,13 +28,16 @@ samples at once.  One step of :class:`ParallelBlock` does, for all n samples tog
    previous step, and all the quantities are k x d.
 3. **New scores.**  :math:`W \\leftarrow W + \\Delta W` and :math:`S = X W^\\top`.
 
-So a step reads X twice (:math:`\\Delta W(D) = A(D)^\\top X` and :math:`S = X W^\\top`),
+So a step reads X twice (:math:`\\Delta W(D) = A(D)^\\top X` and :math:`\\Delta S = X \\Delta W^\\top`),
 both as matrix products (sparse-dense for a CSR X, which is never densified), and does
 O(nk log k) elementwise work: on a GPU it runs near the memory bandwidth.  Its objectives come for free from S (the primal) and W (the
-dual).  W is updated incrementally, so it drifts from :math:`W(\\alpha)` by rounding;
-:meth:`ParallelBlock.measure` recomputes W and S from :math:`\\alpha` (two more passes),
-which :func:`svmteach.solve` does once every ``refresh`` steps and before stopping, so the
-reported gap is always certified on an exact pair.
+dual).  W and S are float64 and updated incrementally, :math:`W + \\Delta W`, :math:`S + \\Delta S`: the
+products may run in X's own precision (float32: twice as fast), because their rounding is relative to
+the step, not to W, so a float32 X still converges to gaps far below float32's resolution.  They drift
+from :math:`W(\\alpha)` by rounding; :meth:`ParallelBlock.measure` recomputes W and S from :math:`\\alpha`
+in float64 (two more passes, :meth:`~svmteach.losses.base.MulticlassLoss.weights`), which
+:func:`svmteach.solve` does once every ``refresh`` steps and before stopping, so the reported gap is
+always certified on an exact float64 pair.
 
 Why this design (measured, ``benchmarks/RESULTS.md``): on a 10-class problem with
 n = 5,000, d = 784 (numbers of steps to a relative gap of 1e-3) the line search alone
@@ -55,10 +58,12 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import objectives as obj
 from ..backend import to_numpy
 from ..rows import is_sparse, times, transpose_times
-from .base import Solver, check_state_alpha
+from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_state_alpha
 
 
 #: The plane's point is refused when a coefficient is larger than this: a huge multiple of a
@@ -142,6 +147,11 @@ class ParallelBlock(Solver):
         """``refresh``: :func:`svmteach.solve` measures (certifies the gap) once every this many steps."""
         return self.refresh
 
+    def default_max_iter(self, problem) -> int:
+        """:func:`svmteach.solve`'s budget: as many block updates as the sequential solvers get (``DEFAULT_EPOCHS``
+        epochs, at least ``DEFAULT_STEPS`` blocks), counted in steps of n blocks each, not in steps of one."""
+        return max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
+
     loss_class = None  # every loss
 
     @classmethod
@@ -166,19 +176,19 @@ class ParallelBlock(Solver):
     def _start(self, problem, alpha, n_iter):
         """A measured state at a feasible ``alpha`` with exact W and S and no previous step."""
         xp = problem.xp
-        W = weights(problem, alpha)
+        W = exact_weights(problem, alpha)
         nan = math.nan
-        state = ParallelBlockState(n_iter=n_iter, alpha=alpha, W=W, S=scores(problem, W),
+        state = ParallelBlockState(n_iter=n_iter, alpha=alpha, W=W, S=exact_scores(problem, W),
                                    step_alpha=xp.zeros_like(alpha), step_W=xp.zeros_like(W), target=None,
                                    t=nan, plane=(nan, nan), used_plane=False, exact=True,
                                    primal=nan, dual=nan, gap=nan, kkt=nan)
         return _with_measures(problem, state)
 
     def measure(self, problem, state):
-        """The objectives at W and S recomputed from alpha (two passes over X; none when they are exact)."""
+        """The objectives at W and S recomputed from alpha in float64 (two passes over X; none when they are exact)."""
         if not state.exact:
-            W = weights(problem, state.alpha)
-            state = state._replace(W=W, S=scores(problem, W), exact=True)
+            W = exact_weights(problem, state.alpha)
+            state = state._replace(W=W, S=exact_scores(problem, W), exact=True)
         return _with_measures(problem, state)
 
     def step(self, problem, state):
@@ -222,9 +232,8 @@ class ParallelBlock(Solver):
             if plane_change < min(change, 0.0):
                 step_alpha, step_W, use_plane = cand_alpha, cand_W, True
         new_alpha = problem.loss_object.repair(problem, alpha + step_alpha)
-        new_W = W + step_W
-        new = ParallelBlockState(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W,
-                                 S=scores(problem, new_W),  # second pass
+        new = ParallelBlockState(n_iter=state.n_iter + 1, alpha=new_alpha, W=W + step_W,
+                                 S=state.S + scores(problem, step_W),  # second pass: X times the step's dW
                                  step_alpha=new_alpha - alpha, step_W=step_W, target=T, t=t, plane=plane,
                                  used_plane=use_plane, exact=False,
                                  primal=state.primal, dual=state.dual, gap=state.gap, kkt=state.kkt)
@@ -241,8 +250,8 @@ class ParallelBlock(Solver):
         return state
 
     def coefficients(self, problem, state):
-        """``(alpha, W)`` as NumPy arrays, W recomputed from alpha."""
-        return to_numpy(state.alpha), to_numpy(weights(problem, state.alpha))
+        """``(alpha, W)`` as NumPy arrays, W recomputed from alpha in float64."""
+        return to_numpy(state.alpha), to_numpy(exact_weights(problem, state.alpha))
 
 
 # ---- the pieces, written for any array namespace -------------------------------------------------
@@ -254,9 +263,10 @@ def _check_problem(problem):
 
 
 def weights(problem, alpha):
-    """W(alpha) = A(alpha)' X in float64: a dense X multiplied in its own precision (float32 products
-    run at twice the speed of float64 ones on a GPU, and X is never copied), a CSR X by
-    :func:`~svmteach.rows.transpose_times` (only its stored entries are read)."""
+    """W(alpha) = A(alpha)' X as float64: a dense X multiplied in its own precision (float32 products
+    run at twice the speed of float64 ones, and X is never copied), a CSR X by
+    :func:`~svmteach.rows.transpose_times` (only its stored entries are read).  For a step's change of W,
+    whose rounding is relative to the step; :func:`exact_weights` for W itself."""
     xp = problem.xp
     A = problem.loss_object.weight_rows(problem, alpha)
     if is_sparse(problem.X):
@@ -265,11 +275,24 @@ def weights(problem, alpha):
 
 
 def scores(problem, W):
-    """S = X W' in float64: a dense X multiplied in its own precision, a CSR X by :func:`~svmteach.rows.times`."""
+    """S = X W' as float64: a dense X multiplied in its own precision, a CSR X by :func:`~svmteach.rows.times`.
+    For a step's change of S; :func:`exact_scores` for S itself."""
     xp = problem.xp
     if is_sparse(problem.X):
         return times(problem.X, W.T, xp)
     return xp.astype(problem.X @ xp.astype(W, problem.X.dtype).T, xp.float64)
+
+
+def exact_weights(problem, alpha):
+    """W(alpha) in float64 arithmetic whatever X's precision (the loss's own: Lee-Lin-Wahba's columns summing to 0),
+    C-ordered on NumPy as on every array library (a sum's rounding depends on the order it reads W in)."""
+    W = problem.loss_object.weights(problem, alpha)
+    return np.ascontiguousarray(W) if isinstance(W, np.ndarray) else W
+
+
+def exact_scores(problem, W):
+    """S = X W' in float64 arithmetic whatever X's precision (:func:`~svmteach.rows.times`)."""
+    return times(problem.X, W.T, problem.xp)
 
 
 def feasible_scale(problem, alpha, P):
