@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 
-from .backend import array_namespace
+import numpy as np
+
+from .backend import array_namespace, to_numpy
 from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
 #: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'):
@@ -71,32 +73,75 @@ def relative_gap(primal_value: float, dual_value: float) -> float:
 EPS = 2.0**-52
 
 
-def gap_rounding(problem, alpha, f, b=0.0) -> float:
+def gap_rounding(problem, alpha, f, b=0.0, magnitudes=None) -> float:
     """A bound on the rounding error of ``primal(problem, alpha, b, f) - dual(problem, alpha, f)`` in float64.
 
     What float64 cannot resolve, a gap cannot certify: each term is known to about ``EPS`` times the
-    magnitudes summed to make it.  A score :math:`f_i = \\sum_k \\alpha_k y_k K_{ik}` (or
-    :math:`x_i^\\top w` with :math:`w = \\sum_k \\alpha_k y_k x_k`, however w was rounded) sums terms of
-    magnitude at most :math:`\\sqrt{K_{ii}}\\, S` with :math:`S = \\sum_k \\alpha_k \\sqrt{K_{kk}}`
-    (Cauchy-Schwarz, :math:`|K_{ik}| \\le \\sqrt{K_{ii} K_{kk}}`, O(n) from the diagonal); a sample whose
-    hinge may be positive within that error adds :math:`C_i` times it to P (at C = 1e300 one margin of
-    1 - 1e-16 costs 1e284); :math:`\\|w\\|^2 = \\alpha^\\top Q \\alpha` in D is known to
-    :math:`\\sum_i \\alpha_i` times the scores' error.  The samples' errors, independent roundings, add
-    as a root sum of squares.  Compare the result with ``tol * |P|``.
+    magnitudes summed to make it (a first-order bound, summed over the samples in the worst case).  A score
+    :math:`f_i = \\sum_k \\alpha_k y_k K_{ik}` sums terms of magnitude ``magnitudes[i]``
+    (:func:`score_magnitudes`); left out, the O(n) Cauchy-Schwarz bound
+    :math:`\\sqrt{K_{ii}} \\sum_k \\alpha_k \\sqrt{K_{kk}}` (:math:`|K_{ik}| \\le \\sqrt{K_{ii} K_{kk}}`), loose
+    where kernel entries cancel.  A sample whose hinge may be positive within its margin's error adds
+    :math:`C_i` times that error to P (at C = 1e300 one margin of 1 - 1e-16 costs 1e284);
+    :math:`\\|w\\|^2 = \\sum_i \\alpha_i y_i f_i` is known to :math:`\\sum_i \\alpha_i` times the scores' error.
+    Compare the result with ``tol * |P|``.
     """
     xp = array_namespace(alpha)
     y, C_i = problem.y, problem.C_i
-    root = xp.sqrt(xp.maximum(xp.asarray(problem.diag, dtype=xp.float64), 0.0))  # sqrt(K_ii)
-    S = float(xp.sum(alpha * root))
+    if magnitudes is None:
+        root = xp.sqrt(xp.maximum(xp.asarray(problem.diag, dtype=xp.float64), 0.0))  # sqrt(K_ii)
+        magnitudes = root * float(xp.sum(alpha * root))
     m = y * (f + b)  # margins
-    err_m = EPS * (root * S + xp.abs(f) + abs(float(b)) + 1.0)  # each margin's error, 1 - m_i included
+    err_m = EPS * (magnitudes + xp.abs(f) + abs(float(b)) + 1.0)  # each margin's error, 1 - m_i included
     hinge = xp.maximum(1.0 - m, 0.0)
     kink = (1.0 - m) > -err_m  # its hinge may be positive: the margin's error counts in P
-    norm2 = abs(float(xp.sum(alpha * y * f)))
-    # the samples' errors are independent roundings: they add up as a root sum of squares, not in the worst case
-    P_err = math.sqrt(float(xp.sum(xp.where(kink, C_i * err_m, 0.0) ** 2))) + EPS * (norm2 + float(xp.sum(C_i * hinge)))
-    D_err = math.sqrt(float(xp.sum((alpha * (err_m - EPS)) ** 2))) + EPS * (float(xp.sum(alpha)) + norm2)
+    norm2 = float(xp.sum(alpha * xp.abs(f)))  # the magnitudes summed into ||w||^2
+    P_err = float(xp.sum(xp.where(kink, C_i * err_m, 0.0))) + EPS * (norm2 + float(xp.sum(C_i * hinge)))
+    D_err = float(xp.sum(alpha * err_m)) + EPS * (float(xp.sum(alpha)) + norm2)
     return P_err + D_err
+
+
+#: Entries of a block of kernel rows (or of |X|) that :func:`score_magnitudes` holds at once (32 MB).
+MAGNITUDE_BLOCK = 2**22
+
+
+def score_magnitudes(problem, alpha):
+    """(n,) the magnitudes summed into each score, :math:`\\sum_k \\alpha_k |K_{ik}|` over the support vectors.
+
+    For the linear kernel, whose scores are :math:`x_i^\\top w` with :math:`w = \\sum_k \\alpha_k y_k x_k`,
+    :math:`|x_i|^\\top \\sum_k \\alpha_k |x_k|` in O(nnz); else the support vectors' kernel rows, computed in
+    blocks (about one gradient reconstruction).  Either way a block of at most ``MAGNITUDE_BLOCK``
+    entries at a time, never a copy of X or the (n, n) matrix.
+    """
+    from .kernels import gram
+    from .rows import is_sparse
+
+    xp = array_namespace(alpha)
+    X, n = problem.X, problem.n_samples
+
+    def absolute(A):  # |A| in float64, a sparse block kept sparse
+        if is_sparse(A):
+            return abs(A).astype(np.float64)
+        return xp.abs(xp.astype(A, xp.float64))
+
+    if problem.kernel.is_linear:
+        nnz = X.nnz if is_sparse(X) else n * problem.n_features
+        step = max(1, MAGNITUDE_BLOCK * n // max(nnz, 1))
+        v = xp.zeros(problem.n_features, dtype=xp.float64)
+        for a in range(0, n, step):
+            v = v + absolute(X[a : a + step]).T @ alpha[a : a + step]  # sum_k alpha_k |x_k|
+        mag = xp.zeros(n, dtype=xp.float64)
+        for a in range(0, n, step):
+            mag[a : a + step] = absolute(X[a : a + step]) @ v  # |x_i|' v
+        return mag
+    support = np.flatnonzero(to_numpy(alpha))
+    step = max(1, MAGNITUDE_BLOCK // n)
+    mag = xp.zeros(n, dtype=xp.float64)
+    for s in range(0, support.size, step):
+        idx = xp.asarray(support[s : s + step])
+        block = gram(xp.take(X, idx, axis=0), X, problem.kernel)  # (b, n) rows of K (X is dense for a kernel)
+        mag = mag + xp.take(alpha, idx) @ xp.abs(block)
+    return mag
 
 
 def margins(problem, f, b=0.0):
@@ -219,6 +264,38 @@ def multiclass_primal(problem, W, S=None):
 def multiclass_dual(problem, alpha, W):
     """The dual objective (to be maximised) at ``alpha`` with its weights ``W``."""
     return problem.loss_object.dual(problem, alpha, W)
+
+
+def multiclass_gap_rounding(problem, alpha, W) -> float:
+    """A bound on the rounding error of ``multiclass_primal(problem, W) - multiclass_dual(problem, alpha, W)``
+    in float64, for ``W`` computed from ``alpha`` (``multiclass_weights``), in O(nk) beside one pass for the scores.
+
+    First order, as :func:`gap_rounding`: a score :math:`s_{im} = w_m^\\top x_i` is known to
+    :math:`e_{im} = \\mathrm{EPS} \\|x_i\\| \\|w_m\\|` (Cauchy-Schwarz); each loss (WW, CS, LLW) rises with
+    the scores off the label and falls with the score at it, so a sample's loss is known to within its
+    values at the scores moved by twice those errors one way and the other (nothing where the hinges are
+    clearly 0), which counts :math:`C_i` times.  W itself is :math:`A(\\alpha)^\\top X` to
+    :math:`\\|\\delta_m\\| \\le 2\\,\\mathrm{EPS} \\sum_i |A_{im}| \\|x_i\\|`, which moves the dual's
+    :math:`\\|W\\|_F^2` by up to :math:`2 \\sum_m \\|w_m\\| \\|\\delta_m\\| + \\|\\delta\\|^2`.
+    """
+    xp = problem.xp
+    loss = problem.loss_object
+    S = multiclass_scores(problem, W)
+    xn = xp.sqrt(xp.asarray(problem.sqnorm, dtype=xp.float64))  # ||x_i||
+    wn = xp.sqrt(xp.sum(W * W, axis=1))  # ||w_m||
+    E = 2.0 * EPS * (xn[:, None] * wn[None, :] + 1.0)  # twice each score's error (and the 1 of its hinge)
+    Y = one_hot(problem)
+    high = loss.sample_losses(problem, xp.where(Y, S - E, S + E))  # the scores' errors against the model
+    low = loss.sample_losses(problem, xp.where(Y, S + E, S - E))
+    C_i = xp.asarray(problem.C_i, dtype=xp.float64)
+    norm2 = float(xp.sum(W * W))
+    P_err = float(xp.sum(C_i * (high - low))) + EPS * (float(xp.sum(C_i * high)) + problem.k * float(
+        xp.sum(xp.where(high > 0, C_i, 0.0))) + norm2)  # the sums' and the hinges' own roundings
+    A = xp.abs(loss.weight_rows(problem, alpha))
+    delta = 2.0 * EPS * (xn @ A)  # (k,) bounds on ||w_m - w_m(alpha)||
+    D_err = 2.0 * float(xp.sum(wn * delta)) + float(xp.sum(delta * delta)) + EPS * (
+        float(xp.sum(xp.abs(alpha))) + norm2)
+    return P_err + D_err
 
 
 def multiclass_gradient(problem, S):

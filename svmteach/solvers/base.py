@@ -191,22 +191,29 @@ class Solver(ABC):
         """The state with its objectives evaluated; here the state itself (its steps keep them current)."""
         return state
 
-    def gap_rounding(self, problem, state) -> float:
-        """A bound on the rounding error of the state's ``primal - dual`` in float64, 0 where none is known.
+    def gap_rounding(self, problem, state, tight: bool = False) -> float:
+        """A bound on the rounding error of the state's ``primal - dual`` in float64.
 
         For a binary problem, :func:`~svmteach.objectives.gap_rounding` at the state's ``(alpha, b)``
-        (``coefficients``) with the scores recomputed from alpha (about one ``measure``); 0 for a multiclass
-        problem (not bounded yet).
+        (``coefficients``) with the scores recomputed from alpha (about one ``measure``): by
+        Cauchy-Schwarz from the kernel's diagonal, or with ``tight`` from the scores' actual magnitudes
+        (:func:`~svmteach.objectives.score_magnitudes`, about one more).  For a multiclass problem,
+        :func:`~svmteach.objectives.multiclass_gap_rounding` at ``(alpha, W)`` (``tight`` changes nothing).
         """
-        if not hasattr(problem, "kernel"):  # a MulticlassProblem
-            return 0.0
         from .. import objectives as obj
+
+        if not hasattr(problem, "kernel"):  # a MulticlassProblem
+            alpha, W = self.coefficients(problem, state)
+            xp = problem.xp
+            return obj.multiclass_gap_rounding(problem, xp.asarray(alpha, dtype=xp.float64),
+                                               xp.asarray(W, dtype=xp.float64))
         from .smo import exact_gradient
 
         alpha, b = self.coefficients(problem, state)
         alpha = problem.xp.asarray(alpha, dtype=problem.xp.float64)
         f = problem.y * (1.0 - exact_gradient(problem, alpha))
-        return obj.gap_rounding(problem, alpha, f, float(b))
+        magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
+        return obj.gap_rounding(problem, alpha, f, float(b), magnitudes)
 
     def violation(self, state) -> float:
         """A KKT violation computed for free by the last ``advance``; NaN here: this solver has none,
@@ -491,15 +498,17 @@ def solve(
 
 def certify(solver, problem, state, tol):
     """``(converged, rounding, reason)`` of a measured state: converged when its gap reached ``tol`` and
-    float64 resolves that gap, that is the gap's rounding bound (``solver.gap_rounding``) is at most
-    ``tol * |primal|``.  Else ``reason`` says why not (features of 1e7 and more, C of 1e12 and more: the
+    float64 resolves that gap, that is the gap's rounding bound (``solver.gap_rounding``: the cheap one,
+    then where it is too loose the tight one) is at most ``tol * |primal|``.  Else ``reason`` says why not (features of 1e7 and more, C of 1e12 and more: the
     objectives are below the rounding of their terms, and a "gap" of 1e-16 certifies nothing)."""
     if not solver.converged(state, tol):
         return False, math.nan, ""
     if float(state.primal) == 0.0:  # P = D = 0 (alpha = 0 with every hinge 0): nothing summed, nothing rounded
         return True, 0.0, ""
-    rounding = float(solver.gap_rounding(problem, state))
     P = abs(float(state.primal))
+    rounding = float(solver.gap_rounding(problem, state))
+    if rounding > tol * P:  # the cheap bound cannot say: the one from the scores' actual magnitudes
+        rounding = float(solver.gap_rounding(problem, state, tight=True))
     if rounding <= tol * P:
         return True, rounding, ""
     return False, rounding, (
