@@ -21,7 +21,7 @@ from .backend import array_namespace, is_numpy, to_device, to_numpy
 from .kernels import (canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal, kernel_params,
                       make_kernel)
 from .losses import get_loss
-from .rows import is_sparse, row_squared_norms
+from .rows import is_sparse, row_blocks, row_squared_norms
 
 
 def _reject_sparse(A, name):
@@ -29,11 +29,15 @@ def _reject_sparse(A, name):
         raise TypeError(f"{name} is a sparse matrix: sparse input is not supported here; pass a dense array ({name}.toarray())")
 
 
-def check_sparse_X(X, name: str = "X", dtype=None):
-    """Return a SciPy sparse ``X`` as a read-only ``scipy.sparse.csr_array`` (a copy; CSC, COO and the
-    other formats converted once), float32 kept and anything else float64, its duplicate entries
-    summed, its column indices sorted and its explicit zeros removed (``dtype`` given: converted to it in
-    the same copy); raise naming ``name`` when it is empty, complex or not finite."""
+def check_sparse_X(X, name: str = "X", dtype=None, bias=None, copy: bool = True):
+    """Return a SciPy sparse ``X`` as a read-only ``scipy.sparse.csr_array``, float32 kept and anything else
+    float64 (``dtype`` given: converted to it), its duplicate entries summed, its column indices sorted and
+    its explicit zeros removed; raise naming ``name`` when it is empty, complex or not finite.
+
+    At most one copy of X: CSC, COO and the other formats are converted once, and a CSR X is copied once
+    (``copy=False``: only if it must be put in that form).  ``bias``: a last column of that constant is
+    written into the copy (:func:`with_bias_column`), the only copy made then.
+    """
     import scipy.sparse as sp
 
     if X.ndim != 2:
@@ -49,21 +53,35 @@ def check_sparse_X(X, name: str = "X", dtype=None):
         raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
     if d == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
-    arr = sp.csr_array(X, dtype=dtype, copy=True)
-    arr.sum_duplicates()  # also sorts the column indices of every row
-    arr.eliminate_zeros()
-    if not np.all(np.isfinite(arr.data)):
+    arr = sp.csr_array(X)  # a CSR X: its own arrays; another format: new ones
+
+    def shares(A):
+        theirs = [getattr(X, part, None) for part in ("data", "indices", "indptr")]
+        return any(isinstance(b, np.ndarray) and np.may_share_memory(a, b)
+                   for a in (A.data, A.indices, A.indptr) for b in theirs)
+
+    if not (arr.has_canonical_format and np.count_nonzero(arr.data) == arr.nnz):
+        arr = arr.astype(dtype, copy=shares(arr))  # put in canonical form in a copy of the dtype asked for
+        arr.sum_duplicates()  # also sorts the column indices of every row
+        arr.eliminate_zeros()
+    if arr.nnz and not (math.isfinite(arr.data.min()) and math.isfinite(arr.data.max())):
         raise ValueError(f"{name} contains NaN or infinity")
-    for part in (arr.data, arr.indices, arr.indptr):
-        part.setflags(write=False)
+    if bias is not None:
+        return with_bias_column(arr, bias, dtype)  # converted to dtype as it is written: the one copy
+    if arr.dtype != dtype or (copy and shares(arr)):
+        arr = arr.astype(dtype, copy=copy or arr.dtype == dtype)
+    if not shares(arr):
+        for part in (arr.data, arr.indices, arr.indptr):
+            part.setflags(write=False)
     return arr
 
 
-def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: bool = True):
+def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: bool = True, bias=None):
     """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
 
     ``copy=False`` (prediction, which only reads X): a NumPy X that is already a C-contiguous float
-    array comes back as it is, neither copied nor made read-only.
+    array comes back as it is, neither copied nor made read-only.  ``bias`` (a float): X with a last
+    column of that constant (:func:`with_bias_column`), written in the one copy made (any dtype or order).
 
     NumPy-compatible input (lists, Fortran-ordered arrays, integers) becomes a
     NumPy array; arrays of another array-API library (CuPy, array-api-strict)
@@ -74,7 +92,7 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: b
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
     if accept_sparse and is_sparse(X):
-        return check_sparse_X(X, name, dtype)
+        return check_sparse_X(X, name, dtype, bias=bias, copy=copy)
     _reject_sparse(X, name)
     xp = array_namespace(X)
     if is_numpy(xp):
@@ -95,7 +113,13 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: b
                 f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D shape {arr.shape}. "
                 "Reshape your data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
             )
-        arr = np.array(arr, dtype=dtype, order="C", copy=True if copy else None)
+        if bias is None:
+            arr = np.array(arr, dtype=dtype, order="C", copy=True if copy else None)
+        else:  # X converted (dtype, order) as it is written into the (n, d + 1) array: one copy
+            out = np.empty((arr.shape[0], arr.shape[1] + 1), dtype=dtype)
+            out[:, :-1] = arr
+            out[:, -1] = bias
+            arr = out
     else:
         if X.ndim != 2:
             raise ValueError(
@@ -103,20 +127,21 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: b
             )
         if dtype is None:
             dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
-        arr = xp.asarray(X, dtype=dtype, copy=True)
-    n, d = arr.shape
+        arr = xp.asarray(X, dtype=dtype, copy=True if bias is None else None)
+        if bias is not None:
+            arr = with_bias_column(arr, bias)
+    n, d = arr.shape[0], arr.shape[1] - (bias is not None)
     if n == 0:
         raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
     if d == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
-    if is_numpy(xp):  # a block of rows at a time: no (n, d) boolean array beside X
-        step = max(1, (1 << 22) // max(d, 1))
-        finite = all(bool(np.isfinite(arr[s : s + step]).all()) for s in range(0, n, step))
+    if is_numpy(xp):  # NaN and infinities show in the extremes: no (n, d) boolean array beside X
+        finite = math.isfinite(arr.min()) and math.isfinite(arr.max())
     else:
         finite = bool(xp.all(xp.isfinite(arr)))
     if not finite:
         raise ValueError(f"{name} contains NaN or infinity")
-    if is_numpy(xp) and copy:
+    if is_numpy(xp) and (copy or bias is not None):
         arr.setflags(write=False)
     return arr
 
@@ -239,9 +264,22 @@ def check_bias(bias, name: str = "bias"):
     return check_positive(bias, name, none_means="no constant feature")
 
 
-def with_bias_column(X, bias):
-    """``X`` (as :func:`check_X` returned it, with ``copy=False``) with a last column of constant ``bias``
-    appended (a read-only copy, the only one; CSR stays CSR), or ``X`` itself for ``bias=None``.
+def check_squared_norms(sqnorm, xp=np, name: str = "X"):
+    """``sqnorm`` (the rows' :math:`\\|x_i\\|^2`), or a ValueError naming ``name`` when 4 times the largest is not
+    finite in float64, as :class:`BinaryProblem` refuses a linear kernel that overflows: every product
+    :math:`x_i^\\top x_j` (and :math:`\\|x_i - x_j\\|^2 \\le 4 \\max \\|x\\|^2`) then stays finite."""
+    largest = float(xp.max(sqnorm))
+    if not math.isfinite(4.0 * largest):
+        raise ValueError(f"{name} overflows: its largest squared row norm |x|^2 = {largest:.3g} (4 |x|^2 must be below "
+                         f"{np.finfo(np.float64).max:.3g} in float64); rescale {name}, e.g. with "
+                         "sklearn.preprocessing.StandardScaler or by dividing it by a constant")
+    return sqnorm
+
+
+def with_bias_column(X, bias, dtype=None):
+    """``X`` (as :func:`check_X` returned it) with a last column of constant ``bias`` appended (a read-only
+    copy of ``dtype``, X's by default; CSR stays CSR), or ``X`` itself for ``bias=None``.  :func:`check_X` with
+    ``bias`` writes it in its one copy.
 
     The weight of that column, times ``bias``, is the model's intercept: it is penalised with
     the other weights (LIBLINEAR's ``-B`` and scikit-learn's ``LinearSVC(intercept_scaling=bias)``).
@@ -249,12 +287,18 @@ def with_bias_column(X, bias):
     if bias is None:
         return X
     n = X.shape[0]
-    if is_sparse(X):
+    if is_sparse(X):  # row i's entries, then the constant (column d) at the end of the row
         import scipy.sparse as sp
 
-        column = sp.csr_array((np.full(n, bias, dtype=X.dtype), np.zeros(n, dtype=X.indices.dtype),
-                               np.arange(n + 1, dtype=X.indptr.dtype)), shape=(n, 1))
-        out = sp.csr_array(sp.hstack([X, column], format="csr"), dtype=X.dtype)
+        index = np.int64 if X.nnz + n > np.iinfo(np.int32).max else X.indices.dtype
+        indptr = X.indptr.astype(index) + np.arange(n + 1, dtype=index)
+        data, indices = np.empty(X.nnz + n, dtype=dtype or X.dtype), np.empty(X.nnz + n, dtype=index)
+        for rows in row_blocks(X):  # np.insert's temporaries bounded by a block
+            lo, hi, ends = X.indptr[rows.start], X.indptr[rows.stop], X.indptr[rows.start + 1 : rows.stop + 1]
+            at = slice(indptr[rows.start], indptr[rows.stop])
+            data[at] = np.insert(X.data[lo:hi].astype(data.dtype, copy=False), ends - lo, bias)
+            indices[at] = np.insert(X.indices[lo:hi], ends - lo, X.shape[1])
+        out = sp.csr_array((data, indices, indptr), shape=(n, X.shape[1] + 1))
         for part in (out.data, out.indices, out.indptr):
             part.setflags(write=False)
         return out
@@ -420,9 +464,9 @@ class BinaryProblem(DataShape):
         X = placed(self.X, self.device)
         sparse = is_sparse(X)
         bias = check_bias(self.bias)
-        # with a bias column, the one copy is with_bias_column's (check_X then only checks a float array)
+        # one copy of X, with its bias column (refused below for a kernel other than the linear one)
         X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True,
-                    copy=bias is None)
+                    bias=bias)
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
@@ -440,7 +484,6 @@ class BinaryProblem(DataShape):
         if bias is not None and kernel_name != "linear":
             raise ValueError(f"bias={bias:g} appends a constant feature to X, which is an intercept for the linear "
                              f"kernel only, not for kernel={kernel_name!r} (SMO's unpenalised bias b serves every kernel)")
-        X = with_bias_column(X, bias)
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
         if sparse:  # the linear kernel: its diagonal is the squared norms, computed once here
             diag = row_squared_norms(X)
@@ -582,8 +625,7 @@ class MulticlassProblem(DataShape):
     def __post_init__(self):
         object.__setattr__(self, "loss", get_loss(self.loss).name)
         bias = check_bias(self.bias)
-        # with a bias column, the one copy is with_bias_column's (check_X then only checks a float array)
-        X = with_bias_column(check_X(placed(self.X, self.device), "X", accept_sparse=True, copy=bias is None), bias)
+        X = check_X(placed(self.X, self.device), "X", accept_sparse=True, bias=bias)  # one copy, with its bias column
         classes, codes = check_labels(self.y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
@@ -597,7 +639,7 @@ class MulticlassProblem(DataShape):
         object.__setattr__(self, "M", M)
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "codes", _readonly(xp.asarray(codes.astype(np.int64))))
-        object.__setattr__(self, "sqnorm", _readonly(row_squared_norms(X, xp)))
+        object.__setattr__(self, "sqnorm", _readonly(check_squared_norms(row_squared_norms(X, xp), xp)))
 
     @property
     def k(self) -> int:

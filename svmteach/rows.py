@@ -49,12 +49,26 @@ def compiled_rows(X):
     return X
 
 
-def _row_blocks(X):
+def row_blocks(X):
     """Row slices of X whose float64 copies fit in :data:`BLOCK_BYTES` (dense, or the stored entries of a CSR)."""
     n, d = X.shape
-    per_row = (12 * X.nnz / max(n, 1)) if is_sparse(X) else 8 * d  # a float64 value and its int32 index
+    per_row = (8 * X.nnz / max(n, 1)) if is_sparse(X) else 8 * d  # the float64 values of a row
     step = max(1, int(BLOCK_BYTES // max(per_row, 1)))
     return [slice(s, min(s + step, n)) for s in range(0, n, step)]
+
+
+def _csr_blocks(X, power, visit):
+    """Call ``visit(rows, values, indptr, indices)`` for each of :func:`row_blocks` of a CSR X: the rows'
+    stored values in float64 to the ``power`` (1 or 2), with their ``indptr`` (from 0) and ``indices``
+    (views of X's: only the values are new, one block of them alive at a time)."""
+    for rows in row_blocks(X):
+        lo, hi = int(X.indptr[rows.start]), int(X.indptr[rows.stop])
+        values = X.data[lo:hi].astype(np.float64)
+        if power == 2:
+            with np.errstate(over="ignore"):  # an infinite square is for the caller to refuse
+                values *= values
+        visit(rows, values, X.indptr[rows.start : rows.stop + 1] - lo, X.indices[lo:hi])
+        del values
 
 
 def times(X, B, xp=np):
@@ -65,7 +79,7 @@ def times(X, B, xp=np):
         if X.dtype == np.float64:
             return np.asarray(X @ B)
         out = np.empty((X.shape[0], B.shape[1]))
-        for rows in _row_blocks(X):  # SciPy would convert all of X.data to float64 at once
+        for rows in row_blocks(X):  # SciPy would convert all of X.data to float64 at once
             out[rows] = X[rows].astype(np.float64) @ B
         return out
     B = xp.astype(B, xp.float64)
@@ -74,7 +88,7 @@ def times(X, B, xp=np):
     if not (xp is np):
         return xp.astype(X, xp.float64) @ B
     out = np.empty((X.shape[0], B.shape[1]))
-    for rows in _row_blocks(X):
+    for rows in row_blocks(X):
         out[rows] = X[rows].astype(np.float64) @ B
     return out
 
@@ -86,7 +100,7 @@ def transpose_times(X, A, xp=np):
         if X.dtype == np.float64:
             return np.asarray(X.T @ A)
         out = np.zeros((X.shape[1], A.shape[1]))
-        for rows in _row_blocks(X):
+        for rows in row_blocks(X):
             out += X[rows].astype(np.float64).T @ A[rows]
         return out
     A = xp.astype(A, xp.float64)
@@ -95,24 +109,51 @@ def transpose_times(X, A, xp=np):
     if not (xp is np):
         return xp.astype(X, xp.float64).T @ A
     out = np.zeros((X.shape[1], A.shape[1]))
-    for rows in _row_blocks(X):
+    for rows in row_blocks(X):
         out += X[rows].astype(np.float64).T @ A[rows]
     return out
 
 
 def row_squared_norms(X, xp=np):
-    """(n,) float64 :math:`\\|x_i\\|^2`, a block of rows at a time for a dense float32 X."""
-    if is_sparse(X):
-        squares = X.astype(np.float64)  # a copy of the stored entries only
-        squares.data **= 2
-        return np.asarray(squares.sum(axis=1)).ravel()
-    if X.dtype == xp.float64 or not (xp is np):
+    """(n,) float64 :math:`\\|x_i\\|^2`, without a copy of X: a block of rows at a time (NumPy, SciPy CSR)."""
+    if not is_sparse(X) and not (xp is np):
         Xf = xp.astype(X, xp.float64)
         return xp.sum(Xf * Xf, axis=1)
     out = np.empty(X.shape[0])
-    for rows in _row_blocks(X):
-        block = X[rows].astype(np.float64)
-        out[rows] = np.sum(block * block, axis=1)
+    if not is_sparse(X):
+        for rows in row_blocks(X):
+            block = X[rows].astype(np.float64, copy=False)  # float32 converted one block at a time
+            with np.errstate(over="ignore"):  # an infinite norm is for the caller to refuse
+                out[rows] = np.sum(block * block, axis=1)  # summed as NumPy sums (a sparse X's rows agree)
+            del block
+        return out
+
+    def visit(rows, squares, indptr, indices):  # each row's sum of its squares (a row without entries: 0)
+        filled = np.diff(indptr) > 0
+        out[rows] = 0.0
+        if len(squares):
+            out[rows][filled] = np.add.reduceat(squares, indptr[:-1][filled])
+
+    _csr_blocks(X, 2, visit)
+    return out
+
+
+def column_sums(X, power: int = 1):
+    """(d,) float64 :math:`\\sum_i x_{it}` (``power=2``: :math:`\\sum_i x_{it}^2`), without a copy of X
+    (a NumPy or SciPy CSR X; SciPy's own ``X.mean`` and ``X.multiply(X)`` copy it)."""
+    out = np.zeros(X.shape[1])
+    if not is_sparse(X):
+        for rows in row_blocks(X):
+            block = X[rows].astype(np.float64, copy=False)
+            with np.errstate(over="ignore"):
+                out += np.einsum("ij,ij->j", block, block) if power == 2 else np.sum(block, axis=0)
+            del block
+        return out
+
+    def visit(rows, values, indptr, indices):
+        out[:] += np.bincount(indices, weights=values, minlength=X.shape[1])
+
+    _csr_blocks(X, power, visit)
     return out
 
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..rows import is_sparse
+from ..rows import column_sums, is_sparse
 
 #: Why a run that did not converge stopped before max_iter (see :func:`svmteach.solvers.solve`).
 STALLED = "because its steps no longer changed alpha (at the limit of rounding) or the gap was NaN"
@@ -27,13 +27,8 @@ SCALE_RATIO = 10.0
 
 def feature_moments(X):
     """Each feature's mean and standard deviation, two arrays of shape (d,) (dense or sparse X)."""
-    if is_sparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        square = np.asarray(X.multiply(X).mean(axis=0)).ravel()
-    else:
-        X = np.asarray(X)
-        mean = X.mean(axis=0)
-        square = np.einsum("ij,ij->j", X, X) / X.shape[0]
+    X = X if is_sparse(X) else np.asarray(X)
+    mean, square = column_sums(X) / X.shape[0], column_sums(X, 2) / X.shape[0]  # no copy of X
     return mean, np.sqrt(np.maximum(square - mean * mean, 0.0))
 
 

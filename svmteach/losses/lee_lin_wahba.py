@@ -210,8 +210,13 @@ def solve_blocks(U, C, k, exclude=None):
     T1, T0 = xp.take_along_axis(points, first, axis=1), xp.take_along_axis(points, before, axis=1)
     f1, f0 = xp.take_along_axis(phi, first, axis=1), xp.take_along_axis(phi, before, axis=1)
     span = f0 - f1
-    # phi is linear on [T0, T1]: interpolate its root (T = T1 when phi(T0) <= 0 too, i.e. first == 0)
-    T = xp.where((first > 0) & (span > 0), T0 + f0 * (T1 - T0) / xp.where(span > 0, span, 1.0), T1)
+    # phi is linear on [T0, T1]: interpolate its root (T = T1 when phi(T0) <= 0 too, i.e. first == 0); where
+    # f0 (T1 - T0), two values of the size of C, overflows, the fraction f0 / span in [0, 1] is taken first
+    span = xp.where(span > 0, span, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = f0 * (T1 - T0)
+        root = xp.where(xp.isfinite(product), T0 + product / span, T0 + f0 / span * (T1 - T0))
+    T = xp.where((first > 0) & (f0 - f1 > 0), root, T1)
     return xp.minimum(xp.maximum(U + T / k, 0.0), C)  # clip(u + T / k, 0, C)
 
 
@@ -237,7 +242,8 @@ def _llw_block_row(u, C, k, out, points):
         if fj <= 0.0:
             T = Tj
             if j > 0 and f0 - fj > 0.0:
-                T = T0 + f0 * (Tj - T0) / (f0 - fj)
+                product = f0 * (Tj - T0)  # as solve_blocks: the fraction in [0, 1] first where this overflows
+                T = T0 + product / (f0 - fj) if np.isfinite(product) else T0 + f0 / (f0 - fj) * (Tj - T0)
             break
         T0 = Tj
         f0 = fj
