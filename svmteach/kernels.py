@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .backend import array_namespace, is_numpy, to_numpy
+from .rows import row_blocks
 
 KERNELS = ("linear", "polynomial", "gaussian", "laplacian")
 _ALIASES = {"poly": "polynomial", "rbf": "gaussian"}
@@ -138,10 +139,10 @@ def _gamma_from_data(rule: str, X) -> float:
     d = X.shape[1]
     if rule == "auto":
         return 1.0 / d
-    s = float(xp.max(xp.abs(X)))
+    s = max(float(xp.max(X)), -float(xp.min(X)))  # max |x| without the copy xp.abs(X)
     if s == 0:
         return 1.0
-    var = float(xp.var(X / s)) * s * s  # Var(X) = s^2 Var(X / s); Var(X / s) <= 1 cannot overflow
+    var = _scaled_variance(X, s, xp) * s * s  # Var(X) = s^2 Var(X / s); Var(X / s) <= 1 cannot overflow
     if var == 0:
         return 1.0  # constant data: no division by 0
     gamma = 1.0 / (d * var)
@@ -153,11 +154,32 @@ def _gamma_from_data(rule: str, X) -> float:
     return gamma
 
 
+def _scaled_variance(X, s, xp) -> float:
+    """Var(X / s) over all entries, two passes a block of rows at a time (``X / s`` whole would be a copy of X)."""
+    blocks = row_blocks(X)  # of rows.BLOCK_BYTES
+    if len(blocks) == 1:
+        return float(xp.var(X / s))
+    size = X.shape[0] * X.shape[1]
+    mean = math.fsum(float(xp.sum(X[rows, :] / s)) for rows in blocks) / size
+    return math.fsum(float(xp.sum((X[rows, :] / s - mean) ** 2)) for rows in blocks) / size
+
+
 #: A squared distance below this fraction of ``|x|^2 + |z|^2`` lost most of its digits to the
 #: cancellation in ``|x|^2 + |z|^2 - 2 x'z`` (rounding there is ~1e-16 of that sum); such
 #: entries are recomputed from explicit differences, so every squared distance carries a
 #: relative error below ~1e-12 (and a point's distance to itself is exactly 0).
 CANCELLATION = 1e-4
+
+
+def squared_norms(X):
+    """(n,) :math:`\\|x_i\\|^2` in X's precision (overflowing as it would), a block of rows at a time: ``X * X``
+    whole would be a copy of X (NumPy, CuPy or any array-API library)."""
+    xp = array_namespace(X)
+    blocks = row_blocks(X)  # of rows.BLOCK_BYTES
+    if len(blocks) == 1:
+        return xp.sum(X * X, axis=1)
+    parts = [xp.sum(X[rows, :] * X[rows, :], axis=1) for rows in blocks]
+    return xp.concat(parts) if hasattr(xp, "concat") else xp.concatenate(parts)
 
 
 def squared_distances(X, Z=None):
@@ -170,8 +192,8 @@ def squared_distances(X, Z=None):
     same = Z is None or Z is X
     Z = X if Z is None else Z
     xp = array_namespace(X, Z)
-    xx = xp.sum(X * X, axis=1)
-    zz = xx if same else xp.sum(Z * Z, axis=1)
+    xx = squared_norms(X)
+    zz = xx if same else squared_norms(Z)
     scale = xx[:, None] + zz[None, :]
     d2 = xp.maximum(scale - 2.0 * (X @ Z.T), 0.0)
     suspect = d2 < CANCELLATION * scale  # d2 = |x - z|^2 has lost digits to cancellation
@@ -244,7 +266,7 @@ def kernel_params(kernel: Kernel):
 def kernel_diagonal(X, kernel: Kernel):
     """The diagonal :math:`k(x_i, x_i)` without forming the whole Gram matrix."""
     xp = array_namespace(X)
-    sq = xp.sum(X * X, axis=1)
+    sq = squared_norms(X)
     if kernel.name == "linear":
         return sq
     if kernel.name == "polynomial":
@@ -270,8 +292,8 @@ def check_kernel_finite(X, kernel: Kernel):
     """
     xp = array_namespace(X)
     with np.errstate(over="ignore", invalid="ignore"):  # the overflow is what is looked for
-        diag = kernel_diagonal(X, kernel)
-        sq = xp.sum(X * X, axis=1)
+        sq = squared_norms(X)  # a block at a time: no copy of X
+        diag = sq if kernel.name == "linear" else kernel_diagonal(X, kernel)
         top = np.argsort(-to_numpy(sq), kind="stable")[: FINITE_CHECK_ROWS - 1]
         rows = [X[:1, :]] + [X[int(t) : int(t) + 1, :] for t in top]
         # 4 max |x|^2 bounds every |x - z|^2: finite, no distance overflows (to a kernel value of 0)

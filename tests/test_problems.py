@@ -232,3 +232,32 @@ def test_a_bias_column_costs_one_copy_of_X():
     # one column more than the plain problem's copy, and nothing near a second copy (X.nbytes more)
     assert peak < plain_peak + 0.25 * X.nbytes, (peak, plain_peak, X.nbytes)
     assert X.flags.writeable  # the caller's array is left as it was
+
+
+@pytest.mark.parametrize("kwargs", [{"kernel": "linear"}, {"kernel": "linear", "bias": 1.0}, {"kernel": "rbf"},
+                                    {"kernel": "poly", "gamma": 0.01}, {"kernel": "laplacian", "gamma": 0.1}])
+def test_a_dense_binary_problem_is_built_in_one_copy_of_X(monkeypatch, kwargs):
+    """Building a dense BinaryProblem holds its one copy of X and little more: the finiteness check's squared norms
+    (and the kernel diagonal, the largest rows' distances), and gamma='scale''s variance, a block of rows at a time
+    (``X * X``, ``abs(X)`` or ``X / s`` whole were a copy each: 2 to 3 copies at the peak).  Small blocks, so that
+    only whole copies of X show."""
+    import tracemalloc
+
+    import svmteach.rows as rows
+    from svmteach.kernels import kernel_diagonal, make_kernel
+
+    monkeypatch.setattr(rows, "BLOCK_BYTES", 1 << 16)
+    X = np.random.default_rng(0).standard_normal((10_000, 200))
+    y = np.where(np.arange(10_000) % 2, 1.0, -1.0)
+    tracemalloc.start()
+    try:
+        p = BinaryProblem(X, y, **kwargs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert p.X.shape[0] == 10_000 and not np.shares_memory(p.X, X)
+    assert peak < 1.1 * X.nbytes, peak / X.nbytes
+    # the blocked norms and variance are what X * X and X.var() give
+    np.testing.assert_array_equal(kernel_diagonal(X, make_kernel("linear")), np.sum(X * X, axis=1))
+    if kwargs["kernel"] == "rbf":
+        assert p.gamma == pytest.approx(1.0 / (200 * X.var()), rel=1e-12)
