@@ -1,8 +1,10 @@
-"""BinarySVC against scikit-learn's SVC (LIBSVM) at n = 20,000: fit time, peak memory, pickle size.
+"""BinarySVC against scikit-learn's SVC (LIBSVM) at n = 20,000: fit time, peak memory, pickle size; and
+MulticlassSVC(loss="cs") against LinearSVC(multi_class="crammer_singer") at 60,000 x 784: peak memory in copies of X.
 
     python benchmarks/memory.py                   # n = 20,000, gaussian and linear, 3 repeats; then n = 100,000
     python benchmarks/memory.py --quick           # n = 2,000, 1 repeat, no n = 100,000 (a smoke run)
     python benchmarks/memory.py --large-budget 0  # leave n = 100,000 out
+    python benchmarks/memory.py --only-multiclass # the multiclass section alone (--multiclass: after the rest)
 
 The problem: ``make_classification(n, n_features=10, n_informative=5, flip_y=0.05, random_state=0)``,
 standardised, labels +-1; C = 1, tol = 1e-3, cache_size = 200 (MB) for both libraries; the gaussian kernel
@@ -27,6 +29,19 @@ before its row cache), once, in a process given ``--large-budget`` seconds (300)
 time and peak, or, when it runs out of time, the last progress line it printed (how far it got); then
 ``BinarySVC(max_iter=20000)`` at that size (SMO's steps per second, to say how long an epoch takes) and
 ``BinarySVC(solver="dual_cd")`` (the linear solver) for contrast, each in a fresh process.
+
+Then (``--multiclass``, or alone with ``--only-multiclass``) the multiclass section: ``MulticlassSVC(loss="cs")``
+against ``LinearSVC(multi_class="crammer_singer")`` (LIBLINEAR), both with their defaults (C = 1, an intercept:
+a penalised constant column of 1 for both; max_iter and tol their own), on MNIST-sized data: 60,000 x 784,
+10 classes (``--mc-rows`` fewer), pixel-like values in [0, 1] with 20% of them nonzero, generated with a fixed
+seed (:func:`mnist_like`); float64 and float32, dense and CSR.  Each fit in a fresh process (as above): the
+peak RSS it added over the process's baseline (VmHWM, the peak reset just before the fit through
+``/proc/self/clear_refs``, so that making the data does not hide it, minus VmRSS then, after ``malloc_trim``
+returned the memory freed while making the data) and, in a second fit,
+tracemalloc's peak, both in units of the stored X's bytes (the CSR's data, indices and indptr); the time, and
+the primal objective P of the model on the problem with its bias column, with the relative duality gap
+(P - D) / |P| where D is MulticlassSVC's dual (LIBLINEAR's P against the D of MulticlassSVC on the same data:
+a bound on how far its model is from the optimum).
 """
 
 from __future__ import annotations
@@ -53,6 +68,127 @@ def data(n):
 
     X, y = make_classification(n_samples=n, n_features=D, n_informative=5, flip_y=0.05, random_state=0)
     return StandardScaler().fit_transform(X), np.where(y == 1, 1.0, -1.0)
+
+
+MC_N, MC_D, MC_K, MC_DENSITY = 60_000, 784, 10, 0.2
+
+
+def mnist_like(n, dtype, sparse):
+    """``n`` x 784 pixel-like values in [0, 1] (20% nonzero) of 10 classes, seed 0, made a block of rows at a time
+    (no temporary copy of X beside it), stored as ``dtype``, dense or CSR; the labels 0..9."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    centers = rng.random((MC_K, MC_D))
+    y = rng.integers(0, MC_K, n)
+    X = np.empty((n, MC_D), dtype=dtype)
+    for s in range(0, n, 5000):
+        e = min(s + 5000, n)
+        block = np.clip(centers[y[s:e]] + 0.5 * rng.standard_normal((e - s, MC_D)), 0.0, 1.0)
+        block[rng.random((e - s, MC_D)) >= MC_DENSITY] = 0.0
+        X[s:e] = block
+    return (sp.csr_array(X) if sparse else X), y
+
+
+def stored_bytes(X):
+    import scipy.sparse as sp
+
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if sp.issparse(X) else X.nbytes
+
+
+def hwm_and_rss_mb():
+    """The process's peak resident set size (VmHWM) and its resident set size now (VmRSS), in MB."""
+    found = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("VmHWM:", "VmRSS:")):
+                found[line[:5]] = int(line.split()[1]) / 1024
+    return found["VmHWM"], found["VmRSS"]
+
+
+def mc_child(library, dtype, layout, n):
+    """Run in the fresh process: one multiclass fit measured (see the module's docstring), a JSON line on stdout."""
+    import tracemalloc
+    import warnings
+
+    import numba
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    from svmteach.problems import MulticlassProblem
+
+    numba.set_num_threads(1)
+    if library == "svmteach":
+        from svmteach import MulticlassSVC
+
+        def make():
+            return MulticlassSVC(loss="cs")
+    else:
+        from sklearn.svm import LinearSVC
+
+        def make():
+            return LinearSVC(multi_class="crammer_singer")
+
+    with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X, y = mnist_like(n, np.dtype(dtype), layout == "csr")
+        Xw, yw = mnist_like(300, np.dtype(dtype), layout == "csr")
+        make().fit(Xw, yw)  # numba compiles or loads its cache here
+        del Xw, yw
+        try:  # glibc keeps freed memory of the data's making, which the fit would reuse unseen: give it back
+            import ctypes
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # VmHWM := VmRSS: the data's making is forgotten
+        base = hwm_and_rss_mb()[1]
+        t0 = time.perf_counter()
+        model = make().fit(X, y)
+        seconds = time.perf_counter() - t0
+        peak = hwm_and_rss_mb()[0]
+        W = np.hstack([model.coef_, model.intercept_[:, None]])  # the bias column's weights (its value is 1)
+        alpha = model.alpha_ if library == "svmteach" else None
+        epochs = int(np.max(model.n_iter_))
+        del model
+        tracemalloc.start()
+        make().fit(X, y)
+        traced = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        problem = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0)
+        obj = problem.loss_object
+        P = float(obj.primal(problem, W))
+        D = float(obj.dual(problem, alpha, obj.weights(problem, alpha))) if alpha is not None else None
+    print(json.dumps({"seconds": seconds, "base_rss": base, "added_mb": peak - base,
+                      "added": (peak - base) * 2**20 / stored_bytes(X), "traced": traced / stored_bytes(X),
+                      "x_mb": stored_bytes(X) / 2**20, "P": P, "D": D, "epochs": epochs,
+                      "warnings": sorted({f"{w.category.__name__}: {str(w.message)[:90]}" for w in caught})}))
+
+
+def multiclass_section(n):
+    """The multiclass table (Markdown) at ``n`` rows: every dtype and layout, both libraries, a fresh process each."""
+    rows = []
+    for dtype in ("float64", "float32"):
+        for layout in ("dense", "csr"):
+            runs = {}
+            for library in ("svmteach", "liblinear"):
+                cmd = [sys.executable, __file__, "--mc-child", library, dtype, layout, str(n)]
+                env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+                done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{library} {dtype} {layout} n={n} failed:\n{done.stderr[-3000:]}")
+                runs[library] = json.loads(done.stdout.splitlines()[-1])
+            D = runs["svmteach"]["D"]
+            for library, label in (("svmteach", 'MulticlassSVC(loss="cs")'),
+                                   ("liblinear", 'LinearSVC(multi_class="crammer_singer")')):
+                r = runs[library]
+                rows.append([dtype, layout, label, f"{r['x_mb']:.0f} MB", f"{r['added']:.2f} ({r['added_mb']:.0f} MB)",
+                             f"{r['traced']:.2f}", f"{r['seconds']:.1f} s", f"{r['epochs']}", f"{r['P']:.6g}",
+                             f"{(r['P'] - D) / abs(r['P']):.2g}", f"{r['base_rss']:.0f} MB",
+                             "; ".join(r["warnings"]) or "none"])
+    return rows
 
 
 def rss_mb() -> float:
@@ -157,7 +293,16 @@ def main(argv=None):
     parser.add_argument("--large-budget", type=float, default=300.0,
                         help="seconds for the n = 100,000 linear BinarySVC() run (0: leave it out)")
     parser.add_argument("--only-large", action="store_true", help="only the n = 100,000 runs")
+    parser.add_argument("--mc-child", nargs=4, metavar=("LIBRARY", "DTYPE", "LAYOUT", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--multiclass", action="store_true", help="add the multiclass section (CS, 60,000 x 784)")
+    parser.add_argument("--only-multiclass", action="store_true", help="only the multiclass section")
+    parser.add_argument("--mc-rows", type=int, default=MC_N, help="rows of the multiclass data (60,000)")
     args = parser.parse_args(argv)
+    if args.mc_child:
+        library, dtype, layout, n = args.mc_child
+        return mc_child(library, dtype, layout, int(n))
+    if args.only_multiclass:
+        return print_multiclass(args.mc_rows)
     if args.child:
         library, kernel, n, verbose, max_iter, solver = args.child
         return child(library, kernel, int(n), int(verbose), int(max_iter) or None, None if solver == "default" else solver)
@@ -217,6 +362,31 @@ def main(argv=None):
               f"penalised bias): {dual_cd['seconds']:.2f} s, peak RSS added {dual_cd['added']:.0f} MB, pickle "
               f"{dual_cd['pickle_mb']:.3g} MB, training accuracy {dual_cd['accuracy']:.4f}, warnings: "
               f"{'; '.join(dual_cd['warnings']) or 'none'}")
+
+    if args.multiclass:
+        print()
+        print_multiclass(args.mc_rows)
+
+
+def print_multiclass(n):
+    from common import machine, table
+    from threadpoolctl import threadpool_limits
+
+    load_before = os.getloadavg()
+    rows = multiclass_section(n)
+    import numba
+
+    numba.set_num_threads(1)
+    with threadpool_limits(1):
+        print(machine())
+    print(f"load average (1, 5, 15 min) before: {' '.join(f'{v:.2f}' for v in load_before)}, "
+          f"after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    fewer = "" if n == MC_N else f" (fewer rows than MNIST's {MC_N:,}: --mc-rows {n})"
+    print(f"\nMulticlass, Crammer-Singer: {n:,} x {MC_D} rows{fewer}, {MC_K} classes, {MC_DENSITY:.0%} nonzero, C = 1, "
+          "an intercept, defaults otherwise; each fit in a fresh process, once. Memory in copies of the stored X\n")
+    print(table(rows, ["dtype", "X", "estimator", "X stored", "peak RSS added by the fit (copies of X)",
+                       "tracemalloc peak (copies of X)", "fit time", "epochs (n_iter_)", "primal P",
+                       "(P - D) / |P|, D: MulticlassSVC's dual", "baseline RSS", "warnings"]))
 
 
 if __name__ == "__main__":
