@@ -157,7 +157,7 @@ def _gamma_from_data(rule: str, X) -> float:
 def _scaled_variance(X, s, xp) -> float:
     """Var(X / s) over all entries, two passes a block of rows at a time (``X / s`` whole would be a copy of X)."""
     blocks = row_blocks(X)  # of rows.BLOCK_BYTES
-    if len(blocks) == 1:
+    if len(blocks) <= 1:  # (none for an X of no rows)
         return float(xp.var(X / s))
     size = X.shape[0] * X.shape[1]
     mean = math.fsum(float(xp.sum(X[rows, :] / s)) for rows in blocks) / size
@@ -176,7 +176,7 @@ def squared_norms(X):
     whole would be a copy of X (NumPy, CuPy or any array-API library)."""
     xp = array_namespace(X)
     blocks = row_blocks(X)  # of rows.BLOCK_BYTES
-    if len(blocks) == 1:
+    if len(blocks) <= 1:  # (none for an X of no rows)
         return xp.sum(X * X, axis=1)
     parts = [xp.sum(X[rows, :] * X[rows, :], axis=1) for rows in blocks]
     return xp.concat(parts) if hasattr(xp, "concat") else xp.concatenate(parts)
