@@ -207,7 +207,7 @@ class Solver(ABC):
             xp = problem.xp
             return obj.multiclass_gap_rounding(problem, xp.asarray(alpha, dtype=xp.float64),
                                                xp.asarray(W, dtype=xp.float64))
-        from .smo import exact_gradient
+        from .kernel_scores import exact_gradient
 
         alpha, b = self.coefficients(problem, state)
         alpha = problem.xp.asarray(alpha, dtype=problem.xp.float64)

@@ -61,7 +61,7 @@ from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, maximize_parabola, next_epoch,
                             projected_gradient, shuffle_prefix, steps_gram, steps_linear)
-from .smo import exact_gradient, kernel_row
+from .kernel_scores import exact_gradient, kernel_row
 
 
 class DualCDState(NamedTuple):
@@ -170,7 +170,7 @@ def _column(problem, i: int, cache_size: float):
     """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`; the (n, n) Q is never made.
 
     :math:`K_{:, i}` is read from the problem's row cache of ``cache_size`` MB (the compiled loop's
-    numbers; :func:`~svmteach.solvers.smo.kernel_row`), except for the linear kernel, whose compiled
+    numbers; :func:`~svmteach.solvers.kernel_scores.kernel_row`), except for the linear kernel, whose compiled
     loop keeps w instead: :meth:`~svmteach.problems.BinaryProblem.kernel_row` for a dense X (from the
     Gram matrix of a small problem, else computed alone) and :math:`K_{:, i} = X x_i`, a sparse
     product, for a sparse one.
@@ -293,7 +293,7 @@ class DualCoordinateAscent(Solver):
 
     def measure(self, problem, state: DualCDState) -> DualCDState:
         """The state with primal, dual, gap and KKT violation of its alpha, from the gradient rebuilt
-        from alpha exactly (:func:`~svmteach.solvers.smo.exact_gradient`: two products with X for the
+        from alpha exactly (:func:`~svmteach.solvers.kernel_scores.exact_gradient`: two products with X for the
         linear kernel, otherwise the support vectors' rows of K from the row cache).
 
         A state without a gradient (a compiled linear run's) then carries that one; a cached gradient
