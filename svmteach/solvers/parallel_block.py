@@ -232,8 +232,9 @@ class ParallelBlock(Solver):
             if plane_change < min(change, 0.0):
                 step_alpha, step_W, use_plane = cand_alpha, cand_W, True
         new_alpha = problem.loss_object.repair(problem, alpha + step_alpha)
-        new = ParallelBlockState(n_iter=state.n_iter + 1, alpha=new_alpha, W=W + step_W,
-                                 S=state.S + scores(problem, step_W),  # second pass: X times the step's dW
+        new_W = W + step_W
+        new = ParallelBlockState(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W,
+                                 S=next_scores(problem, state.S, new_W, step_W),  # second pass
                                  step_alpha=new_alpha - alpha, step_W=step_W, target=T, t=t, plane=plane,
                                  used_plane=use_plane, exact=False,
                                  primal=state.primal, dual=state.dual, gap=state.gap, kkt=state.kkt)
@@ -281,6 +282,15 @@ def scores(problem, W):
     if is_sparse(problem.X):
         return times(problem.X, W.T, xp)
     return xp.astype(problem.X @ xp.astype(W, problem.X.dtype).T, xp.float64)
+
+
+def next_scores(problem, S, W, step_W):
+    """The scores after a step to W: X W' when X is float64 (no drift from W), and ``S + X dW'`` when the
+    products run in a lower precision (their rounding is then relative to the step, not to W)."""
+    xp = problem.xp
+    if is_sparse(problem.X) or problem.X.dtype == xp.float64:
+        return scores(problem, W)
+    return S + scores(problem, step_W)
 
 
 def exact_weights(problem, alpha):
