@@ -87,7 +87,7 @@ class InterruptAfter:
         if self.seen >= self.calls:
             raise KeyboardInterrupt
 
-    def finish(self, result):
+    def finish(self, result, direct=None):
         self.finished = result
 
 

@@ -83,12 +83,15 @@ def check_multiclass(model, X, y, C, loss):
     assert relative_gap(P, D) >= -SLACK  # weak duality: a feasible pair
 
 
-def check_binary(model, X, y_pm, C, bias):
+def check_binary(model, X, y_pm, C, bias, coef=None):
+    """The model's alpha is feasible, its w is sum_i alpha_i y_i x_i (``coef``: the model's w, by default
+    ``coef_``), and a converged fit's gap recomputed from alpha is within tol."""
     alpha = model.alpha_
-    assert np.all(np.isfinite(alpha)) and np.all(np.isfinite(model.coef_)) and np.isfinite(model.intercept_[0])
+    coef = model.coef_[0] if coef is None else coef
+    assert np.all(np.isfinite(alpha)) and np.all(np.isfinite(coef)) and np.isfinite(model.intercept_[0])
     assert alpha.min() >= 0.0 and alpha.max() <= C * (1 + 1e-12)
     w = (alpha * y_pm) @ X
-    assert np.all(np.abs(model.coef_[0] - w) <= 1e-13 * (alpha @ np.abs(X)) + 1e-300), np.abs(model.coef_[0] - w).max()
+    assert np.all(np.abs(coef - w) <= 1e-13 * (alpha @ np.abs(X)) + 1e-300), np.abs(coef - w).max()
     if bias:
         assert abs(alpha @ y_pm) <= 1e-9 * max(C, 1.0) * len(alpha)
     if not model.result_.converged:
@@ -136,7 +139,16 @@ def test_one_vs_rest_fits_are_true(problem):
     k = len(model.classes_)
     for c, est in enumerate(model.estimators_):
         target = y == model.classes_[1] if k == 2 else y == model.classes_[c]
-        check_binary(est, X, np.where(target, 1.0, -1.0), C, bias=True)
+        y_pm = np.where(target, 1.0, -1.0)
+        if est.solver_ == "smo":  # SMO's unpenalised bias
+            check_binary(est, X, y_pm, C, bias=True)
+        else:  # the linear default (dual_cd, or its interior-point finish): the no-bias problem on [X, B]
+            assert est.solver_ in ("dual_cd", "interior_point")  # (B = intercept_scaling), w_B B the intercept
+            B = est.intercept_scaling
+            Xb = np.hstack([X, np.full((len(X), 1), B)])
+            w_B = float((est.alpha_ * y_pm) @ Xb[:, -1])
+            assert abs(est.intercept_[0] - w_B * B) <= 1e-13 * (est.alpha_.sum() * B * B) + 1e-300
+            check_binary(est, Xb, y_pm, C, bias=False, coef=np.append(est.coef_[0], w_B))
     assert np.all(np.isfinite(model.decision_function(X)))
 
 
