@@ -279,6 +279,7 @@ def _edit(path, old, new):
     path.write_text(text.replace(old, new))
 
 
+@pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
 def test_an_edited_compiled_helper_is_recompiled(tmp_path):
     """Edit the helpers the cached loops call, run a fresh process: the loops use the new helpers.
 

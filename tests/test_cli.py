@@ -169,6 +169,7 @@ def test_only_lab_takes_unknown_options(capsys):
     assert exit_.value.code == 2 and "unrecognized arguments: --port 8890" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
 def test_lab_serves_the_course_as_the_current_user(tmp_path):
     """Really start it, as whoever runs the tests (root in CI), on a free port, and fetch the page."""
     folder = tmp_path / "course"
@@ -306,6 +307,7 @@ def test_bench_reads_liblinear_weights_in_svmteach_class_order():
 
 # ---- svmteach verify ---------------------------------------------------------------------------
 
+@pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
 def test_verify_runs_the_derivations(capsys):
     assert cli.main(["verify"]) == 0
     assert "errata" in capsys.readouterr().out

@@ -235,6 +235,7 @@ def test_rule_prose_is_markdown_with_latex_not_ascii_math(steps):
         assert "$" not in s.summary and "\\" not in s.summary and "\n" not in s.summary, s.name
 
 
+@pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
 def test_sources_name_the_documents_never_development_files(steps, capsys):
     for s in steps:
         assert "seed" not in (s.source + s.note + s.check + s.instance).lower(), s.name
