@@ -82,7 +82,8 @@ def test_huge_C_is_not_certified_by_a_rounding_gap():
     assert not result.converged
     assert result.rounding > 1e200 and "float64 cannot certify this gap" in result.reason
     result = solve(SMO(random_state=0), BinaryProblem(X, y, C=1e300), max_iter=20_000, tol=TOL)
-    assert result.gap <= TOL and not result.converged and result.reason
+    assert not result.converged  # where float64 measured a gap within tol (this CPU), the rounding says why not
+    assert result.gap > TOL or "float64 cannot certify this gap" in result.reason  # (a generic x86-64 target: gap 1)
     # the same data at C = 1: converged, and the bound is at rounding level
     result = solve(DualCoordinateAscent(random_state=0), BinaryProblem(X, y, C=1.0, bias=1.0), max_iter=20_000, tol=TOL)
     assert result.converged and result.rounding < 1e-12 * result.primal
@@ -174,5 +175,6 @@ def test_multiclass_huge_C_is_not_certified_by_a_rounding_gap():
     X, y = three_blobs()
     problem = MulticlassProblem(X, y, C=1e12, loss="ww")
     result = solve(ExactBlock(random_state=0), problem, tol=TOL, max_iter=20_000)
-    assert result.gap <= TOL and not result.converged
-    assert result.rounding > TOL * result.primal and "float64 cannot certify this gap" in result.reason
+    assert not result.converged
+    if result.gap <= TOL:  # what float64 measured on this CPU (a generic x86-64 target stops at max_iter, gap 2e-3)
+        assert result.rounding > TOL * result.primal and "float64 cannot certify this gap" in result.reason
