@@ -11,7 +11,6 @@ produced the model).  A solver the user named is never replaced.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 from sklearn.exceptions import ConvergenceWarning
@@ -19,6 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..backend import one_blas_thread
 from ..rows import is_sparse
 from ..solvers import InteriorPoint, solve
+from ..solvers.base import certify
 from ..solvers.interior_point import MAX_DENSE, Float64RangeError
 
 #: The most dual variables (n for a binary problem, n (k - 1) for a multiclass one) that a fit hands to the
@@ -50,13 +50,14 @@ def finish_directly(problem, result, tol: float, bias: bool, record_history: boo
     drown in rounding), a :class:`~sklearn.exceptions.ConvergenceWarning` says so, naming C and X, and None."""
     if result.converged or is_sparse(problem.X) or dual_size(problem) > DIRECT_UP_TO:
         return None
+    solver = InteriorPoint(bias=bias)
     try:
         with one_blas_thread():  # small dense factorisations: a second BLAS thread only contends
-            direct = solve(InteriorPoint(bias=bias), problem, max_iter=DIRECT_STEPS, tol=min(tol, DIRECT_TOL),
+            direct = solve(solver, problem, max_iter=DIRECT_STEPS, tol=min(tol, DIRECT_TOL),
                            record_history=record_history)
     except Float64RangeError as error:
         warnings.warn(f"the direct finish (interior point) gave up: {error}", ConvergenceWarning, stacklevel=3)
         return None
-    # the gap reached the fit's tol, and float64 resolves it at that tol (the result's rounding bound, when known)
-    resolved = not getattr(direct, "rounding", math.nan) > tol * abs(direct.primal)
-    return direct._replace(converged=True) if direct.gap <= tol and resolved else None
+    # accepted at the fit's tol (it ran to a tighter one) by the one certificate: gap and its rounding
+    converged, rounding, reason = certify(solver, problem, direct.state, tol)
+    return direct._replace(converged=True, rounding=rounding, reason=reason) if converged else None

@@ -61,7 +61,7 @@ def warn_not_converged(est, label: str, result, tol: float, why: str, X):
     the estimator's loss and solver, ``why`` says where it stopped ("stopped after max_iter=1000 epochs"),
     ``X`` is the data as fitted (for :func:`scale_advice`).  A run whose gap reached tol where float64 cannot
     certify it says that instead (``result.reason``, :func:`~svmteach.solvers.base.certify`)."""
-    if getattr(result, "reason", ""):
+    if result.reason:
         warnings.warn(f"{type(est).__name__} ({label}): {result.reason}", ConvergenceWarning, stacklevel=3)
         return
     warnings.warn(f"{type(est).__name__} ({label}) {why} with relative duality gap {result.gap:.3g} > tol={tol:g}"

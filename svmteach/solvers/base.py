@@ -201,8 +201,9 @@ class Solver(ABC):
         :func:`~svmteach.objectives.multiclass_gap_rounding` at ``(alpha, W)`` (``tight`` changes nothing).
         """
         from .. import objectives as obj
+        from ..problems import MulticlassProblem
 
-        if not hasattr(problem, "kernel"):  # a MulticlassProblem
+        if isinstance(problem, MulticlassProblem):
             alpha, W = self.coefficients(problem, state)
             xp = problem.xp
             return obj.multiclass_gap_rounding(problem, xp.asarray(alpha, dtype=xp.float64),

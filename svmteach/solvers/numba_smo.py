@@ -41,7 +41,8 @@ TAU = 1e-12
 #: step combined from a bound is that bound up to rounding, and is set on it.  (Relative to the
 #: step, not to C: with C = 1e12 the hard margin's alphas are ~1e-12 C and must not be lost.)
 ULPS = 4 * 2.220446049250313e-16
-#: The unit roundoff of float64 doubled (machine epsilon): the rounding of a number of size 1.
+#: The unit roundoff of float64 doubled (machine epsilon): the rounding of a number of size 1.  The same as
+#: ``objectives.EPS``, written here because cached compiled code reads only its own file (test_architecture).
 EPS = 2.220446049250313e-16
 #: The loop evaluates its relative duality gap every ``CHECK_EVERY`` steps.
 CHECK_EVERY = 10
