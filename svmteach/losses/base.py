@@ -27,6 +27,8 @@ Adding a loss is one module defining a subclass, and one line in :data:`svmteach
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -39,6 +41,18 @@ EPS = 2.220446049250313e-16
 #: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
 #: NaN and infinity keep their meaning.  Results match the step path to rounding.
 EPOCH_FASTMATH = {"reassoc", "contract"}
+
+
+class Embedding(NamedTuple):
+    """How a loss's dual is the interior-point method's programme over :math:`\\beta_i \\in \\mathbb R^{k-1}`,
+    the free entries of sample i in the order of its off-label classes: :math:`\\alpha_{ij} = \\text{off}\\,
+    \\beta_{ij}` (:math:`j \\ne y_i`), :math:`\\alpha_{iy_i} = \\text{label}\\; \\mathbf 1^\\top \\beta_i`, with
+    :math:`\\beta_i` in the box :math:`[0, C_i]^{k-1}` (``set = "box"``) or the simplex :math:`\\beta_i \\ge 0,
+    \\mathbf 1^\\top \\beta_i \\le C_i` (``set = "simplex"``)."""
+
+    off: float
+    label: float
+    set: str
 
 
 class MulticlassLoss:
@@ -58,6 +72,9 @@ class MulticlassLoss:
     uses_M = False
     default_solver = "exact"
     block_options = ()
+    #: The loss's dual as the interior-point programme (an :class:`Embedding`); None: the interior-point
+    #: solver does not solve it.
+    embedding = None
 
     def __repr__(self):
         return f"{type(self).__name__}()"

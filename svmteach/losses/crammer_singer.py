@@ -65,7 +65,7 @@ from numba import njit
 
 from ..projections import project_simplex_row, project_simplex_sort
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import EPOCH_FASTMATH, EPS, MulticlassLoss, column_C, no_shrinking, one_hot
+from .base import EPOCH_FASTMATH, EPS, Embedding, MulticlassLoss, column_C, no_shrinking, one_hot
 
 
 #: A label entry within this fraction of its bound C_i is at it (none is for C_i = 0: its block is {0}).
@@ -108,6 +108,7 @@ class CrammerSinger(MulticlassLoss):
     name = "cs"
     title = "Crammer-Singer"
     Block = CSBlock
+    embedding = Embedding(off=-1.0, label=1.0, set="simplex")
     default_solver = "blondel"
     block_options = ("skip_tol",)
 

@@ -62,7 +62,7 @@ import numpy as np
 from numba import njit
 
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
+from .base import (EPOCH_FASTMATH, EPS, Embedding, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
                    off_label_box_violation, one_hot)
 
 
@@ -90,6 +90,7 @@ class LeeLinWahba(MulticlassLoss):
     name = "llw"
     title = "Lee-Lin-Wahba"
     Block = LLWBlock
+    embedding = Embedding(off=1.0, label=0.0, set="box")
 
     def weight_rows(self, problem, alpha):
         xp = problem.xp

@@ -44,7 +44,7 @@ from numba import njit
 
 from ..projections import ww_block_row, ww_block_solve
 from ..rows import compiled_rows, row_axpy, row_dot
-from .base import (EPOCH_FASTMATH, EPS, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
+from .base import (EPOCH_FASTMATH, EPS, Embedding, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
                    off_label_box_violation, one_hot)
 
 
@@ -74,6 +74,7 @@ class WestonWatkins(MulticlassLoss):
     name = "ww"
     title = "Weston-Watkins"
     Block = WWBlock
+    embedding = Embedding(off=1.0, label=-1.0, set="box")
     uses_M = True
 
     def weight_rows(self, problem, alpha):
