@@ -1,0 +1,97 @@
+"""Numba's on-disk cache for the package's compiled code, invalidated by an edit to any file it reads.
+
+Numba (``@njit(cache=True)``) stamps a cached function with its own file only, so a compiled function
+that calls a compiled helper of another file, or reads a constant imported from one, would keep stale
+machine code after that other file changes.  :func:`install` puts a stamp of the package's compiled
+sources into every cache index of the package: each file that compiles with numba and each package
+file it imports from (that covers the helpers it calls and the constants it reads).  An edit to any
+of them makes every cached function of the package recompile in the next process; the cache files
+stay where numba puts them (``__pycache__``, or ``NUMBA_CACHE_DIR``).
+
+Functions outside the package keep numba's own locators.  ``svmteach/__init__.py`` installs this
+before any compiled module is imported (a locator is chosen when ``@njit(cache=True)`` decorates).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _imported_files(path: Path, tree: ast.Module) -> set[Path]:
+    """The package's files that ``path`` imports from (relative or ``svmteach.`` imports)."""
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = path.parent
+            for _ in range(node.level - 1):
+                base = base.parent
+            parts = node.module.split(".") if node.module else []
+        elif node.module and node.module.split(".")[0] == PACKAGE.name:
+            base, parts = PACKAGE, node.module.split(".")[1:]
+        else:
+            continue
+        target = base.joinpath(*parts)
+        candidates = [target.with_suffix(".py"), target / "__init__.py"]
+        # ``from . import rows`` names modules, not attributes
+        candidates += [target / f"{alias.name}.py" for alias in node.names]
+        found.update(c for c in candidates if c.is_file())
+    return found
+
+
+@lru_cache(maxsize=1)
+def sources_digest() -> str:
+    """A hash of every package file that compiles with numba and of each package file those import from."""
+    files = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "njit" in text:
+            files.add(path)
+            files |= _imported_files(path, ast.parse(text))
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(str(path.relative_to(PACKAGE)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _in_package(py_file) -> bool:
+    try:
+        return Path(py_file).resolve().is_relative_to(PACKAGE)
+    except (OSError, ValueError):
+        return False
+
+
+def _stamped(locator_class):
+    """``locator_class`` for the package's functions, its freshness stamp joined by :func:`sources_digest`."""
+
+    def get_source_stamp(self):
+        return (locator_class.get_source_stamp(self), sources_digest())
+
+    def from_function(cls, py_func, py_file):
+        if not _in_package(py_file):
+            return None
+        return super(stamped, cls).from_function(py_func, py_file)
+
+    stamped = type(f"Stamped{locator_class.__name__}", (locator_class,),
+                   {"get_source_stamp": get_source_stamp, "from_function": classmethod(from_function),
+                    "__module__": __name__})
+    return stamped
+
+
+def install() -> None:
+    """Put the stamped locators before numba's own (once; numba 0.60 and later keep them in
+    ``CacheImpl._locator_classes``)."""
+    from numba.core import caching
+
+    classes = caching.CacheImpl._locator_classes
+    if any(getattr(cls, "__module__", "") == __name__ for cls in classes):
+        return
+    source_backed = [cls for cls in classes if issubclass(cls, caching._SourceFileBackedLocatorMixin)]
+    classes[:0] = [_stamped(cls) for cls in source_backed]

@@ -1,0 +1,86 @@
+"""Numba's on-disk cache sees an edit to a file that cached compiled code reads (svmteach.compiled_cache).
+
+The oracle is a fresh process that has never cached anything: after the edit, the process that reuses
+the cache must print what that one prints.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import svmteach
+from svmteach.compiled_cache import sources_digest
+
+PACKAGE = Path(svmteach.__file__).resolve().parent
+
+# Twenty coordinate steps of dual coordinate ascent's compiled linear loop, which reads X through
+# ``row_dot`` / ``row_axpy`` of svmteach/rows.py, another file.
+SOLVE = """
+import numpy as np
+import svmteach
+from svmteach import BinaryProblem
+from svmteach.solvers import DualCoordinateAscent
+rng = np.random.default_rng(0)
+X = rng.normal(size=(30, 2))
+y = np.where(X[:, 0] + 0.3 * rng.normal(size=30) > 0, 1, -1)
+p = BinaryProblem(X, y, C=1.0)
+cd = DualCoordinateAscent(random_state=0, shrinking=False)
+print(svmteach.__file__)
+print(repr(float(cd.advance(p, cd.init(p), 20).alpha.sum())))
+"""
+
+
+def _run(root, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run([sys.executable, "-c", SOLVE], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    where, value = out.stdout.splitlines()
+    assert Path(where).resolve().is_relative_to(root)  # the copy ran, not the installed package
+    return float(value)
+
+
+@pytest.mark.slow  # three fresh processes that compile: the whole run only (conftest.py's tiers)
+def test_an_edit_to_another_files_compiled_helper_reaches_the_cached_loop(tmp_path):
+    root = tmp_path / "src"
+    shutil.copytree(PACKAGE, root / "svmteach", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    cache = tmp_path / "numba-cache"
+    before = _run(root, cache)
+    assert any(cache.rglob("*steps_linear*.nbi"))  # the loop was cached
+    rows = root / "svmteach" / "rows.py"
+    text = rows.read_text()
+    old = "            acc += v[t] * X[i, t]\n"
+    assert text.count(old) == 1
+    rows.write_text(text.replace(old, "            acc += 0.5 * v[t] * X[i, t]\n"))  # a dense row's dot halved
+    after = _run(root, cache)
+    fresh = _run(root, tmp_path / "empty-cache")  # nothing cached: certainly the edited helper
+    assert after == fresh
+    assert after != pytest.approx(before, rel=1e-6)  # and the edit changes the run
+
+
+def test_only_the_package_s_functions_carry_the_stamp(tmp_path):
+    """A cached function of the package is stamped with the sources' digest; one outside it keeps numba's own
+    locator (the package changes nothing for a user's compiled code)."""
+    from numba import njit
+
+    from svmteach.solvers import numba_dual_cd
+
+    ours = numba_dual_cd.maximize_parabola._cache._impl.locator
+    assert type(ours).__name__.startswith("Stamped") and ours.get_source_stamp()[1] == sources_digest()
+    module = tmp_path / "user_module.py"
+    module.write_text("def twice(x):\n    return 2 * x\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import user_module
+
+        theirs = njit(cache=True)(user_module.twice)._cache._impl.locator
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("user_module", None)
+    assert not type(theirs).__name__.startswith("Stamped")
