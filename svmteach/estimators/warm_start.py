@@ -41,7 +41,7 @@ def warm_state(est, solver, problem):
     new_C = to_numpy(problem.C_i)
     # alpha_i C_i^new / C_i^old, sample by sample (0 where the old bound was 0: alpha_i was 0 there)
     ratio = np.divide(new_C, old_C, out=np.zeros_like(new_C), where=old_C > 0)
-    if getattr(solver, "has_bias_equality", False):
+    if solver.bias:
         # y'alpha = 0 holds only under one factor for every sample: the smallest ratio of a nonzero alpha_i
         # (the ratio itself when only C changed), which keeps every alpha_i in its box
         ratio = np.full_like(ratio, ratio[alpha != 0].min(initial=1.0))

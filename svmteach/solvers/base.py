@@ -70,6 +70,8 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
+from ..kernels import KERNELS
+
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
 
 #: :func:`solve`'s default budget: this many epochs (passes over the data), and at least ``DEFAULT_STEPS`` steps.
@@ -146,7 +148,9 @@ class Solver(ABC):
     A subclass sets ``name`` and ``State`` and defines ``init``, ``step``, ``warm_start`` and
     ``coefficients``; it overrides ``measure`` when its steps leave the objectives stale,
     ``advance`` when it has a fast path, and ``steps_per_epoch`` /
-    ``steps_between_measures`` when a step is not one sample.
+    ``steps_between_measures`` when a step is not one sample.  Its capabilities (``binary`` to
+    ``prefers_gpu`` below) are class attributes, read by the registry's factory
+    (:func:`~svmteach.solvers.registry.make_solver`), which refuses a solver asked for what it cannot do.
 
     Attributes
     ----------
@@ -157,15 +161,44 @@ class Solver(ABC):
     still_is_fixed_point : bool
         True when an epoch that moves no dual variable proves that no later one will
         (:func:`solve` then stops, not converged).
+    binary, multiclass : bool
+        Whether it solves a :class:`~svmteach.problems.BinaryProblem` / a
+        :class:`~svmteach.problems.MulticlassProblem` (for the losses :meth:`solves` accepts).
+    loss_class : type or None
+        The one multiclass loss it solves (None: every loss).
     takes_sparse : bool
         True when the solver runs on a problem whose X is a SciPy sparse matrix (it reads X through
         :mod:`svmteach.rows` and never makes it dense).
+    kernels : tuple of str
+        The kernels it takes (:data:`~svmteach.kernels.KERNELS`).
+    bias_options : tuple of bool
+        The values of ``bias`` it solves with: True, the binary dual with an unpenalised bias b and its
+        equality :math:`y^\\top\\alpha = 0` (LIBSVM's); False, the dual without a bias.
+    bias : bool
+        Whether this solver's dual has that equality (a warm start must keep it).
+    explorable : bool
+        Whether the explorers offer it: its steps can be watched one at a time.
+    prefers_gpu : bool
+        True when it is meant for a GPU (every sample at once) and slower than the sequential ones on a CPU.
     """
 
     name: str = ""
     State: type | None = None
     still_is_fixed_point: bool = False
+    binary: bool = False
+    multiclass: bool = False
+    loss_class: type | None = None
     takes_sparse: bool = False
+    kernels: tuple = KERNELS
+    bias_options: tuple = (False,)
+    bias: bool = False
+    explorable: bool = True
+    prefers_gpu: bool = False
+
+    @classmethod
+    def solves(cls, loss) -> bool:
+        """Whether it solves the multiclass loss object ``loss``: a multiclass solver of ``loss_class``."""
+        return cls.multiclass and (cls.loss_class is None or isinstance(loss, cls.loss_class))
 
     @abstractmethod
     def init(self, problem):

@@ -201,7 +201,7 @@ class DualCoordinateAscent(Solver):
         A run's resource: it changes the time a run takes, never its steps.
     """
 
-    bias = False
+    binary = True
     name = "dual_cd"
     takes_sparse = True
     State = DualCDState

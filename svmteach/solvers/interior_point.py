@@ -519,6 +519,10 @@ class InteriorPoint(Solver):
     name = "interior_point"
     State = InteriorPointState
     still_is_fixed_point = True
+    binary = True
+    multiclass = True
+    bias_options = (True, False)
+    explorable = False  # a Newton step moves every alpha at once
 
     def __init__(self, bias: bool = True, method: str = "auto", random_state=None):
         if not isinstance(bias, (bool, np.bool_)):

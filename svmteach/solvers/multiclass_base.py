@@ -138,8 +138,9 @@ class MulticlassSolver(Solver):
     """
 
     name = "multiclass"
+    multiclass = True
     takes_sparse = True
-    loss_class = None
+    kernels = ("linear",)
 
     def __init__(self, random_state=None, shrinking: bool = True):
         self.random_state = random_state
@@ -158,11 +159,6 @@ class MulticlassSolver(Solver):
         """The least ``eps_shrink``: :data:`SHRINK_FLOOR` (a solver whose blocks stop short of their
         optimum by a tolerance raises it above that tolerance, or a shrunk epoch could never end)."""
         return SHRINK_FLOOR
-
-    @classmethod
-    def solves(cls, loss) -> bool:
-        """Whether this solver solves the loss object ``loss``."""
-        return cls.loss_class is None or isinstance(loss, cls.loss_class)
 
     def _check_problem(self, problem):
         loss = getattr(problem, "loss_object", None)

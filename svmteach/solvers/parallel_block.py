@@ -127,7 +127,10 @@ class ParallelBlock(Solver):
     """
 
     name = "parallel"
+    multiclass = True
     takes_sparse = True
+    kernels = ("linear",)
+    prefers_gpu = True
     State = ParallelBlockState
     #: A step with t = 0 and no plane leaves alpha, W and S, and a zero previous step: the next
     #: step is the same, so a chunk that moves nothing is a fixed point (solve stops there).
@@ -151,13 +154,6 @@ class ParallelBlock(Solver):
         """:func:`svmteach.solve`'s budget: as many block updates as the sequential solvers get (``DEFAULT_EPOCHS``
         epochs, at least ``DEFAULT_STEPS`` blocks), counted in steps of n blocks each, not in steps of one."""
         return max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
-
-    loss_class = None  # every loss
-
-    @classmethod
-    def solves(cls, loss) -> bool:
-        """Whether this solver solves the loss object ``loss`` (every multiclass loss)."""
-        return True
 
     def init(self, problem):
         _check_problem(problem)

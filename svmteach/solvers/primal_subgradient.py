@@ -73,7 +73,7 @@ class PrimalSubgradient(Solver):
         eta_0.  At most 1, so that each step is a convex combination.
     """
 
-    bias = False
+    binary = True
     name = "primal_subgradient"
     takes_sparse = True
     State = SubgradientState

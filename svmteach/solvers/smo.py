@@ -200,10 +200,10 @@ class SMO(Solver):
         run's resource, not the model's: it changes the time a run takes, never its steps.
     """
 
+    binary = True
     bias = True
+    bias_options = (True,)
     name = "smo"
-    #: its dual has the bias's equality y'alpha = 0 (a warm start must keep it)
-    has_bias_equality = True
     #: a chunk that moves no alpha found no violating pair beyond rounding on the exact gradient (or, for
     #: the deterministic rules, a pair that cannot move): the next chunk finds the same, so solve() stops there
     still_is_fixed_point = True
