@@ -20,7 +20,23 @@ from .lee_lin_wahba import LeeLinWahba
 from .weston_watkins import WestonWatkins
 
 #: Every multiclass loss by its name (the estimators' and problems' ``loss=`` value).
-LOSSES = {loss.name: loss for loss in (WestonWatkins(), CrammerSinger(), LeeLinWahba())}
+LOSSES = {}
+
+
+def register_loss(loss):
+    """Add the loss object ``loss`` to :data:`LOSSES` under its ``name`` and return it: from then on every
+    consumer (problems, estimators, solvers, explorers) takes ``loss=name``.  A TypeError naming ``loss``
+    for anything but a :class:`MulticlassLoss`, a ValueError for a name that is empty or taken."""
+    if not isinstance(loss, MulticlassLoss):
+        raise TypeError(f"loss must be a MulticlassLoss instance, got {type(loss).__name__} {loss!r}")
+    if not isinstance(loss.name, str) or not loss.name or loss.name in LOSSES:
+        raise ValueError(f"loss: its name must be a new non-empty string, got {loss.name!r} (taken: {tuple(LOSSES)})")
+    LOSSES[loss.name] = loss
+    return loss
+
+
+for _loss in (WestonWatkins(), CrammerSinger(), LeeLinWahba()):
+    register_loss(_loss)
 
 
 def get_loss(name):
@@ -32,4 +48,4 @@ def get_loss(name):
     return LOSSES[name]
 
 
-__all__ = ["LOSSES", "get_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba"]
+__all__ = ["LOSSES", "get_loss", "register_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba"]

@@ -22,11 +22,13 @@ The one-sample block problem, solved exactly, comes three ways, all in the loss'
 explorers), :meth:`epoch` (compiled, a whole visiting order in place: the fast path) and
 :meth:`block_targets` (every row at once against the same W: the parallel solver).
 
-Adding a loss is one module defining a subclass, and one line in :data:`svmteach.losses.LOSSES`.
+Adding a loss is one module defining a subclass (it cannot be instantiated until it defines every
+abstract method), and one line in :data:`svmteach.losses.LOSSES`.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import NamedTuple
 
 import numpy as np
@@ -55,8 +57,9 @@ class Embedding(NamedTuple):
     set: str
 
 
-class MulticlassLoss:
-    """Base class of the multiclass losses (see the module docstring for the contract).
+class MulticlassLoss(ABC):
+    """Base class of the multiclass losses (see the module docstring for the contract): a subclass
+    defines every abstract method (else it cannot be instantiated) and sets the attributes
 
     Attributes a subclass sets: ``name`` (its key in the registry and the estimators'
     ``loss=`` value), ``title`` (for people), ``Block`` (the NamedTuple picture of one exact
@@ -80,52 +83,48 @@ class MulticlassLoss:
         return f"{type(self).__name__}()"
 
     # ---- what a subclass defines -------------------------------------------------------------
+    @abstractmethod
     def weight_rows(self, problem, alpha):
         """The (n, k) matrix :math:`A(\\alpha)` with :math:`W = A^\\top X` (linear in alpha)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def dual_linear(self, problem, alpha) -> float:
         """The linear term :math:`\\ell(\\alpha)` of the (maximised) dual."""
-        raise NotImplementedError
 
+    @abstractmethod
     def sample_losses(self, problem, S):
         """(n,) each sample's loss at scores ``S`` (n, k)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def gradient(self, problem, S):
         """(n, k) gradient of the minimisation dual :math:`f = -D` at scores :math:`S = X W^\\top`
         (0 in the columns that are not free variables)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def kkt_violation(self, problem, alpha, S) -> float:
         """The largest KKT violation at ``alpha`` with scores ``S``: 0 exactly at the optimum."""
-        raise NotImplementedError
 
+    @abstractmethod
     def bounds(self, problem):
         """``(lower, upper)``, (n, k) each: the box of alpha (infinite where an entry is free)."""
-        raise NotImplementedError
 
-    def repair(self, problem, alpha):
-        """``alpha`` after a step of the parallel solver: rounding excursions past the bounds removed and
-        the block's equality (a row sum, a fixed entry) restored exactly."""
-        raise NotImplementedError
-
+    @abstractmethod
     def feasible(self, problem, alpha):
         """The Euclidean projection of each row of ``alpha`` onto this loss's block set (a warm start)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def curvature_scale(self, problem) -> float:
         """The block Hessian's scale per unit :math:`\\|x_i\\|^2` (the parallel solver's metric)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def block_targets(self, problem, alpha, G):
         """(n, k): every block solved exactly as if alone, against the gradient ``G`` of one W."""
-        raise NotImplementedError
 
+    @abstractmethod
     def blank_block(self, problem):
         """The ``Block`` of a state that has taken no step yet."""
-        raise NotImplementedError
 
+    @abstractmethod
     def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
         """One sample's block solved exactly: ``(new_row, block)``.
 
@@ -134,8 +133,8 @@ class MulticlassLoss:
         problem without sample weights, see :meth:`sample_C`); ``block`` is this loss's ``Block``
         picture of the step.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def epoch(self, problem, alpha, W, order, **options) -> float:
         """:meth:`block_step` for every sample of ``order`` (int64), in place on float64 ``alpha``
         and ``W``, compiled, sample i's block bounded by ``problem.C_i[i]``; X dense or CSR (the loop is
@@ -147,17 +146,23 @@ class MulticlassLoss:
         blocks, each measured before its step from the gradient the step computes anyway, on the
         scale of :meth:`kkt_violation` (0 for a block at its optimum; 0.0 for an empty ``order``).
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def dual_weights(self, problem, alpha):
         """(n,) one non-negative number per sample for a bar chart of the dual (the sum of its
         multipliers), and :meth:`dual_weight_bound` its largest possible value."""
-        raise NotImplementedError
 
+    @abstractmethod
     def dual_weight_bound(self, problem) -> float:
-        raise NotImplementedError
+        """The largest value :meth:`dual_weights` can take (the bar chart's scale)."""
 
     # ---- written once from the above ---------------------------------------------------------
+    def repair(self, problem, alpha):
+        """``alpha`` after a step of the parallel solver: rounding excursions past the bounds removed and
+        the block's equality (a row sum, a fixed entry) restored exactly; :meth:`feasible` unless a loss
+        can do it more cheaply."""
+        return self.feasible(problem, alpha)
+
     @staticmethod
     def sample_C(problem, C):
         """The bound of one sample's block, as a float: ``C`` (its :math:`C_i`), or, left out (None),

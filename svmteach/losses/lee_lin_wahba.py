@@ -124,9 +124,6 @@ class LeeLinWahba(MulticlassLoss):
         Y = one_hot(problem)
         return xp.zeros(Y.shape, dtype=xp.float64), xp.where(Y, 0.0, column_C(problem))  # alpha_{iy_i} = 0
 
-    def repair(self, problem, alpha):
-        return self.feasible(problem, alpha)
-
     def feasible(self, problem, alpha):
         """The off-label entries clipped to [0, C_i]; the label entry 0."""
         xp = problem.xp

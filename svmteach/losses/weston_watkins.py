@@ -107,9 +107,6 @@ class WestonWatkins(MulticlassLoss):
         inf = xp.full(Y.shape, math.inf, dtype=xp.float64)
         return xp.where(Y, -inf, 0.0), xp.where(Y, inf, column_C(problem))  # the label entry is free
 
-    def repair(self, problem, alpha):
-        return self.feasible(problem, alpha)
-
     def feasible(self, problem, alpha):
         """The off-label entries clipped to [0, C_i]; the label entry minus their sum."""
         xp = problem.xp
