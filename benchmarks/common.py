@@ -23,7 +23,7 @@ def machine() -> str:
     import numba
     import sklearn
 
-    from svmteach.bench import machine as cpu_and_threads
+    from harness import machine as cpu_and_threads
 
     line = f"{cpu_and_threads()}, numba {numba.__version__}, scikit-learn {sklearn.__version__}"
     try:

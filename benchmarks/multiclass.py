@@ -59,7 +59,7 @@ from common import machine, table, text_like  # noqa: E402
 
 from svmteach import MulticlassProblem, MulticlassSVC, solve  # noqa: E402
 from svmteach import objectives as obj  # noqa: E402
-from svmteach.bench import (liblinear_available, liblinear_cs, liblinear_problem, ratio_text,  # noqa: E402
+from harness import (liblinear_available, liblinear_cs, liblinear_problem, ratio_text,  # noqa: E402
                             seconds_text)
 from svmteach.losses import get_loss  # noqa: E402
 from svmteach.solvers import make_multiclass_solver  # noqa: E402

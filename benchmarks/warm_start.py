@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import machine, table
 
 from svmteach import BinarySVC, MulticlassSVC
-from svmteach.bench import liblinear_available, liblinear_problem, seconds_text
+from harness import liblinear_available, liblinear_problem, seconds_text
 
 TOL = 1e-3
 VARIANTS = ("cold", "warm", "warm, scaled", "warm, descending")

@@ -8,10 +8,30 @@ kernels and the scikit-learn compatible estimators.  Each name is imported when 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING
 
 #: The one version string (pyproject.toml reads it: ``[tool.setuptools.dynamic]``).
 __version__ = "0.1.0"
+
+
+class _InstallCompiledCache:
+    """Installs :mod:`svmteach.compiled_cache` (it imports numba) before the first submodule that may
+    compile is imported: numba picks a function's cache locator when ``@njit(cache=True)`` decorates."""
+
+    LIGHT = frozenset({f"{__name__}.cli", f"{__name__}.compiled_cache"})  # never compile
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.startswith(f"{__name__}.") and name not in cls.LIGHT:
+            sys.meta_path.remove(cls)
+            from . import compiled_cache
+
+            compiled_cache.install()
+        return None  # the usual finders import the module
+
+
+sys.meta_path.insert(0, _InstallCompiledCache)
 
 #: Each public name and the module that defines it.
 _SOURCES = {

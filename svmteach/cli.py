@@ -1,7 +1,9 @@
 """The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab (``--solutions``: the
 teacher's copy, every exercise solved); ``svmteach verify``
-checks every derivation of the course with SymPy; ``svmteach bench`` times the CPU fast path
-against the parallel solver on the GPU and against LIBLINEAR (:mod:`svmteach.bench`)."""
+checks every derivation of the course with SymPy; ``svmteach bench`` runs the GPU benchmark,
+``benchmarks/harness.py`` of the checkout (the harness is not part of the installed package).
+
+Nothing heavy is imported before a command runs, so ``svmteach --help`` answers at once."""
 
 from __future__ import annotations
 
@@ -16,15 +18,37 @@ import time
 from pathlib import Path
 
 
+#: The source checkout svmteach is installed from (``pip install -e .``): the course and the benchmarks live there.
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
 def course_source() -> Path:
     """The course notebooks: ``notebooks/`` of the source checkout svmteach is installed from."""
-    checkout = Path(__file__).resolve().parent.parent / "notebooks"
+    checkout = CHECKOUT / "notebooks"
     if checkout.is_dir():
         return checkout
     raise FileNotFoundError(
         f"the course notebooks were not found at {checkout}; install svmteach from a clone "
         "of its repository with `python -m pip install -e .`"
     )
+
+
+def bench_harness():
+    """The module ``benchmarks/harness.py`` of the checkout, loaded once (as the benchmark scripts' ``harness``)."""
+    import importlib.util
+
+    path = CHECKOUT / "benchmarks" / "harness.py"
+    loaded = sys.modules.get("harness")
+    if loaded is not None and Path(getattr(loaded, "__file__", "")).resolve() == path:
+        return loaded
+    if not path.is_file():
+        raise FileNotFoundError(f"the benchmark harness was not found at {path}; `svmteach bench` runs from a "
+                                "clone of the repository installed with `python -m pip install -e .`")
+    spec = importlib.util.spec_from_file_location("harness", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["harness"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def copy_course(target: Path, solutions: bool = False) -> list[Path]:
@@ -116,6 +140,14 @@ def verify(args) -> int:
     return derivations_main(["--json"] if args.json else [])
 
 
+def bench(args) -> int:
+    try:
+        harness = bench_harness()
+    except FileNotFoundError as e:
+        args.parser.error(str(e))
+    return harness.main(args.bench_args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="svmteach", description="Learn, teach and run SVM duality.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -135,12 +167,12 @@ def main(argv=None) -> int:
     p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
     p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p_verify.set_defaults(func=verify)
-    from . import bench
-
-    p_bench = sub.add_parser("bench", help="CPU fast path versus the parallel solver on the GPU and LIBLINEAR (WW and CS)",
-                             description=bench.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    bench.add_arguments(p_bench)
-    p_bench.set_defaults(func=bench.run)
+    # every argument after `bench` is the harness's own (its --help included): prefix_chars no option starts with
+    p_bench = sub.add_parser("bench", add_help=False, prefix_chars="\0",
+                             help="CPU fast path versus the parallel solver on the GPU and LIBLINEAR (WW and CS); "
+                                  "from a checkout: benchmarks/harness.py")
+    p_bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    p_bench.set_defaults(func=bench, parser=p_bench)
     args, args.jupyter_args = parser.parse_known_args(argv)
     if args.jupyter_args and args.command != "lab":  # only JupyterLab takes options svmteach does not know
         parser.error(f"unrecognized arguments: {' '.join(args.jupyter_args)}")

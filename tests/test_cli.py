@@ -1,6 +1,7 @@
 """The ``svmteach`` command: ``lab`` copies the course without overwriting a student's notebooks and
 really starts JupyterLab on it (as root too, with JupyterLab's own options passed through);
-``bench`` refuses bad arguments before it runs; ``verify`` runs the derivations.
+``bench`` runs the checkout's benchmark harness and refuses bad arguments before it runs; ``verify`` runs
+the derivations; ``--help`` loads nothing heavy.
 
 :func:`running_lab` and :func:`check_lab` are also used by ``test_newcomer.py``."""
 
@@ -20,7 +21,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from svmteach import bench, cli
+from svmteach import cli
+
+bench = cli.bench_harness()  # benchmarks/harness.py of this checkout
 
 #: generous: JupyterLab starts in seconds, but CI's two cores may be busy with other work
 DEADLINE = 300.0
@@ -182,7 +185,28 @@ def test_lab_serves_the_course_as_the_current_user(tmp_path):
     assert "Running as root is not recommended" not in log()
 
 
+def test_help_loads_nothing_heavy():
+    """``svmteach --help`` answers without numba, scikit-learn, SciPy, matplotlib or the benchmark harness."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "svmteach.cli", "--help"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "bench" in out.stdout
+    loaded = {line.rpartition("|")[2].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "svmteach" in loaded  # the importtime lines were read (the command itself runs as __main__)
+    heavy = {m for m in loaded if m.partition(".")[0] in ("numba", "sklearn", "scipy", "matplotlib", "harness")}
+    assert not heavy, sorted(heavy)
+
+
 # ---- svmteach bench ----------------------------------------------------------------------------
+
+def test_bench_without_a_checkout_says_where_the_harness_is_looked_for(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "CHECKOUT", tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["bench", "--sizes", "1000"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "benchmarks" / "harness.py") in err and "pip install -e" in err
+
+
 
 def test_bench_help_is_plain_text(capsys):
     with pytest.raises(SystemExit) as exit_:

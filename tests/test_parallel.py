@@ -274,8 +274,10 @@ def test_estimator_on_gpu():
 def test_bench_runs_and_reports(tmp_path, capsys):
     import json
 
-    from svmteach.bench import Progress, cpu_model, liblinear_available
-    from svmteach.cli import main
+    from svmteach.cli import bench_harness, main
+
+    harness = bench_harness()
+    Progress, cpu_model, liblinear_available = harness.Progress, harness.cpu_model, harness.liblinear_available
 
     out = tmp_path / "bench.json"
     assert main(["bench", "--sizes", "1000", "--d", "20", "--k", "3", "--tol", "1e-2", "--repeat", "2",

@@ -1,4 +1,4 @@
-"""``svmteach bench``: the CPU fast path against the parallel solver on the GPU, and against LIBLINEAR.
+"""The GPU benchmark's harness: the CPU fast path against the parallel solver on the GPU, and against LIBLINEAR.
 
 For each size n and each loss (Weston-Watkins, Crammer-Singer), on
 :func:`svmteach.data.synthetic_multiclass` (d = 784, k = 10, float32, C = 1):
@@ -21,8 +21,8 @@ Every run is repeated (``repeat``; a run stopped at its budget is not): the tabl
 median and the range.  A speed-up computed from a run stopped short of ``tol`` is a bound,
 written "> 2.1x" or "< 0.6x", never a plain ratio.  The header names the CPU, its cores and
 the threads numba and the BLAS may use.  Long runs draw a progress bar on stderr.  The result
-is a Markdown table on stdout (and JSON with ``--json PATH``).  ``benchmarks/gpu.py`` calls
-this module.
+is a Markdown table on stdout (and JSON with ``--json PATH``).  ``python benchmarks/gpu.py`` and
+``svmteach bench`` (from a checkout) run it; the other benchmarks share its machine and LIBLINEAR helpers.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ import time
 
 import numpy as np
 
-from .backend import cupy_available
-from .data import synthetic_multiclass
-from .losses import LOSSES, get_loss
-from .problems import MulticlassProblem
-from .solvers import ParallelBlock, make_multiclass_solver, solve
+from svmteach.backend import cupy_available
+from svmteach.data import synthetic_multiclass
+from svmteach.losses import LOSSES, get_loss
+from svmteach.problems import MulticlassProblem
+from svmteach.solvers import ParallelBlock, make_multiclass_solver, solve
 
 #: LIBLINEAR's default stopping tolerance for ``-s 4``.
 LIBLINEAR_EPS = 0.1
@@ -412,8 +412,8 @@ bar on stderr. The result is a Markdown table on stdout, and JSON with --json PA
 """
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="svmteach bench", description=DESCRIPTION,
+def main(argv=None, prog="svmteach bench") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv))
@@ -482,7 +482,3 @@ def run(args) -> int:
     benchmark(sizes, d=args.d, k=args.k, tol=args.tol, losses=tuple(args.losses), cpu_budget=args.cpu_budget,
               out=args.json, repeat=args.repeat, liblinear=args.liblinear)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
