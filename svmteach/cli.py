@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,19 +17,8 @@ import time
 from pathlib import Path
 
 
-#: The source checkout svmteach is installed from (``pip install -e .``): the course and the benchmarks live there.
+#: The source checkout svmteach is installed from (``pip install -e .``): the benchmarks live there.
 CHECKOUT = Path(__file__).resolve().parent.parent
-
-
-def course_source() -> Path:
-    """The course notebooks: ``notebooks/`` of the source checkout svmteach is installed from."""
-    checkout = CHECKOUT / "notebooks"
-    if checkout.is_dir():
-        return checkout
-    raise FileNotFoundError(
-        f"the course notebooks were not found at {checkout}; install svmteach from a clone "
-        "of its repository with `python -m pip install -e .`"
-    )
 
 
 def bench_harness():
@@ -49,27 +37,6 @@ def bench_harness():
     sys.modules["harness"] = module
     spec.loader.exec_module(module)
     return module
-
-
-def copy_course(target: Path, solutions: bool = False) -> list[Path]:
-    """Copy the notebooks that ``target`` does not have yet; never overwrite a student's work.
-
-    With ``solutions`` every exercise stub is replaced by its reference solution and every exercise
-    check asserts that it passed (:mod:`svmteach.exercises`): the teacher's copy of the course."""
-    target.mkdir(parents=True, exist_ok=True)
-    copied = []
-    for nb in sorted(course_source().glob("*.ipynb")):
-        dest = target / nb.name
-        if dest.exists():
-            continue
-        if solutions:
-            from .exercises.notebooks import solution_copy
-
-            solution_copy(nb, dest)
-        else:
-            shutil.copy2(nb, dest)
-        copied.append(dest)
-    return copied
 
 
 def running_as_root() -> bool:
@@ -111,6 +78,8 @@ def lab(args) -> int:
     target = Path(args.dir).expanduser().resolve()
     if target.exists() and not target.is_dir():
         args.parser.error(f"--dir {args.dir}: this is a file, not a folder; give a folder for the course")
+    from .exercises.notebooks import copy_course
+
     try:
         copied = copy_course(target, solutions=args.solutions)
     except OSError as e:

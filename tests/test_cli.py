@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from svmteach import cli
+from svmteach.exercises.notebooks import course_source
 
 bench = cli.bench_harness()  # benchmarks/harness.py of this checkout
 
@@ -87,7 +88,7 @@ def check_lab(url: str, folder: Path, log):
     """The page at ``url`` is JupyterLab, serving ``folder``, which holds every course notebook."""
     page = wait_for(lambda: fetch(url), f"the page {url}", log=log)
     assert "<title>JupyterLab</title>" in page and "jupyter-config-data" in page
-    course = sorted(p.name for p in cli.course_source().glob("*.ipynb"))
+    course = sorted(p.name for p in course_source().glob("*.ipynb"))
     assert course and sorted(p.name for p in folder.glob("*.ipynb")) == course
     token = re.search(r"token=(\w+)", url)
     api = url.split("/lab")[0] + "/api/contents" + (f"?token={token.group(1)}" if token else "")
@@ -101,7 +102,7 @@ def test_lab_copies_the_course_and_keeps_existing_work(tmp_path, capsys):
     target = tmp_path / "course"
     assert cli.main(["lab", "--dir", str(target), "--copy-only"]) == 0
     names = sorted(p.name for p in target.glob("*.ipynb"))
-    assert names and names == sorted(p.name for p in cli.course_source().glob("*.ipynb"))
+    assert names and names == sorted(p.name for p in course_source().glob("*.ipynb"))
     mine = target / names[0]
     mine.write_text("my edits")
     cli.main(["lab", "--dir", str(target), "--copy-only"])

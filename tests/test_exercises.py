@@ -535,7 +535,7 @@ def test_every_exercise_has_a_stub_and_a_check_in_its_notebook():
 
 
 def test_the_solutions_copy_fills_every_stub(tmp_path):
-    from svmteach.cli import copy_course
+    from svmteach.exercises.notebooks import copy_course
 
     written = copy_course(tmp_path, solutions=True)
     assert len(written) == len(list(NOTEBOOKS.glob("*.ipynb")))

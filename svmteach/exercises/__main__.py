@@ -13,8 +13,8 @@ import sys
 def main(argv=None) -> int:
     from pathlib import Path
 
-    from ..cli import copy_course
     from . import catalog
+    from .notebooks import copy_course
 
     parser = argparse.ArgumentParser(prog="python -m svmteach.exercises",
                                      description="The course's exercises: list them, or write the solutions copy.")

@@ -1,4 +1,4 @@
-"""The exercises' cells in the course notebooks, and the solutions copy of the course.
+"""The exercises' cells in the course notebooks, and the copies of the course (``svmteach lab``'s).
 
 A stub cell carries the metadata ``{"svmteach": {"exercise": name}}`` and starts with the line
 ``# Exercise <name>: ...``; its check cell carries ``{"svmteach": {"check": name}}``.  The
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import inspect
 import re
+import shutil
+from pathlib import Path
 
 STUB_LINE = re.compile(r"^# Exercise (\w+):")
 
@@ -75,3 +77,33 @@ def solution_copy(source, dest) -> list[str]:
     names = fill_solutions(nb)
     nbformat.write(nb, dest)
     return names
+
+
+def course_source() -> Path:
+    """The course notebooks: ``notebooks/`` of the source checkout svmteach is installed from."""
+    checkout = Path(__file__).resolve().parents[2] / "notebooks"
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(
+        f"the course notebooks were not found at {checkout}; install svmteach from a clone "
+        "of its repository with `python -m pip install -e .`"
+    )
+
+
+def copy_course(target: Path, solutions: bool = False) -> list[Path]:
+    """Copy the notebooks that ``target`` does not have yet; never overwrite a student's work.
+
+    With ``solutions`` every exercise stub is replaced by its reference solution and every exercise
+    check asserts that it passed (:mod:`svmteach.exercises`): the teacher's copy of the course."""
+    target.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for nb in sorted(course_source().glob("*.ipynb")):
+        dest = target / nb.name
+        if dest.exists():
+            continue
+        if solutions:
+            solution_copy(nb, dest)
+        else:
+            shutil.copy2(nb, dest)
+        copied.append(dest)
+    return copied
