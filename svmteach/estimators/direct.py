@@ -6,7 +6,7 @@ the interior-point solver (:class:`~svmteach.solvers.InteriorPoint`) reaches the
 40 steps, each a linear solve whose size is the number of dual variables.  So when the default solver
 (``solver=None``) of a dense problem with at most :data:`DIRECT_UP_TO` dual variables stops short of
 ``tol``, the estimator solves it again directly and returns that optimum (``solver_`` says which solver
-produced the model).  A solver the user named is never replaced.
+produced the model), when the method solves its loss.  A solver the user named is never replaced.
 """
 
 from __future__ import annotations
@@ -47,8 +47,12 @@ def finish_directly(problem, result, tol: float, bias: bool, record_history: boo
     and the problem is small and dense (:data:`DIRECT_UP_TO`), else None.  ``bias``: the binary dual's
     equality :math:`y^\\top\\alpha = 0` (SMO's problem).  Where float64 cannot represent the optimum
     (:class:`~svmteach.solvers.interior_point.Float64RangeError`: C or the features so large that the margins
-    drown in rounding), a :class:`~sklearn.exceptions.ConvergenceWarning` says so, naming C and X, and None."""
+    drown in rounding), a :class:`~sklearn.exceptions.ConvergenceWarning` says so, naming C and X, and None.
+    A multiclass loss the method does not solve (:meth:`InteriorPoint.solves`) is not finished: None."""
     if result.converged or is_sparse(problem.X) or dual_size(problem) > DIRECT_UP_TO:
+        return None
+    loss = getattr(problem, "loss_object", None)
+    if loss is not None and not InteriorPoint.solves(loss):
         return None
     solver = InteriorPoint(bias=bias)
     try:

@@ -6,37 +6,8 @@ steps see one coordinate at a time and the dual is ill-conditioned.  A Newton me
 about the conditioning, only about the size of the linear system it solves at each step: on a small
 problem it reaches the optimum to rounding in some 15 to 40 steps, however the data are scaled.
 
-**The quadratic programme.**  Every dual here is, written as a minimisation over the free entries
-:math:`\\beta` of its dual variables (one block :math:`\\beta_i \\in \\mathbb R^{k'}` per sample),
-
-.. math::
-
-    \\min_\\beta \\; \\tfrac12 \\beta^\\top H \\beta - \\mathbf 1^\\top \\beta
-    \\quad \\text{s.t.} \\quad G \\beta_i \\le C_i h \\;\\; (\\text{every } i), \\qquad a^\\top \\beta = 0,
-
-with
-
-- binary (:math:`k' = 1`, :math:`\\beta_i = \\alpha_i`): :math:`H = Q`, the box :math:`0 \\le \\beta_i \\le C_i`,
-  and, with a bias (``bias=True``, as SMO), the equality :math:`y^\\top \\alpha = 0`;
-- Weston-Watkins and Lee-Lin-Wahba (:math:`k' = k - 1`, the off-label entries :math:`\\beta_{ij} = \\alpha_{ij}`):
-  the box :math:`0 \\le \\beta_{ij} \\le C_i`; the label entry is :math:`-\\sum_j \\beta_{ij}` (WW) or 0 (LLW);
-- Crammer-Singer (:math:`\\beta_{im} = -\\alpha_{im}`, :math:`m \\ne y_i`): :math:`\\beta_i \\ge 0` and
-  :math:`\\mathbf 1^\\top \\beta_i \\le C_i` (the label entry :math:`\\alpha_{iy_i} = \\mathbf 1^\\top \\beta_i`).
-
-In each case the linear term of the (maximised) dual is :math:`\\mathbf 1^\\top \\beta` and its weights are
-linear in :math:`\\beta`: :math:`W = \\sum_i (A_i \\beta_i) x_i^\\top` with the (k, k') matrix :math:`A_i`
-read off the loss's own ``weight_rows``, so :math:`H = J^\\top J` for the map :math:`J: \\beta \\mapsto W`,
-:math:`H_{(i,\\cdot),(j,\\cdot)} = K_{ij} A_i^\\top A_j`, of rank at most :math:`kd`.  A sample with
-:math:`C_i = 0` has all its variables fixed at 0 and is left out of the programme.
-
-**Scaling.**  The programme is solved over :math:`x` with :math:`\\beta_i = d_i x_i`, :math:`d_i` the power of two
-nearest :math:`\\min(C_i, 1/q_i)` (:math:`q_i` sample i's largest Hessian diagonal entry, so :math:`1/q_i` is the
-size of its unconstrained solution), and the objective divided by :math:`\\sigma = \\max_i d_i`: the Hessian's
-diagonal is then at most 1, the linear term :math:`c_i = d_i / \\sigma` at most 1 and each box
-:math:`C_i / d_i \\ge 1`, whatever the features' and C's scales (powers of two: the scaling is exact).  What is
-left is :math:`C q_i`: where it is 1e9 or more and samples sit at their bound, their scores are sums of terms
-:math:`C q` that cancel to O(1), and neither the steps nor the package's objectives are accurate below about
-:math:`10^{-16} C q` (gaps of 1e-7 at :math:`Cq = 10^9`, 1e-4 at :math:`10^{12}`).
+The programme it solves is built from the problem's loss in :mod:`~svmteach.solvers.interior_point_qp`
+(variables, scaling); its Newton system in :mod:`~svmteach.solvers.newton_system`.
 
 **The step** (Mehrotra 1992; Nocedal and Wright, section 16.6).  With slacks :math:`s = h - G\\beta \\ge 0`,
 multipliers :math:`z \\ge 0` of the inequalities and :math:`\\nu` of the equality, the central path is
@@ -54,19 +25,6 @@ goes 0.99 of the way to the boundary.  The start is strictly feasible (:math:`\\
 on :math:`a^\\top\\beta = 0`), and a step keeps the equalities, so **every iterate is feasible**: alpha in
 its box, on its equality, and the gap of every state is a true certificate.
 
-**The linear system**, :math:`N = H + B` with :math:`B = G^\\top D G` block diagonal (one k' x k' block per
-sample), two ways (``method``):
-
-- ``"dense"``: N formed and factorised by Cholesky, :math:`O(m^3 / 3)` per step for
-  :math:`m = n k'` variables (and :math:`m^2` memory): for :math:`m` up to a few thousand, and the only way
-  for a nonlinear kernel;
-- ``"low_rank"``: Sherman-Morrison-Woodbury, :math:`N^{-1} = B^{-1} - B^{-1} J^\\top (I + J B^{-1} J^\\top)^{-1} J B^{-1}`,
-  with a :math:`kd \\times kd` capacitance matrix: :math:`O(n k^2 d^2 + (kd)^3 / 3)` per step: for many samples
-  with few features and classes (linear kernels);
-- ``"auto"`` (default) picks the cheaper.  Each solve is followed by two steps of iterative refinement
-  against N itself (products with H cost :math:`O(nkd)` in the low-rank form), which recovers the accuracy
-  that the Woodbury formula loses when :math:`D` spans many orders of magnitude near the end.
-
 **What is reported.**  An interior point never has an entry exactly at a bound; near the optimum the
 state's ``alpha`` is the iterate with the entries that the complementarity pairs say are at a bound
 (:math:`z_j > s_j`) put there exactly (a binary dual with a bias then restores :math:`y^\\top\\alpha = 0` on the
@@ -83,16 +41,16 @@ uses; the state's ``alpha`` (and ``W``) are handed back in the problem's library
 from __future__ import annotations
 
 import math
-import weakref
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg as sla
 
 from .. import objectives as obj
 from ..backend import to_numpy
 from ..rows import is_sparse
 from .base import Solver, check_choice, check_random_state, check_state
+from .interior_point_qp import BOX_CAP, alpha_of, build_qp, g_times, gt_times, hess_times, is_binary
+from .newton_system import NewtonSystem, least_squares
 
 METHODS = ("auto", "dense", "low_rank")
 
@@ -110,8 +68,6 @@ GAP_SPOILED = 10.0
 #: the low-rank one above this size of its capacitance matrix, kd.
 MAX_DENSE = 12_000
 MAX_RANK = 6_000
-#: Iterative-refinement rounds after each solve with the factorisation.
-REFINE = 2
 #: The active-set polish solves for at most this many free entries (a dense least-squares problem).
 MAX_POLISH = 2_000
 #: The polish is tried once the iterate's relative gap is below this (its active set is then settled).
@@ -123,10 +79,6 @@ FAR = 1e8
 #: float64 cannot resolve a margin once a sample's own term in its score, alpha_i q_i (q_i its largest Hessian
 #: diagonal entry, K_ii for a binary problem), is this large: that term alone is rounded by 1/8 or more.
 RESOLVABLE = 2.0**50
-#: The scaled boxes C_i q_i are capped here (4.5e15): an iterate stops at RESOLVABLE first, and a box of 1e100
-#: would only spoil the Newton systems.
-BOX_CAP = 2.0**52
-
 
 class Float64RangeError(ValueError):
     """The problem's solution has a sample whose dual variable makes its score unresolvable in float64
@@ -178,258 +130,6 @@ class InteriorPointState(NamedTuple):
     dual: float
     gap: float
     kkt: float
-
-
-class _QP(NamedTuple):
-    """The programme of one problem (host arrays, float64): see the module docstring.
-
-    The variables are scaled (module docstring, "Scaling"): the programme is over x with beta_i = d_i x_i,
-    its objective divided by ``sigma``.
-
-    keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps, scaled:
-    d_i A_i / sqrt(sigma);  X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense
-    scaled Hessian or None;  G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand
-    sides C_i h / d_i;  c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
-    eq : (m_s, k') the equality's coefficients d_i a_i / sigma (at most 1: no underflow at C = 1e-300), or None;  kind : "box" or "simplex";
-    embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
-    sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns;
-    q : (m_s,) each sample's largest Hessian diagonal entry (unscaled: K_ii |A_i e_c|^2).
-    """
-
-    keep: np.ndarray
-    A: np.ndarray
-    X: object
-    H: object
-    G: np.ndarray
-    h: np.ndarray
-    c: np.ndarray
-    d: np.ndarray
-    eq: object
-    kind: str
-    embed: object
-    others: object
-    q: object = None
-
-
-#: How each multiclass loss's off-label entries and label entry follow from beta (module docstring).
-EMBEDDINGS = {"ww": ((1.0, -1.0), "box"), "llw": ((1.0, 0.0), "box"), "cs": ((-1.0, 1.0), "simplex")}
-
-_QP_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _is_binary(problem) -> bool:
-    return getattr(problem, "loss_object", None) is None
-
-
-def _box_rows(nv):
-    """``(G, h)`` of the box 0 <= beta <= C: rows beta <= C (upper) then -beta <= 0 (lower)."""
-    eye = np.eye(nv)
-    return np.vstack([eye, -eye]), np.concatenate([np.ones(nv), np.zeros(nv)])
-
-
-def _simplex_rows(nv):
-    """``(G, h)`` of beta >= 0, 1'beta <= C: rows -beta <= 0 (lower) then 1'beta <= C (sum)."""
-    return np.vstack([-np.eye(nv), np.ones((1, nv))]), np.concatenate([np.zeros(nv), [1.0]])
-
-
-def _alpha_np(problem, qp, x):
-    """The package's alpha (NumPy) of the scaled QP variables ``x`` (m_s, k'): beta_i = d_i x_i."""
-    n = problem.n_samples
-    beta = qp.d[:, None] * x
-    if qp.embed is None:
-        alpha = np.zeros(n)
-        alpha[qp.keep] = beta[:, 0]
-        return alpha
-    sign_off, sign_label = qp.embed
-    codes = to_numpy(problem.codes)
-    alpha = np.zeros((n, problem.k))
-    alpha[qp.keep[:, None], qp.others[qp.keep]] = sign_off * beta
-    alpha[qp.keep, codes[qp.keep]] = sign_label * beta.sum(axis=1)
-    return alpha
-
-
-def build_qp(problem, bias: bool = True) -> _QP:
-    """The quadratic programme of ``problem`` (cached per problem object and ``bias``)."""
-    cached = _QP_CACHE.get(problem, {})
-    if bias in cached:
-        return cached[bias]
-    C_i = np.asarray(to_numpy(problem.C_i), dtype=np.float64)
-    keep = np.flatnonzero(C_i > 0)
-    if _is_binary(problem):
-        y = np.asarray(to_numpy(problem.y), dtype=np.float64)[keep]
-        if bias and (np.all(y > 0) or np.all(y < 0)):
-            keep = keep[:0]  # one class left: y'alpha = 0 with alpha >= 0 leaves only alpha = 0
-            y = y[:0]
-        A = y[:, None, None]  # w = sum_i (y_i alpha_i) phi(x_i): k = k' = 1
-        G, h = _box_rows(1)
-        eq = y[:, None] if bias else None
-        embed, others, kind = None, None, "box"
-        linear = problem.kernel.is_linear
-    else:
-        loss, k = problem.loss_object, problem.k
-        (embed, kind) = EMBEDDINGS[problem.loss]
-        codes = np.asarray(to_numpy(problem.codes))
-        j = np.arange(k - 1)[None, :]
-        others = j + (j >= codes[:, None])  # the off-label columns of each row, in order
-        nv = k - 1
-        G, h = _box_rows(nv) if kind == "box" else _simplex_rows(nv)
-        qp0 = _QP(keep=np.arange(problem.n_samples), A=None, X=None, H=None, G=G, h=None, c=None,
-                  d=np.ones(problem.n_samples), eq=None, kind=kind, embed=embed, others=others)
-        # A_i column c: the weight row of the alpha whose every sample has beta = e_c (the loss's own map)
-        cols = []
-        for c in range(nv):
-            unit = np.zeros((problem.n_samples, nv))
-            unit[:, c] = 1.0
-            alpha_c = problem.xp.asarray(_alpha_np(problem, qp0, unit))
-            cols.append(np.asarray(to_numpy(loss.weight_rows(problem, alpha_c)), dtype=np.float64))
-        A = np.stack(cols, axis=2)[keep]
-        eq, linear = None, True
-    X = np.asarray(to_numpy(problem.X), dtype=np.float64)[keep] if linear else None
-    K = None if linear else np.asarray(to_numpy(problem.gram), dtype=np.float64)[np.ix_(keep, keep)]
-    # the scales (module docstring): q_i the largest Hessian diagonal entry of sample i, d_i ~ min(C_i, 1/q_i)
-    K_ii = np.einsum("ij,ij->i", X, X) if linear else np.diag(K).copy()
-    q = K_ii * np.einsum("iac,iac->ic", A, A).max(axis=1, initial=0.0)
-    C = C_i[keep]
-    d = _power_of_two(np.where(q * C > 1.0, 1.0 / np.where(q > 0, q, 1.0), C))
-    sigma = float(np.max(d)) if d.size else 1.0
-    root = _power_of_two(np.sqrt(sigma))  # sigma = root^2 exactly: the scaled objective is the true one / sigma
-    sigma = root * root
-    A = A * (d / root)[:, None, None]  # J x = sum_i (A_i d_i x_i) x_i' / sqrt(sigma)
-    qp = _QP(keep=keep, A=A, X=X, H=None, G=G, h=np.minimum(C / d, BOX_CAP)[:, None] * h[None, :], c=(d / sigma)[:, None], d=d,
-             eq=None if eq is None else eq * (d / sigma)[:, None], kind=kind, embed=embed, others=others, q=q)
-    if not linear:  # a nonlinear kernel: H = Q restricted to the samples kept
-        qp = qp._replace(H=_dense_hessian(qp, K))
-    _QP_CACHE.setdefault(problem, {})[bias] = qp
-    return qp
-
-
-def _power_of_two(v):
-    """The power of two nearest ``v`` > 0 (in log scale): scaling by it is exact in floating point."""
-    return np.exp2(np.round(np.log2(v)))
-
-
-def _dense_hessian(qp, K):
-    """:math:`H_{(i,b),(j,c)} = K_{ij} (A_i^\\top A_j)_{bc}`, shape (m, m)."""
-    m_s, _, nv = qp.A.shape
-    AA = np.einsum("iab,jac->ibjc", qp.A, qp.A)  # (A_i' A_j)_{bc}
-    H = (K[:, None, :, None] * AA).reshape(m_s * nv, m_s * nv)
-    return 0.5 * (H + H.T)
-
-
-def _dense_of(qp):
-    """The dense Hessian of ``qp``: its own (a nonlinear kernel), or formed from X once and cached."""
-    if qp.H is not None:
-        return qp.H
-    key = id(qp.X)
-    found = _DENSE_CACHE.get(key)
-    if found is None or found[0] is not qp.X:
-        found = (qp.X, _dense_hessian(qp, qp.X @ qp.X.T))
-        _DENSE_CACHE.clear()  # one at a time: it may be large
-        _DENSE_CACHE[key] = found
-    return found[1]
-
-
-_DENSE_CACHE: dict = {}
-
-
-def _hess_diagonal(qp):
-    """(m_s, k') the diagonal of H: :math:`K_{ii} \\|A_i e_c\\|^2`."""
-    if qp.H is not None:
-        return np.diag(qp.H).reshape(qp.A.shape[0], -1)
-    return np.einsum("ij,ij->i", qp.X, qp.X)[:, None] * np.einsum("iac,iac->ic", qp.A, qp.A)
-
-
-def _hess_times(qp, v):
-    """H v for v of shape (m_s, k'): dense, or J'(J v) through the weights (O(m_s k d))."""
-    if qp.H is not None:
-        return (qp.H @ v.ravel()).reshape(v.shape)
-    W = np.einsum("iab,ib->ia", qp.A, v).T @ qp.X  # J v = sum_i (A_i v_i) x_i'  (k, d)
-    S = qp.X @ W.T  # (m_s, k) scores
-    return np.einsum("iab,ia->ib", qp.A, S)  # (J' W)_i = A_i' W x_i
-
-
-class _Newton:
-    """The factorised Newton matrix N = H + G'DG (see the module docstring) and its solves."""
-
-    def __init__(self, qp, d, method):
-        self.qp = qp
-        G = qp.G
-        self.B = np.einsum("rb,ir,rc->ibc", G, d, G)  # G' diag(d_i) G, one (k', k') block per sample
-        m_s, nv = qp.h.shape[0], G.shape[1]
-        self.shape = (m_s, nv)
-        self.dense = method == "dense"
-        if self.dense:
-            N = _dense_of(qp).copy()
-            N4 = N.reshape(m_s, nv, m_s, nv)
-            i = np.arange(m_s)
-            N4[i, :, i, :] += self.B
-            self.factor = _cholesky(N)
-        else:
-            self.Binv = np.linalg.inv(self.B)
-            T = np.einsum("iab,ibc,idc->iad", qp.A, self.Binv, qp.A)  # A_i B_i^{-1} A_i'  (m_s, k, k)
-            k, dim = T.shape[1], qp.X.shape[1]
-            cap = np.eye(k * dim)
-            step = max(1, (1 << 22) // max(1, k * k * dim))  # samples per block: bounded memory
-            for s in range(0, m_s, step):
-                X, Ts = qp.X[s:s + step], T[s:s + step]
-                # sum_i T_i[a, b] x_i x_i' as a (k d, k d) matrix: one product with BLAS
-                TX = (Ts[:, :, :, None] * X[:, None, None, :]).reshape(len(X), k * k * dim)
-                # (X' TX)[c, (a, b, e)] = sum_i x_ic T_i[a, b] x_ie, reordered to [(a, c), (b, e)]
-                cap += (X.T @ TX).reshape(dim, k, k, dim).transpose(1, 0, 2, 3).reshape(k * dim, k * dim)
-            self.factor = _cholesky(0.5 * (cap + cap.T))
-
-    def _solve_once(self, v):
-        if self.dense:
-            return sla.cho_solve(self.factor, v.ravel()).reshape(v.shape)
-        qp = self.qp
-        w = np.einsum("ibc,ic->ib", self.Binv, v)  # B^{-1} v
-        Y = np.einsum("iab,ib->ia", qp.A, w).T @ qp.X  # J B^{-1} v, (k, d)
-        t = sla.cho_solve(self.factor, Y.ravel()).reshape(Y.shape)  # (I + J B^{-1} J')^{-1} J B^{-1} v
-        back = np.einsum("iab,ia->ib", qp.A, qp.X @ t.T)  # J' t
-        return w - np.einsum("ibc,ic->ib", self.Binv, back)
-
-    def times(self, u):
-        """N u = H u + B u."""
-        return _hess_times(self.qp, u) + np.einsum("ibc,ic->ib", self.B, u)
-
-    def solve(self, v):
-        """N^{-1} v, refined ``REFINE`` times against N itself."""
-        u = self._solve_once(v)
-        for _ in range(REFINE):
-            u = u + self._solve_once(v - self.times(u))
-        return u
-
-
-def _cholesky(N):
-    """Cholesky factor of the symmetric positive definite ``N``; when rounding made it indefinite, of N plus
-    a ridge of growing size (iterative refinement against N undoes the ridge's effect)."""
-    scale = float(np.max(np.abs(np.diag(N)))) or 1.0
-    ridge = 0.0
-    for _ in range(12):
-        try:
-            return sla.cho_factor(N + ridge * np.eye(len(N)) if ridge else N, lower=False, check_finite=True)
-        except np.linalg.LinAlgError:
-            ridge = scale * 1e-14 if ridge == 0.0 else ridge * 100.0
-    raise np.linalg.LinAlgError("the Newton matrix could not be factorised")
-
-
-def _least_squares(M, v):
-    """A least-squares solution of the symmetric system M u = v (M may be singular: duplicates), by LAPACK's
-    complete orthogonal factorisation, refined ``REFINE`` times against M itself."""
-    u = sla.lstsq(M, v, cond=None, check_finite=True, lapack_driver="gelsy")[0]
-    for _ in range(REFINE):
-        u = u + sla.lstsq(M, v - M @ u, cond=None, check_finite=False, lapack_driver="gelsy")[0]
-    return u
-
-
-def _g_times(G, v):
-    """G v_i for every sample: (m_s, k') -> (m_s, r)."""
-    return v @ G.T
-
-
-def _gt_times(G, z):
-    """G' z_i for every sample: (m_s, r) -> (m_s, k')."""
-    return z @ G
 
 
 def _max_step(v, dv):
@@ -536,8 +236,9 @@ class InteriorPoint(Solver):
 
     @classmethod
     def solves(cls, loss) -> bool:
-        """Every multiclass loss of the package (those of :data:`EMBEDDINGS`)."""
-        return getattr(loss, "name", None) in EMBEDDINGS
+        """Every loss that declares its dual as this programme (``loss.embedding``, a
+        :class:`~svmteach.losses.base.Embedding`)."""
+        return getattr(loss, "embedding", None) is not None
 
     def steps_per_epoch(self, problem) -> int:
         """1: a Newton step reads all the data (more than an epoch of the coordinate methods)."""
@@ -548,16 +249,16 @@ class InteriorPoint(Solver):
         if is_sparse(problem.X):
             raise TypeError("X is sparse, which the interior-point solver does not take (it is for small dense "
                             "problems): pass X.toarray(), or use a coordinate solver for sparse data")
-        if not _is_binary(problem) and not self.solves(problem.loss_object):
+        if not is_binary(problem) and not self.solves(problem.loss_object):
             raise ValueError(f"solver 'interior_point' does not solve the {problem.loss!r} loss")
         self._check_size(problem)
-        return build_qp(problem, self.bias and _is_binary(problem))
+        return build_qp(problem, self.bias and is_binary(problem))
 
     def _check_size(self, problem):
         """Refuse a problem too large for both methods before anything of its size is built (the dense Hessian
         of 12,001 samples alone is 1.2 GB): m = n k' variables above ``MAX_DENSE`` and, for the low-rank
         method (linear kernels), k d above ``MAX_RANK``."""
-        binary = _is_binary(problem)
+        binary = is_binary(problem)
         k = 1 if binary else problem.k
         m = int(np.count_nonzero(np.asarray(to_numpy(problem.C_i)) > 0)) * (1 if binary else k - 1)
         linear = (not binary) or problem.kernel.is_linear
@@ -617,8 +318,8 @@ class InteriorPoint(Solver):
             x = (u * total / np.where(a > 0, plus, minus))[:, None]
         else:
             x = 0.5 * np.repeat(u[:, None], nv, axis=1)
-        s = qp.h - _g_times(qp.G, x)
-        grad = _hess_times(qp, x) - qp.c
+        s = qp.h - g_times(qp.G, x)
+        grad = hess_times(qp, x) - qp.c
         # z_j of the size of the gradient, but s_j z_j at most FAR times that for a far bound (a box C_i q_i = 1e100
         # wide in the scaled variables: a multiplier of 1 there starts at a complementarity of 1e100, which the
         # steps cannot bring down)
@@ -641,17 +342,17 @@ class InteriorPoint(Solver):
         if p == 0:
             return null
         G, eq = qp.G, qp.eq
-        Hb = _hess_times(qp, beta)
+        Hb = hess_times(qp, beta)
         scale = 1.0 + abs(float(np.sum(beta * Hb))) + float(np.sum(qp.c * beta))  # the (scaled) objective's size
         mu = float(np.sum(s * z)) / p
         if not float(np.sum(s * z)) > MU_FLOOR * scale:
             return _stalled(problem, qp, null)
         # residuals: dual r_d = H beta - 1 + G'z + a nu; inequality r_i = G beta + s - h; equality r_e = a'beta
-        r_d = Hb - qp.c + _gt_times(G, z) + (nu * eq if eq is not None else 0.0)
-        r_i = _g_times(G, beta) + s - qp.h
+        r_d = Hb - qp.c + gt_times(G, z) + (nu * eq if eq is not None else 0.0)
+        r_i = g_times(G, beta) + s - qp.h
         r_e = float(np.sum(eq * beta)) if eq is not None else 0.0
         try:
-            newton = _Newton(qp, z / s, self._method(qp))
+            newton = NewtonSystem(qp, z / s, self._method(qp))
             Na = newton.solve(eq) if eq is not None else None  # N^{-1} a, for the equality's Schur complement
         except (np.linalg.LinAlgError, FloatingPointError):
             return _stalled(problem, qp, null)
@@ -660,13 +361,13 @@ class InteriorPoint(Solver):
 
         def direction(r_c):
             # Delta z = S^{-1}(Z r_i - r_c) + D G Delta beta;  (H + G'DG) Delta beta + a Delta nu = rhs
-            rhs = -r_d - _gt_times(G, (z * r_i - r_c) / s)
+            rhs = -r_d - gt_times(G, (z * r_i - r_c) / s)
             u = newton.solve(rhs)
             dnu = 0.0
             if eq is not None:  # a'Delta beta = -r_e:  Delta nu = (a'N^{-1}rhs + r_e) / (a'N^{-1}a)
                 dnu = (float(np.sum(eq * u)) + r_e) / float(np.sum(eq * Na))
                 u = u - dnu * Na
-            Gu = _g_times(G, u)
+            Gu = g_times(G, u)
             ds = -r_i - Gu
             dz = (z * r_i - r_c) / s + (z / s) * Gu
             return u, ds, dz, dnu
@@ -714,8 +415,8 @@ class InteriorPoint(Solver):
             if other["gap"] < iterate["gap"] and not same:
                 iterate = dict(other, snapped=True)
         p = max(s.size, 1)
-        Hb = _hess_times(qp, beta) if s.size else beta
-        r_d = Hb - qp.c + _gt_times(qp.G, z) + (nu * qp.eq if qp.eq is not None else 0.0)
+        Hb = hess_times(qp, beta) if s.size else beta
+        r_d = Hb - qp.c + gt_times(qp.G, z) + (nu * qp.eq if qp.eq is not None else 0.0)
         residual = float(np.max(np.abs(r_d), initial=0.0)) / (1.0 + float(np.max(np.abs(Hb), initial=0.0)))
         return InteriorPointState(n_iter=int(n_iter), alpha=iterate["alpha"], b=iterate["b"], W=iterate["W"],
                                   beta=beta, s=s, z=z, nu=float(nu), mu=float(np.sum(s * z)) / p,
@@ -810,9 +511,9 @@ class InteriorPoint(Solver):
             E = np.array(eq_rows)
             KKT[n_free:, :n_free] = E
             KKT[:n_free, n_free:] = E.T
-        rhs = np.concatenate([(qp.c - _hess_times(qp, fixed))[rows, cols], eq_rhs])
+        rhs = np.concatenate([(qp.c - hess_times(qp, fixed))[rows, cols], eq_rhs])
         try:
-            solution = _least_squares(KKT, rhs)
+            solution = least_squares(KKT, rhs)
         except (np.linalg.LinAlgError, ValueError):
             return None, None, None
         beta = fixed.copy()
@@ -830,7 +531,7 @@ class InteriorPoint(Solver):
         slack, low = 1e-12 * C, 1e-12 * np.minimum(C, 1.0)
         # the multipliers of the active rows, from stationarity grad f + E' lambda + G_act' z_act = 0,
         # grad f = H beta - 1 (+ nu a for the binary equality; lambda of the sum rows from the solution)
-        grad = _hess_times(qp, beta) - qp.c
+        grad = hess_times(qp, beta) - qp.c
         if qp.eq is not None:
             grad = grad + solution[-1] * qp.eq
         lam = np.zeros(m_s)
@@ -851,9 +552,9 @@ class InteriorPoint(Solver):
 
     def _measured_values(self, problem, qp, beta):
         xp = problem.xp
-        alpha_np = _alpha_np(problem, qp, beta)
+        alpha_np = alpha_of(problem, qp, beta)
         alpha = xp.asarray(alpha_np)
-        if _is_binary(problem):
+        if is_binary(problem):
             f = obj.scores(problem, alpha)
             b = 0.0
             if qp.eq is not None:
@@ -868,3 +569,4 @@ class InteriorPoint(Solver):
         P, D = obj.multiclass_primal(problem, W, S), obj.multiclass_dual(problem, alpha, W)
         return dict(alpha=alpha, b=0.0, W=W, primal=P, dual=D, gap=obj.relative_gap(P, D),
                     kkt=obj.multiclass_kkt_violation(problem, alpha, S))
+
