@@ -112,3 +112,39 @@ def llw_primal_optimum(X, codes, C):
     S = X @ W.T
     hinge = sum(max(0.0, 1.0 + S[i, m]) for i, m in pairs)
     return W, float(0.5 * np.sum(W * W) + C * hinge)
+
+
+def multiclass_dual_optimum(problem):
+    """``(D*, alpha*)``: the dual of a linear multiclass problem (NumPy, dense X) maximised by Clarabel, the
+    programme read off its loss object, whatever the loss: ``D(alpha) = ell(alpha) - 1/2 ||A(alpha)'X||_F^2``
+    with the linear maps ``ell`` (``dual_linear``) and ``A`` (``weight_rows``) probed one unit alpha at a time,
+    alpha in the loss's box (``bounds``, an entry with equal bounds fixed) and on its block equality
+    ``alpha_{iy_i} = (label / off) sum_{j != y_i} alpha_ij`` (its ``embedding``).
+
+    It shares no code with the solvers; that the loss's pieces describe its primal is what a zero gap between
+    ``D*`` and the loss's primal at ``A(alpha*)'X`` certifies (strong duality)."""
+    loss = problem.loss_object
+    X = np.asarray(problem.X, dtype=np.float64)
+    n, k = problem.n_samples, problem.k
+    m = n * k
+    T, ell = np.zeros((m, m)), np.zeros(m)
+    for e in range(m):  # alpha = e-th unit (row-major (i, class)): column e of the linear maps
+        unit = np.zeros(m)
+        unit[e] = 1.0
+        T[:, e] = np.asarray(loss.weight_rows(problem, unit.reshape(n, k)), dtype=np.float64).ravel()
+        ell[e] = loss.dual_linear(problem, unit.reshape(n, k))
+    P = T.T @ np.kron(X @ X.T, np.eye(k)) @ T  # ||W||^2 = vec(A)' (K kron I_k) vec(A), vec(A) = T alpha
+    lower, upper = (np.asarray(b, dtype=np.float64).ravel() for b in loss.bounds(problem))
+    codes = np.asarray(problem.codes)
+    ratio = loss.embedding.label / loss.embedding.off
+    eq = np.zeros((n, m))
+    for i in range(n):
+        eq[i, i * k:(i + 1) * k] = -ratio
+        eq[i, i * k + codes[i]] = 1.0
+    fixed = lower == upper
+    E = np.vstack([eq, np.eye(m)[fixed]])
+    rows = [(np.eye(m)[j], upper[j]) for j in np.flatnonzero(np.isfinite(upper) & ~fixed)]
+    rows += [(-np.eye(m)[j], -lower[j]) for j in np.flatnonzero(np.isfinite(lower) & ~fixed)]
+    alpha = solve_qp(P, -ell, E, np.concatenate([np.zeros(n), lower[fixed]]),
+                     np.array([r for r, _ in rows]), np.array([b for _, b in rows]))
+    return float(ell @ alpha - 0.5 * alpha @ P @ alpha), alpha.reshape(n, k)

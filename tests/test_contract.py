@@ -22,13 +22,12 @@ import svmteach
 import svmteach.solvers as solvers
 from svmteach import BinaryProblem, MulticlassProblem
 from svmteach.backend import to_numpy
+from svmteach.losses import LOSSES
 from svmteach.solvers.base import Solver
 
 PACKAGE = pathlib.Path(svmteach.__file__).parent
 #: The public solver classes every user may name (more may be exported; all are checked).
 PUBLIC = {"SMO", "DualCoordinateAscent", "PrimalSubgradient", "WWExact", "WWShark", "CSBlondel", "ParallelBlock"}
-#: Multiclass losses a solver may solve: those the problems accept are tried.
-LOSSES = ("ww", "cs", "llw")
 
 
 def exported_solvers():
@@ -53,7 +52,8 @@ def random_multiclass(n, d, k, seed):
 
 
 def problems_for(cls, wrap=np.asarray):
-    """The small problems ``cls`` solves: a linear binary one, or each multiclass loss it accepts."""
+    """The small problems ``cls`` solves: a linear binary one, or one for each loss of the registry (read at
+    the call: a loss registered later is tried too) that it accepts."""
     binary = set(solvers.BINARY_SOLVERS.values())
     if cls in binary:
         X, y = random_binary(n=40, d=3, seed=1)
@@ -181,24 +181,17 @@ def test_coefficients_come_back_to_numpy_from_array_api_strict(cls):
 
 
 def primal_from_coefficients(problem, alpha, second):
-    """The course's primal at what ``coefficients`` returned, from the formulas, in NumPy."""
+    """The course's primal at what ``coefficients`` returned, in NumPy: the binary formula, or the multiclass
+    loss's own ``sample_losses`` at the scores recomputed from the returned W (no switch on its name)."""
     X, C = np.asarray(to_numpy(problem.X), dtype=np.float64), float(problem.C)
     if isinstance(problem, BinaryProblem):  # linear kernel: w = X'(alpha y)
         y = np.asarray(to_numpy(problem.y), dtype=np.float64)
         w = X.T @ (alpha * y)
         return 0.5 * w @ w + C * np.maximum(0.0, 1.0 - y * (X @ w + second)).sum()
-    W, codes = second, np.asarray(to_numpy(problem.codes))
-    S = X @ W.T  # (n, k) scores w_m'x_i
-    own = S[np.arange(len(codes)), codes][:, None]
-    others = np.ones_like(S, dtype=bool)
-    others[np.arange(len(codes)), codes] = False
-    if problem.loss == "ww":
-        loss = np.where(others, np.maximum(0.0, 1.0 - problem.M * (own - S)), 0.0).sum()
-    elif problem.loss == "cs":
-        loss = np.maximum(0.0, 1.0 + np.where(others, S, -np.inf).max(axis=1) - own[:, 0]).sum()
-    else:  # Lee-Lin-Wahba
-        loss = np.where(others, np.maximum(0.0, 1.0 + S), 0.0).sum()
-    return 0.5 * (W * W).sum() + C * loss
+    W = second
+    S = X @ W.T  # (n, k) scores w_m'x_i, recomputed here
+    losses = np.asarray(problem.loss_object.sample_losses(problem, S), dtype=np.float64)  # the loss's own formula
+    return 0.5 * (W * W).sum() + np.asarray(to_numpy(problem.C_i), dtype=np.float64) @ losses
 
 
 TOL = 0.05  # every solver reaches it in under 40 epochs on these problems (under 50 steps for the subgradient)
