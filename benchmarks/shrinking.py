@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 from sklearn.datasets import load_digits
 from threadpoolctl import threadpool_limits
 

@@ -171,8 +171,8 @@ def check_labels(y, n_samples: int, name: str = "y"):
 
         from sklearn.exceptions import DataConversionWarning
 
-        warnings.warn(f"A column-vector y was passed when a 1d array was expected ({name} has shape {arr.shape}); it is used as a 1-D array",
-                      DataConversionWarning, stacklevel=3)
+        warnings.warn(f"A column-vector y was passed when a 1d array was expected ({name} has shape {arr.shape}); "
+                      "it is used as a 1-D array", DataConversionWarning, stacklevel=3)
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per sample), got shape {arr.shape}")

@@ -85,7 +85,7 @@ def times(X, B, xp=np):
     B = xp.astype(B, xp.float64)
     if X.dtype == xp.float64:
         return X @ B
-    if not (xp is np):
+    if xp is not np:
         return xp.astype(X, xp.float64) @ B
     out = np.empty((X.shape[0], B.shape[1]))
     for rows in row_blocks(X):
@@ -106,7 +106,7 @@ def transpose_times(X, A, xp=np):
     A = xp.astype(A, xp.float64)
     if X.dtype == xp.float64:
         return X.T @ A
-    if not (xp is np):
+    if xp is not np:
         return xp.astype(X, xp.float64).T @ A
     out = np.zeros((X.shape[1], A.shape[1]))
     for rows in row_blocks(X):
@@ -116,7 +116,7 @@ def transpose_times(X, A, xp=np):
 
 def row_squared_norms(X, xp=np):
     """(n,) float64 :math:`\\|x_i\\|^2`, without a copy of X: a block of rows at a time (NumPy, SciPy CSR)."""
-    if not is_sparse(X) and not (xp is np):
+    if not is_sparse(X) and xp is not np:
         Xf = xp.astype(X, xp.float64)
         return xp.sum(Xf * Xf, axis=1)
     out = np.empty(X.shape[0])

@@ -11,7 +11,6 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
-from test_multiclass import random_multiclass
 
 from svmteach import MulticlassProblem, MulticlassSVC, ParallelBlock, solve
 from svmteach.solvers.base import DEFAULT_EPOCHS, DEFAULT_STEPS

@@ -199,7 +199,6 @@ def steps():
         note=r"Equal to the second line once $y^\top \alpha = 0$.",
         on=ON, instance=INSTANCE, quantity=r"L_D(\alpha, b)"))
     # the KKT table, derived from complementary slackness
-    m = sp.Symbol("m", real=True)
     for name, value, expected, formula in (
             ("KKT: alpha_i = 0", 0, sp.Interval(1, sp.oo), r"\alpha_i = 0 \;\Rightarrow\; y_i f(x_i) \ge 1"),
             ("KKT: 0 < alpha_i < C", sp.Rational(1, 2), sp.FiniteSet(1),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .core import computed, counterexample, definition, erratum, identity, numeric, real_symbols, shown_line
+from .core import counterexample, definition, erratum, identity, numeric, real_symbols, shown_line
 
 MODEL = "Crammer-Singer"
 SLIDES = "Multiclass dual solvers slides"

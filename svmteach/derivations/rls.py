@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .core import computed, erratum, identity, numeric, real_symbols, shown_line
+from .core import erratum, identity, numeric, real_symbols
 
 MODEL = "regularized least squares"
 MIT = "MIT 9.520 lecture"

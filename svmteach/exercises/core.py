@@ -224,7 +224,8 @@ def coerce(kind: str, got, expected, choices=()):
         if isinstance(got, np.ndarray) and got.shape == ():
             got = got[()]
         if not _is_real(got):
-            return None, f"returned {show(got) if not isinstance(got, np.ndarray) else f'an array of shape {got.shape}'} ({type(got).__name__}), expected one number"
+            what = f"an array of shape {got.shape}" if isinstance(got, np.ndarray) else show(got)
+            return None, f"returned {what} ({type(got).__name__}), expected one number"
         value = float(got)
         if math.isnan(value):
             return None, "returned NaN"

@@ -24,7 +24,6 @@ the state after it gives the one before), so the two are always side by side.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
