@@ -54,12 +54,12 @@ def random_multiclass(n, d, k, seed):
 def problems_for(cls, wrap=np.asarray):
     """The small problems ``cls`` solves: a linear binary one (first) if it is a binary solver, and one for
     each loss of the registry (read at the call: a loss registered later is tried too) that it accepts if it
-    is a multiclass one (the interior point is both)."""
+    is a multiclass one (its declared ``binary`` and ``multiclass``: the interior point is both)."""
     found = []
-    if cls in set(solvers.BINARY_SOLVERS.values()):
+    if cls.binary:
         X, y = random_binary(n=40, d=3, seed=1)
         found.append(BinaryProblem(wrap(X), y, C=1.0, kernel="linear"))
-    if cls not in set(solvers.MULTICLASS_SOLVERS.values()):
+    if not cls.multiclass:
         return found
     X, y = random_multiclass(n=40, d=3, k=4, seed=1)
     for loss in LOSSES:
@@ -117,7 +117,8 @@ def test_documented_names_reads_numpydoc_lines():
 def namedtuple_classes(tree):
     """Names of the classes a module defines with ``NamedTuple`` as a base."""
     return {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-            and any(getattr(b, "id", getattr(b, "attr", None)) == "NamedTuple" for b in node.bases)}
+            and any(getattr(f, "id", getattr(f, "attr", None)) == "NamedTuple"
+                    for f in (getattr(b, "func", b) for b in node.bases))}  # NamedTuple or NamedTuple("...", fields)
 
 
 def positional_constructions(tree, named):
