@@ -1,0 +1,73 @@
+"""Sphinx configuration: the API reference from the numpydoc docstrings, and the course's notebooks
+rendered with their committed outputs (myst-nb, never executed here).
+
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+"""
+
+import re
+
+import svmteach
+
+project = "svmteach"
+author = "svmteach contributors"
+release = version = svmteach.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",  # numpydoc sections
+    "sphinx.ext.mathjax",
+    "myst_nb",  # Markdown pages and the notebooks
+]
+
+exclude_patterns = ["_build", "**/.ipynb_checkpoints", "course/__pycache__"]
+
+autosummary_generate = True
+autodoc_default_options = {"members": True}  # a class's own members (not scikit-learn's inherited ones)
+autodoc_typehints = "description"
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_ivar = True
+templates_path = ["_templates"]  # a class page is the class's own docstring and members, no method tables
+
+nb_execution_mode = "off"  # the notebooks are committed executed; the docs show those outputs
+nb_output_stderr = "remove"  # compile-time notes and warnings that a run printed are not the lesson
+myst_enable_extensions = ["dollarmath", "amsmath"]
+
+html_theme = "alabaster"
+html_title = f"svmteach {release}"
+
+
+#: ``coef_`` outside backticks is reStructuredText's reference syntax; the fitted attributes are names here.
+_TRAILING_UNDERSCORE = re.compile(r"(?<![\w`\\])([A-Za-z]\w*[A-Za-z0-9])_(?![\w`])")
+
+
+def _escape_fitted_names(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        parts = line.split("``")  # literals (odd parts) stay as they are
+        parts[::2] = [_TRAILING_UNDERSCORE.sub(r"\1\\_", part) for part in parts[::2]]
+        lines[i] = "``".join(parts)
+
+
+def _prose_attributes(app, what, name, obj, options, lines):
+    """An Attributes section that lists several attributes a line (``a_ : ...;  b_ : ...``, the estimators')
+    is prose, not numpydoc entries: shown as one paragraph under its heading."""
+    for i in range(len(lines) - 2):
+        if lines[i].strip() == "Attributes" and set(lines[i + 1].strip()) == {"-"}:
+            end = next((j for j in range(i + 2, len(lines)) if not lines[j].strip()), len(lines))
+            if not any(";  " in line for line in lines[i + 2:end]):
+                return
+            lines[i:end] = [".. rubric:: Attributes", "", " ".join(line.strip() for line in lines[i + 2:end])]
+            return
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Members that scikit-learn's base classes add (``set_fit_request``, ``score``) are scikit-learn's to document."""
+    module = getattr(obj, "__module__", None) or ""
+    return True if module.startswith("sklearn") else None
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _prose_attributes, priority=400)  # before napoleon (500)
+    app.connect("autodoc-process-docstring", _escape_fitted_names, priority=600)  # after napoleon (500)
+    app.connect("autodoc-skip-member", _skip_foreign_members)
