@@ -1,9 +1,10 @@
 """The multiclass losses, one module each, and the registry that names them.
 
-A loss object owns its primal, dual, gradient, box, KKT measure and its block problem solved
-exactly (one row with a picture, a compiled epoch, and every row at once); see
-:class:`~svmteach.losses.base.MulticlassLoss` for the contract.  Solvers, objectives, estimators
-and explorers ask ``problem.loss_object``; the loss's name is compared here only.
+A loss object owns its primal, dual, gradient, box, KKT measure, its block problem solved exactly
+and its interior-point programme (``embedding``); see :class:`~svmteach.losses.base.MulticlassLoss`
+for the contract.  Solvers, objectives, estimators and explorers ask ``problem.loss_object``; the
+loss's name is compared here only.  Adding a loss is one module and one entry in the tuple registered
+below (or :func:`register_loss` at run time).
 
 ========  =======================  ==============================================
 name      class                    primal loss of sample i
