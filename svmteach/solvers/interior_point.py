@@ -96,8 +96,8 @@ class InteriorPointState(NamedTuple):
         near the optimum the entries at a bound are exactly there (see the module docstring).
     b : float, the binary bias (the primal's best for alpha; 0.0 without a bias and for multiclass).
     W : (k, d) float64 weights W(alpha) (multiclass), None for a binary problem.
-    beta : (m_s, k') float64 the interior iterate x in the scaled variables (beta_i = d_i x_i, module docstring):
-        the free entries of the m_s samples with C_i > 0.
+    beta : (m_s, k') float64 the interior iterate x in the scaled variables (beta_i = d_i x_i,
+        :mod:`.interior_point_qp`): the free entries of the m_s samples with C_i > 0.
     s : (m_s, r) float64 slacks of the r inequalities of each sample, > 0;
     z : (m_s, r) float64 their multipliers, > 0;  nu : float, the multiplier of the equality (0 without one).
     mu : float, the barrier parameter, the mean complementarity s'z / (m_s r).
@@ -211,7 +211,7 @@ class InteriorPoint(Solver):
         box-constrained dual without a bias (False, as dual coordinate ascent).  Multiclass problems have
         no bias and ignore it.
     method : {"auto", "dense", "low_rank"}
-        How the Newton system is solved (module docstring); "auto" picks the cheaper per step.
+        How the Newton system is solved (:mod:`.newton_system`); "auto" picks the cheaper per step.
     random_state : None
         Accepted for the registries' uniform construction; the method draws nothing.
     """
@@ -298,7 +298,7 @@ class InteriorPoint(Solver):
 
     # ---- the contract -------------------------------------------------------------------------
     def init(self, problem):
-        """The start in the scaled variables (module docstring): x at the middle of each sample's room
+        """The start in the scaled variables (:mod:`.interior_point_qp`): x at the middle of each sample's room
         :math:`u_i = \\min(C_i / d_i, 1)` (Crammer-Singer: :math:`u_i / (2k')` each; with a bias scaled per class
         onto :math:`y^\\top\\alpha = 0`), and every multiplier :math:`z_j = \\max(1, \\|H x - c\\|_\\infty)`, divided by
         :math:`s_j / 10^8` for a bound farther than :data:`FAR`."""
