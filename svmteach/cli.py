@@ -118,7 +118,10 @@ def bench(args) -> int:
 
 
 def main(argv=None) -> int:
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="svmteach", description="Learn, teach and run SVM duality.")
+    parser.add_argument("--version", action="version", version=f"svmteach {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p_lab = sub.add_parser(
         "lab", allow_abbrev=False,  # --no-browser is JupyterLab's, never an abbreviation of ours

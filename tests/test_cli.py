@@ -197,6 +197,14 @@ def test_help_loads_nothing_heavy():
     assert not heavy, sorted(heavy)
 
 
+def test_version_is_the_package_version(capsys):
+    import svmteach
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"svmteach {svmteach.__version__}"
+
+
 # ---- svmteach bench ----------------------------------------------------------------------------
 
 def test_bench_without_a_checkout_says_where_the_harness_is_looked_for(monkeypatch, tmp_path, capsys):
