@@ -59,12 +59,15 @@ from ..backend import is_numpy, to_numpy
 from ..problems import CACHE_SIZE, check_cache_size
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
-from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, maximize_parabola, next_epoch,
-                            projected_gradient, shuffle_prefix, steps_gram, steps_linear)
+from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, linear_gradient,
+                            maximize_parabola, next_epoch, projected_gradient, shuffle_prefix, steps_gram, steps_linear)
 from .kernel_scores import exact_gradient, kernel_row
 
 
-class DualCDState(NamedTuple):
+class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object), ("grad", object), ("w", object),
+                                             ("index", np.ndarray), ("seed", int), *Sweep.__annotations__.items(),
+                                             *CoordinatePicture.__annotations__.items(), ("primal", float),
+                                             ("dual", float), ("gap", float), ("kkt", float)])):
     """State of :class:`DualCoordinateAscent` after ``n_iter`` coordinate steps.
 
     Attributes
@@ -73,19 +76,14 @@ class DualCDState(NamedTuple):
     alpha : (n,) dual variables, alpha_i in [0, C_i].
     grad : (n,) gradient ``1 - Q alpha`` of the dual, or None after a compiled run with the linear
         kernel (it keeps ``w`` instead; ``measure`` and ``step`` rebuild the gradient from alpha).
-    w : (d,) ``sum_i alpha_i y_i x_i`` as the compiled linear loop keeps it (equal to it up to the
-        rounding of its updates), or None where no compiled linear run made it.
-    epoch : int, current epoch;  pos : int, position of the next step in ``index``.
+    w : (d,) ``sum_i alpha_i y_i x_i`` as the linear kernel's steps keep it, on both paths (equal to it
+        up to the rounding of its updates; their coordinate gradient is read from it), or None (another
+        kernel, or a start: the first linear step computes it from alpha).
     index : (n,) int, every coordinate once: the ``n_active`` active ones first, in this epoch's
         visiting order, then those set aside.
-    n_active : int, the number of active coordinates (n without shrinking).
     seed : int, seed of the visiting orders (:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`).
-    i : int, coordinate of the last step (-1 at the start).
-    a, b : float, the parabola ``a x^2 + b x`` maximised over [0, C_i] in that step.
-    alpha_unclipped : float, its unconstrained maximiser (+-inf if it has none, NaN if set aside).
-    alpha_clipped : float, the new alpha_i;  delta : float, its change.
-    shrunk : bool, the last step set coordinate i aside instead of updating it.
-        (i to shrunk are the fields of :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture`.)
+    epoch : int, current epoch;  pos : int, position of the next step in ``index``.
+    n_active : int, the number of active coordinates (n without shrinking).
     shrink_hi, shrink_lo : float, this epoch's thresholds (the previous epoch's largest and
         smallest projected gradient, or +-inf).
     pg_max, pg_min : float, the largest and smallest projected gradient seen so far this epoch.
@@ -94,37 +92,13 @@ class DualCDState(NamedTuple):
         (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`; +inf before the first ends).
     epoch_active : int, the coordinates that epoch kept active (n: a full pass; 0 before the first).
         (epoch to epoch_active are the fields of :class:`~svmteach.solvers.numba_dual_cd.Sweep`.)
+    i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk : the last step's
+        :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture` (documented there; i = -1 at the start).
     primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure
         (every state of the step path is measured; a compiled run's state after ``measure``).
     """
 
-    n_iter: int
-    alpha: object
-    grad: object
-    w: object
-    epoch: int
-    pos: int
-    index: np.ndarray
-    n_active: int
-    seed: int
-    i: int
-    a: float
-    b: float
-    alpha_unclipped: float
-    alpha_clipped: float
-    delta: float
-    shrunk: bool
-    shrink_hi: float
-    shrink_lo: float
-    pg_max: float
-    pg_min: float
-    reactivate_at: float
-    epoch_violation: float
-    epoch_active: int
-    primal: float
-    dual: float
-    gap: float
-    kkt: float
+    __slots__ = ()
 
     @property
     def active(self) -> np.ndarray:
@@ -164,6 +138,31 @@ def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
                   reactivate_at=REACTIVATE_AT, epoch_violation=inf, epoch_active=0)
     return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, w=None, index=index, seed=seed,
                        **sweep._asdict(), **NO_COORDINATE._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
+
+
+def _weights(problem, alpha):
+    """:math:`w = X^\\top (\\alpha \\circ y)` in float64, where the linear kernel's steps start keeping it
+    (alpha = 0 gives w = 0 without a pass over X)."""
+    xp = problem.xp
+    if not bool(xp.any(alpha != 0)):
+        return xp.zeros(problem.n_features, dtype=xp.float64)
+    return transpose_times(problem.X, (alpha * problem.y)[:, None], xp)[:, 0]
+
+
+def _linear_gradient(problem, w, i):
+    """:math:`g_i = 1 - y_i w^\\top x_i` (NumPy: the compiled loop's own :func:`linear_gradient`)."""
+    if is_numpy(problem.xp):
+        return float(linear_gradient(compiled_rows(problem.X), problem.y, w, i))
+    return 1.0 - float(problem.y[i]) * float(problem.xp.sum(problem.X[i, :] * w))
+
+
+def _add_row(problem, w, i, a):
+    """:math:`w + a x_i` in a new array (NumPy: the compiled loop's own :func:`add_row`)."""
+    if is_numpy(problem.xp):
+        w = np.array(w, dtype=np.float64)
+        add_row(compiled_rows(problem.X), i, a, w)
+        return w
+    return w + a * problem.X[i, :]
 
 
 def _column(problem, i: int, cache_size: float):
@@ -250,14 +249,18 @@ class DualCoordinateAscent(Solver):
                       state.seed)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
+        """One coordinate step: the shrinking test and the parabola's maximiser of the compiled loops, from the
+        coordinate's gradient as they read it (with the linear kernel from ``w``, which the step keeps too)."""
         grad = exact_gradient(problem, state.alpha, self.cache_size) if state.grad is None else state.grad
         alpha, index, pos, n_active = state.alpha, state.index, state.pos, state.n_active
+        linear = problem.kernel.is_linear
+        w = (_weights(problem, alpha) if state.w is None else state.w) if linear else None
         pg_max, pg_min = state.pg_max, state.pg_min
         i = int(index[pos])
         C = float(problem.C_i[i])  # this coordinate's box [0, C_i]
         Qii = float(problem.diag[i])  # Q_ii = K_ii, the curvature of coordinate i
         alpha_i = float(alpha[i])
-        g_i = float(grad[i])
+        g_i = _linear_gradient(problem, w, i) if linear else float(grad[i])
         a = -0.5 * Qii  # coefficient of x^2
         b = g_i + Qii * alpha_i  # coefficient of x
         shrink, pg = projected_gradient(-g_i, alpha_i, C, state.shrink_hi, state.shrink_lo)
@@ -274,6 +277,8 @@ class DualCoordinateAscent(Solver):
                 alpha = problem.xp.asarray(alpha, copy=True)
                 alpha[i] = new
                 grad = grad - delta * _column(problem, i, self.cache_size)  # g <- g - delta Q e_i
+                if linear:
+                    w = _add_row(problem, w, i, delta * float(problem.y[i]))  # w <- w + delta y_i x_i
             pos += 1
             pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             picture = CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=delta,
@@ -288,7 +293,7 @@ class DualCoordinateAscent(Solver):
                           pg_max=-math.inf, pg_min=math.inf, reactivate_at=reactivate_at,
                           epoch_violation=violation, epoch_active=sweep.n_active)
         P, D, gap, kkt = stopping_measures(problem, alpha, grad)
-        return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, w=None, index=index,
+        return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, w=w, index=index,
                               **sweep._asdict(), **picture._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
 
     def measure(self, problem, state: DualCDState) -> DualCDState:
@@ -338,12 +343,7 @@ class DualCoordinateAscent(Solver):
         linear = problem.kernel.is_linear
         if linear:  # w = sum_i alpha_i y_i x_i replaces the gradient: O(nonzeros of x_i) a step
             X, y = compiled_rows(problem.X), problem.y
-            if state.w is not None:
-                w = np.array(state.w, dtype=np.float64)
-            elif alpha.any():
-                w = transpose_times(problem.X, (alpha * y)[:, None])[:, 0]
-            else:  # the usual start, alpha = 0: w = 0 without a pass over X
-                w = np.zeros(problem.n_features)
+            w = np.array(_weights(problem, alpha) if state.w is None else state.w, dtype=np.float64)
             grad = None
         else:
             w = None

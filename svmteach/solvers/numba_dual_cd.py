@@ -4,13 +4,13 @@ A leaf: this module imports nothing from the step path.  Numba's on-disk cache
 (``cache=True``) checks only the file that holds a compiled function, so every compiled
 function here calls compiled functions of this file only, except the row access
 :func:`~svmteach.rows.row_dot` / :func:`~svmteach.rows.row_axpy` of :mod:`svmteach.rows`, through
-which one loop reads a dense or a CSR X, and the kernel-row cache's
+which the linear kernel's helpers read a dense or a CSR X, and the kernel-row cache's
 :func:`~svmteach.solvers.numba_kernel_rows.get_row`, through which the other reads rows of K
 (``tests/test_architecture.py`` lists these exceptions).
 The step path (:mod:`svmteach.solvers.dual_cd`) calls :func:`projected_gradient`,
-:func:`maximize_parabola`, :func:`close_epoch` and :func:`shuffle_prefix` from here, so both paths
-take the same shrinking decisions, the same one-dimensional maximisation and the same visiting
-order, and drives the loops:
+:func:`maximize_parabola`, :func:`next_epoch` and, with the linear kernel, :func:`linear_gradient`
+and :func:`add_row` from here, so both paths take the same shrinking decisions from the same
+gradient, the same one-dimensional maximisation and the same visiting order, and drives the loops:
 
 - any kernel (:func:`steps_gram`): the cached gradient ``g`` is updated with row i of
   :math:`Q_{it} = y_i y_t K_{it}`, the row of K read from the problem's bounded row cache
@@ -149,6 +149,20 @@ def visit(i, g, Qii, C_i, alpha, hi, lo):
     alpha[i] = new
     return CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=new - old,
                              shrunk=False), pg
+
+
+# The linear kernel's coordinate gradient from w = sum_s alpha_s y_s x_s, and w's update: O(nonzeros of x_i).
+@njit(cache=True)
+def linear_gradient(X, y, w, i):
+    """:math:`g_i = 1 - y_i w^\\top x_i` (X dense or the CSR of :func:`~svmteach.rows.compiled_rows`); called by
+    the step path and by :func:`steps_linear`, so both take their decisions from the same number."""
+    return 1.0 - y[i] * row_dot(X, i, w)
+
+
+@njit(cache=True)
+def add_row(X, i, a, w):
+    """:math:`w \\leftarrow w + a x_i` in place (the step path's and :func:`steps_linear`'s update of w)."""
+    row_axpy(X, i, a, w)
 
 
 # ---- the epochs: LIBLINEAR's violation, shrinking thresholds and reactivation ---------------------
@@ -322,7 +336,7 @@ def steps_linear(X, y, sqnorm, C, alpha, w, index, seed, shrinking, sweep, n_ste
     while taken < n_steps:
         taken += 1
         i = index[pos]
-        picture, pg = visit(i, 1.0 - y[i] * row_dot(X, i, w), sqnorm[i], C[i], alpha, hi, lo)
+        picture, pg = visit(i, linear_gradient(X, y, w, i), sqnorm[i], C[i], alpha, hi, lo)
         if picture.shrunk:
             n_active -= 1
             index[pos] = index[n_active]
@@ -332,7 +346,7 @@ def steps_linear(X, y, sqnorm, C, alpha, w, index, seed, shrinking, sweep, n_ste
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if picture.delta != 0.0:
-                row_axpy(X, i, picture.delta * y[i], w)
+                add_row(X, i, picture.delta * y[i], w)
         if pos == n_active:  # the epoch is over
             epoch_active = n_active
             n_active, hi, lo, reactivate_at, violation, decision = next_epoch(

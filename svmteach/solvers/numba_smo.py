@@ -3,22 +3,20 @@
 A leaf: this module imports nothing from the step path.  Numba's on-disk cache
 (``cache=True``) checks only the file that holds a compiled function, so every compiled
 function here calls compiled functions of this file only (``tests/test_architecture.py``
-asserts it); editing any of them invalidates the cache of all of them.  The step path
-(:mod:`svmteach.solvers.smo`) calls :func:`pair_update` from here, so both paths solve the
-two-variable subproblem with the same code, and drives :func:`smo_loop`.
+asserts it); editing any of them invalidates the cache of all of them.
 
-The loop runs the step path's working-set rules and pair update many steps per call.
-Every ``CHECK_EVERY`` steps it evaluates the relative duality gap (with the KKT bias) and
-stops once it is at most ``tol``.
+One source: the step path (:mod:`svmteach.solvers.smo`) takes each step with the kernels
+:func:`smo_loop` runs: the working-set rules (:func:`random_pair`, :func:`first_index` and
+:func:`partner`), the pair step (:func:`pair_step`: :func:`pair_update`, then the gradient update)
+and the bias (:func:`intercept`).  The loop runs them many steps per call; every ``CHECK_EVERY``
+steps it evaluates the relative duality gap (with the KKT bias) and stops once it is at most ``tol``.
 
 Kernel rows come from the problem's bounded row cache
 (:mod:`svmteach.solvers.numba_kernel_rows`, ``problem.kernel_rows(cache_size)``): a row is
 computed when a step first needs it, as LIBSVM does (a step touches rows i and j only, and many
 points are never selected), and kept while there is room.  They are exact kernel values in
-float64, the same numbers on the step path, which reads the same cache.  Float32 rows,
-LIBSVM's choice, were measured and dropped: they perturb K by about 1e-7 relative, which let
-the cached gradient report gaps the iterate did not have (and on raw features move LIBSVM's
-own answer off the optimum).
+float64, the same numbers on the step path, which reads the same cache (LIBSVM's float32
+rows perturb K by about 1e-7 relative: more than the gaps a cached gradient must report).
 
 Each sample has its own box :math:`[0, C_t]` (``problem.C_i``, :math:`C w_t` with sample
 weights, all C without): the pair's segment, the bias, the gap and the sets
@@ -41,9 +39,6 @@ TAU = 1e-12
 #: step combined from a bound is that bound up to rounding, and is set on it.  (Relative to the
 #: step, not to C: with C = 1e12 the hard margin's alphas are ~1e-12 C and must not be lost.)
 ULPS = 4 * 2.220446049250313e-16
-#: The unit roundoff of float64 doubled (machine epsilon): the rounding of a number of size 1.  The same as
-#: ``objectives.EPS``, written here because cached compiled code reads only its own file (test_architecture).
-EPS = 2.220446049250313e-16
 #: The loop evaluates its relative duality gap every ``CHECK_EVERY`` steps.
 CHECK_EVERY = 10
 
@@ -143,22 +138,27 @@ def _snap(a, C, scale):
 
 # m - M of the maximal violating pair, against the rounding of the y_t g_t it compares.
 @njit(cache=True)
-def resolved(m, M):
+def violates_beyond_rounding(m, M):
     """Whether the violation ``m - M`` (m the largest :math:`y_t g_t` over :math:`I_{up}`, M the smallest over
-    :math:`I_{low}`) is larger than the rounding of those numbers: ``EPS`` times ``2 + |m| + |M|``
-    (:math:`y_t g_t = y_t - f_t` is computed from numbers as large as 1 and :math:`|f_t|`).
+    :math:`I_{low}`) is larger than the rounding of those numbers: float64's machine epsilon times
+    ``2 + |m| + |M|`` (:math:`y_t g_t = y_t - f_t` is computed from numbers as large as 1 and :math:`|f_t|`).
 
     A smaller violation is rounding: a step on it moves alpha by noise, and a gradient recomputed
-    from alpha shows another such violation (per-sample bounds spanning 1e12 made SMO chase them
-    for ever), so both working-set rules treat it as none: the KKT conditions hold in float64."""
-    return m - M > EPS * (2.0 + abs(m) + abs(M))
+    from alpha shows another such violation, so every working-set rule treats it as none: the KKT
+    conditions hold in float64."""
+    return m - M > np.finfo(np.float64).eps * (2.0 + abs(m) + abs(M))
+
+
+#: The names of the rules :func:`intercept` reports, by its code.
+INTERCEPT_RULES = ("mean over free SVs", "midpoint of bounds", "one-sided bound")
 
 
 # b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
 @njit(cache=True)
-def _intercept(y, C, alpha, grad):
-    """KKT bias: mean of y_t g_t over free points, else the midpoint of the bounds (``C`` the (n,) bounds;
-    a point whose box is {0} bounds nothing)."""
+def intercept(y, C, alpha, grad):
+    """``(b, rule)``: the KKT bias, the mean of :math:`y_t g_t` over free points (rule 0, LIBSVM's choice),
+    else the midpoint of the bounds the others give (rule 1), else the one bound there is (rule 2);
+    ``C`` the (n,) bounds (a point whose box is {0} bounds nothing).  Names: :data:`INTERCEPT_RULES`."""
     n = y.shape[0]
     s = 0.0
     n_free = 0
@@ -176,21 +176,21 @@ def _intercept(y, C, alpha, grad):
         else:
             hi = min(hi, v)
     if n_free > 0:
-        return s / n_free
+        return s / n_free, 0
     if lo > -np.inf and hi < np.inf:
-        return 0.5 * (lo + hi)
+        return 0.5 * (lo + hi), 1
     if lo > -np.inf:
-        return lo
+        return lo, 2
     if hi < np.inf:
-        return hi
-    return 0.0
+        return hi, 2
+    return 0.0, 2
 
 
 # P = ||w||^2/2 + sum_t C_t max(0, 1 - y_t (f_t + b)),  D = 1'alpha - ||w||^2/2, both from g = 1 - Q alpha.
 @njit(cache=True)
 def relative_gap(y, C, alpha, grad):
     """(P - D) / |P| from the cached gradient: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
-    b = _intercept(y, C, alpha, grad)
+    b = intercept(y, C, alpha, grad)[0]
     norm2 = 0.0
     s_alpha = 0.0
     hinge = 0.0
@@ -207,124 +207,150 @@ def relative_gap(y, C, alpha, grad):
     return (P - D) / abs(P)
 
 
-# i = argmax over I_up of y_t g_t; j = argmin over I_low (max violating pair) or the largest
-# guaranteed gain (y_i g_i - y_t g_t)^2 / (K_ii + K_tt - 2 K_it) (second order); random: a violator.
-@njit(cache=True)
-def _select(rows, diag, y, C, alpha, grad, rule, b, u1, u2):
-    """The working-set rules of the step path, as loops. Returns (i, j), (-1, -1) if none.
+# ---- the working-set rules -------------------------------------------------------------------------
+# I_up (where y_t alpha_t may grow in [0, C_t]) and I_low (where it may shrink) are written out in
+# each loop: a helper called per sample is not inlined, and costs a hundred times the test.
 
-    :math:`I_{up}` (where :math:`y_t \\alpha_t` may grow in :math:`[0, C_t]`) and :math:`I_{low}` (where it may
-    shrink) are written out in each loop: a helper called per sample is not inlined, and costs a
-    hundred times the test."""
+@njit(cache=True)
+def random_pair(y, C, alpha, grad, b, u1, u2):
+    """The course's simplified rule: the ``floor(u1 * count)``-th KKT violator for the bias ``b`` (in index
+    order) and a partner ``floor(u2 * (n - 1))`` among the others, from two uniforms in [0, 1).
+    Returns ``(i, j)``, ``(-1, -1)`` when nothing violates by more than ``1e-12 (1 + |b|)``."""
     n = y.shape[0]
-    if rule == 0:  # random: a KKT violator for b, and a random partner
-        scale = 1e-12 * (1.0 + abs(b))
-        count = 0
-        for t in range(n):
-            v = y[t] * grad[t]
-            up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
-            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
-            if (up and v > b + scale) or (low and v < b - scale):
-                count += 1
-        if count == 0:
-            return -1, -1
-        k = min(int(u1 * count), count - 1)
-        i = -1
-        for t in range(n):
-            v = y[t] * grad[t]
-            up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
-            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
-            if (up and v > b + scale) or (low and v < b - scale):
-                if k == 0:
-                    i = t
-                    break
-                k -= 1
-        j = min(int(u2 * (n - 1)), n - 2)
-        if j >= i:
-            j += 1
-        return i, j
+    scale = 1e-12 * (1.0 + abs(b))
+    count = 0
+    for t in range(n):
+        v = y[t] * grad[t]
+        up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
+        low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
+        if (up and v > b + scale) or (low and v < b - scale):
+            count += 1
+    if count == 0:
+        return -1, -1
+    k = min(int(u1 * count), count - 1)
+    i = -1
+    for t in range(n):
+        v = y[t] * grad[t]
+        up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
+        low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
+        if (up and v > b + scale) or (low and v < b - scale):
+            if k == 0:
+                i = t
+                break
+            k -= 1
+    j = min(int(u2 * (n - 1)), n - 2)
+    if j >= i:
+        j += 1
+    return i, j
+
+
+@njit(cache=True)
+def first_index(y, C, alpha, grad):
+    """i of the deterministic rules: :math:`\\arg\\max_{t \\in I_{up}} y_t g_t` (the first on a tie), -1 if
+    :math:`I_{up}` is empty."""
     i = -1
     vi = -np.inf
-    for t in range(n):
+    for t in range(y.shape[0]):
         v = y[t] * grad[t]
         if ((y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)) and v > vi:
             vi = v
             i = t
-    if i < 0:
-        return -1, -1
+    return i
+
+
+@njit(cache=True)
+def partner(rule, i, Ki, diag, y, C, alpha, grad):
+    """j for the first index ``i``, or -1 when the maximal violating pair violates by no more than rounding
+    (:func:`violates_beyond_rounding`).  Rule 1: :math:`\\arg\\min_{t \\in I_{low}} y_t g_t`; rule 2 (LIBSVM's
+    second order): the t of :math:`I_{low}` with :math:`b_{it} = y_i g_i - y_t g_t > 0` of largest gain
+    :math:`b_{it}^2 / a_{it}`, :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it}` (``TAU`` if not positive), ``Ki``
+    row i of K (unread by rule 1).  Ties go to the first."""
+    vi = y[i] * grad[i]
     j = -1
     best = np.inf
-    if rule == 1:
-        for t in range(n):
-            low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
-            if low and y[t] * grad[t] < best:
-                best = y[t] * grad[t]
-                j = t
-        if j < 0 or not resolved(vi, best):
-            return -1, -1
-        return i, j
-    Ki = get_row(rows, i)
     lowest = np.inf  # M, the smallest y_t g_t over I_low
-    for t in range(n):
+    for t in range(y.shape[0]):
         if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])):
             continue
-        lowest = min(lowest, y[t] * grad[t])
-        bt = vi - y[t] * grad[t]
-        if bt > 0:
-            at = diag[i] + diag[t] - 2.0 * Ki[t]
-            if at <= 0:
-                at = TAU
-            score = -(bt * bt) / at
-            if score < best:
-                best = score
+        v = y[t] * grad[t]
+        if rule == 1:
+            if v < lowest:
                 j = t
-    if j < 0 or not resolved(vi, lowest):
-        return -1, -1
-    return i, j
+        else:
+            bt = vi - v
+            if bt > 0:
+                at = diag[i] + diag[t] - 2.0 * Ki[t]
+                if at <= 0:
+                    at = TAU
+                score = -(bt * bt) / at
+                if score < best:
+                    best = score
+                    j = t
+        lowest = min(lowest, v)
+    if j < 0 or not violates_beyond_rounding(vi, lowest):
+        return -1
+    return j
 
 
-# One SMO step: select (i, j), solve the pair exactly (pair_update), then
-# g <- g - Q[:, i] (a_i' - a_i) - Q[:, j] (a_j' - a_j); every check_every steps, the gap.
+# ---- the pair step and the loop ----------------------------------------------------------------------
+
+@njit(cache=True)
+def pair_step(y, C, alpha, grad, i, j, Ki, Kj, b):
+    """Step on the pair ``(i, j)`` in place: solve it (:func:`pair_update`), write ``alpha[i], alpha[j]``, and
+    :math:`g_t \\leftarrow g_t - Q_{ti} \\Delta_i - Q_{tj} \\Delta_j` with :math:`Q_{ts} = y_t y_s K_{ts}` (``Ki, Kj``
+    rows i and j of K).  Returns the step's :class:`PairPicture` (errors ``E_t = b - y_t g_t`` for the bias ``b``)."""
+    vi = y[i] * grad[i]
+    vj = y[j] * grad[j]
+    ai = alpha[i]
+    aj = alpha[j]
+    eta, L, H, unc, aj_new, ai_new = pair_update(y[i], y[j], ai, aj, vi, vj, Ki[i], Kj[j], Ki[j], C[i], C[j])
+    di = ai_new - ai
+    dj = aj_new - aj
+    if di != 0.0 or dj != 0.0:
+        alpha[i] = ai_new
+        alpha[j] = aj_new
+        for t in range(y.shape[0]):
+            grad[t] = grad[t] - di * ((y[t] * Ki[t]) * y[i]) - dj * ((y[t] * Kj[t]) * y[j])
+    # E_t = f_t + b - y_t = b - y_t g_t
+    return PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai, alpha_j_old=aj,
+                       alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
+
+
+# One SMO step: select (i, j) (random_pair, or first_index and partner), then pair_step; every
+# check_every steps, the gap.
 @njit(cache=True)
 def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every):
     """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, and the row cache ``rows``).
 
-    ``C`` is the (n,) array of the samples' bounds.  Returns ``(steps, picture)``: the number of steps
-    taken and the :class:`PairPicture` of the last one.  It stops early at a step that cannot be
-    followed by another move: no violating pair beyond rounding (:func:`resolved`; ``i = j = -1``),
-    or, for the deterministic rules, a pair that did not move (it would be picked again); and with
-    ``tol >= 0`` at a check whose relative gap (from the cached gradient) is at most ``tol``.
+    ``C`` is the (n,) array of the samples' bounds; ``rule`` the index of the working-set rule (random,
+    max violating pair, second order).  Returns ``(steps, picture)``: the number of steps taken and
+    the :class:`PairPicture` of the last one.  It stops early at a step that cannot be followed by
+    another move: no violating pair beyond rounding (``i = j = -1``), or, for the deterministic
+    rules, a pair that did not move (it would be picked again); and with ``tol >= 0`` at a check
+    whose relative gap (from the cached gradient) is at most ``tol``.  The bias (for the random rule
+    and the errors pictured) is :func:`intercept`'s, recomputed every step for the random rule, else
+    every ``check_every`` steps and at the last.
     """
-    n = y.shape[0]
+    no_row = np.empty(0)
     b = 0.0
     picture = NO_PAIR
     for step in range(n_steps):
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
-            b = _intercept(y, C, alpha, grad)
-        i, j = _select(rows, diag, y, C, alpha, grad, rule, b, uniforms[step, 0], uniforms[step, 1])
-        if i < 0:  # the KKT conditions hold: a null step, pictured with no pair
+            b = intercept(y, C, alpha, grad)[0]
+        if rule == 0:
+            i, j = random_pair(y, C, alpha, grad, b, uniforms[step, 0], uniforms[step, 1])
+        else:
+            i = first_index(y, C, alpha, grad)
+            j = -1
+            if i >= 0:
+                j = partner(rule, i, get_row(rows, i) if rule == 2 else no_row, diag, y, C, alpha, grad)
+        if j < 0:  # the KKT conditions hold: a null step, pictured with no pair
             return step + 1, NO_PAIR
         Ki = get_row(rows, i)
         Kj = get_row(rows, j)  # the cache holds at least two rows: Ki stays valid
-        vi = y[i] * grad[i]
-        vj = y[j] * grad[j]
-        ai = alpha[i]
-        aj = alpha[j]
-        eta, L, H, unc, aj_new, ai_new = pair_update(y[i], y[j], ai, aj, vi, vj, Ki[i], Kj[j], Ki[j], C[i], C[j])
-        di = ai_new - ai
-        dj = aj_new - aj
-        if di != 0.0 or dj != 0.0:
-            alpha[i] = ai_new
-            alpha[j] = aj_new
-            # g_t <- g_t - Q_ti di - Q_tj dj with Q_ts = (y_t K_ts) y_s, in the step path's order
-            # of operations, so that both paths round alike and break ties alike
-            for t in range(n):
-                grad[t] = grad[t] - di * ((y[t] * Ki[t]) * y[i]) - dj * ((y[t] * Kj[t]) * y[j])
-        # E_t = f_t + b - y_t = b - y_t g_t
-        picture = PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai,
-                              alpha_j_old=aj, alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
-        if di == 0.0 and dj == 0.0 and rule != 0:  # nothing moved: a deterministic rule would pick it again
-            return step + 1, picture
+        picture = pair_step(y, C, alpha, grad, i, j, Ki, Kj, b)
+        if picture.alpha_i_new == picture.alpha_i_old and picture.alpha_j_new == picture.alpha_j_old and rule != 0:
+            return step + 1, picture  # nothing moved: a deterministic rule would pick it again
         if tol >= 0 and step % check_every == check_every - 1:
             if relative_gap(y, C, alpha, grad) <= tol:
                 return step + 1, picture

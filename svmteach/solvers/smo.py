@@ -59,12 +59,15 @@ from ..problems import CACHE_SIZE, BinaryProblem, check_cache_size
 from ..rows import is_sparse
 from .base import KKT_PER_TOL, Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
 from .kernel_scores import exact_gradient, kernel_row
-from .numba_smo import CHECK_EVERY, NO_PAIR, TAU, PairPicture, pair_update, resolved, smo_loop
+from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
+                        random_pair, smo_loop)
 
 RULES = ("random", "max_violating_pair", "second_order")
 
 
-class SMOState(NamedTuple):
+class SMOState(NamedTuple("SMOState", [("n_iter", int), ("alpha", object), ("grad", object), ("seed", int),
+                                       *PairPicture.__annotations__.items(), ("b", float), ("b_rule", str),
+                                       ("primal", float), ("dual", float), ("gap", float), ("kkt", float)])):
     """State of :class:`SMO` after ``n_iter`` pair steps.
 
     Attributes
@@ -72,40 +75,13 @@ class SMOState(NamedTuple):
     n_iter : int;  seed : int.
     alpha : (n,) dual variables, feasible (box and ``y' alpha = 0``).
     grad : (n,) cached gradient ``1 - Q alpha``.
-    i, j : int, the pair of the last step (-1 at the start or when nothing violates).
-    E_i, E_j : float, their errors ``f + b - y`` before the step.
-    eta : float, ``K_ii + K_jj - 2 K_ij``.
-    L, H : float, the bounds of alpha_j on the constraint segment inside the box.
-    alpha_i_old, alpha_j_old : float, the pair before the step.
-    alpha_j_unclipped : float (+-inf when eta <= 0), alpha_j_new, alpha_i_new : float.
-        (i to alpha_i_new are the fields of :class:`~svmteach.solvers.numba_smo.PairPicture`,
-        NaN at the start.)
+    i, j, E_i, E_j, eta, L, H, alpha_i_old, alpha_j_old, alpha_j_unclipped, alpha_j_new, alpha_i_new : the
+        last step's :class:`~svmteach.solvers.numba_smo.PairPicture` (documented there; -1 and NaN at the start).
     b : float, the bias now;  b_rule : str, the rule that set it.
     primal, dual, gap, kkt : float (kkt is the maximal violating pair gap m - M).
     """
 
-    n_iter: int
-    alpha: object
-    grad: object
-    seed: int
-    i: int
-    j: int
-    E_i: float
-    E_j: float
-    eta: float
-    L: float
-    H: float
-    alpha_i_old: float
-    alpha_j_old: float
-    alpha_j_unclipped: float
-    alpha_j_new: float
-    alpha_i_new: float
-    b: float
-    b_rule: str
-    primal: float
-    dual: float
-    gap: float
-    kkt: float
+    __slots__ = ()
 
 
 #: A compiled run that stops early on its cached gradient (its gap said tol, or it saw no violating pair)
@@ -156,20 +132,27 @@ def check_dense(problem):
     return problem
 
 
+def _host(a):
+    """``a`` as the compiled kernels take it: a float64 NumPy array (``a`` itself on NumPy)."""
+    return np.asarray(to_numpy(a), dtype=np.float64)
+
+
 def smo_measures(problem, alpha, grad):
-    """``(b, b_rule, primal, dual, gap, kkt)`` from the gradient ``grad`` (cached or exact), in O(n)."""
+    """``(b, b_rule, primal, dual, gap, kkt)`` from the gradient ``grad`` (cached or exact), in O(n); b is
+    the fast path's (:func:`~svmteach.solvers.numba_smo.intercept`)."""
+    b, rule = intercept(_host(problem.y), _host(problem.C_i), _host(alpha), _host(grad))
     f = problem.y * (1.0 - problem.xp.asarray(grad))
-    b, rule = obj.optimal_intercept(problem, alpha, f)
     P = obj.primal(problem, alpha, b, f)
     D = obj.dual(problem, alpha, f)
-    return b, rule, P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=True)
+    return b, INTERCEPT_RULES[rule], P, D, obj.relative_gap(P, D), obj.kkt_violation(problem, alpha, f, bias=True)
 
 
 def pair_violates(problem, alpha, grad) -> bool:
-    """Whether some pair violates the KKT conditions beyond rounding (:func:`~svmteach.solvers.numba_smo.resolved`
-    on the maximal violating pair of ``grad``): whether a working-set rule can still find a pair."""
-    m, M = obj.violating_pair_bounds(problem, alpha, problem.y * (1.0 - problem.xp.asarray(grad)))
-    return bool(resolved(m, M))
+    """Whether the maximal violating pair of ``grad`` violates the KKT conditions beyond rounding: whether a
+    working-set rule can still find a pair (that rule's own test, :func:`~svmteach.solvers.numba_smo.partner`)."""
+    y, C, alpha, grad = _host(problem.y), _host(problem.C_i), _host(alpha), _host(grad)
+    i = first_index(y, C, alpha, grad)
+    return i >= 0 and partner(1, i, np.empty(0), _host(problem.diag), y, C, alpha, grad) >= 0
 
 
 def _start(problem, n_iter, alpha, grad, seed) -> SMOState:
@@ -240,65 +223,34 @@ class SMO(Solver):
         return self._select(problem, state)[:2]
 
     def _select(self, problem, state):
-        """``(i, j, K_i)``: the pair and row i of the kernel matrix when the rule computed it (else None)."""
-        xp = problem.xp
-        v = problem.y * state.grad  # y_t g_t = y_t - f_t
-        up, low = obj.up_low_sets(problem, state.alpha)
-        inf = math.inf
-        if self.selection == "random":
-            scale = 1e-12 * (1.0 + abs(state.b))
-            viol = (up & (v > state.b + scale)) | (low & (v < state.b - scale))
-            candidates = np.flatnonzero(to_numpy(viol))
-            if candidates.size == 0:
-                return -1, -1, None
+        """``(i, j, K_i)``: the pair by the fast path's rules (:mod:`~svmteach.solvers.numba_smo`), and row i of
+        the kernel matrix when the rule read it (else None)."""
+        rule = RULES.index(self.selection)
+        y, C, alpha, grad = _host(problem.y), _host(problem.C_i), _host(state.alpha), _host(state.grad)
+        if rule == 0:  # the draws of step t: default_rng([seed, t]), as advance draws them
             u1, u2 = np.random.default_rng([state.seed, state.n_iter]).random(2)
-            return (*_random_pair(candidates, problem.n_samples, u1, u2), None)
-        vu = xp.where(up, v, -inf)
-        i = int(xp.argmax(vu))
-        vi = float(vu[i])
-        vl = xp.where(low, v, inf)
-        if self.selection == "max_violating_pair":
-            j = int(xp.argmin(vl))
-            if not resolved(vi, float(vl[j])):  # no violation beyond rounding (numba_smo.resolved)
-                return -1, -1, None
-            return i, j, None
-        # second order: gain b^2 / a over t in I_low with v_t < v_i
-        bt = vi - v
-        Ki = kernel_row(problem, i, self.cache_size)
-        at = problem.diag[i] + problem.diag - 2.0 * Ki
-        at = xp.where(at > 0, at, TAU)
-        score = xp.where(low & (bt > 0), -(bt * bt) / at, inf)
-        j = int(xp.argmin(score))
-        if not (float(score[j]) < inf) or vi == -inf or not resolved(vi, float(xp.min(vl))):
+            return (*random_pair(y, C, alpha, grad, state.b, u1, u2), None)
+        i = first_index(y, C, alpha, grad)
+        if i < 0:
             return -1, -1, None
-        return i, j, Ki
+        Ki = _host(kernel_row(problem, i, self.cache_size)) if rule == 2 else None
+        j = partner(rule, i, np.empty(0) if Ki is None else Ki, _host(problem.diag), y, C, alpha, grad)
+        return (i, j, Ki) if j >= 0 else (-1, -1, None)
 
     def step(self, problem, state: SMOState) -> SMOState:
+        """One pair step: the pair of :meth:`select`, then the fast path's
+        :func:`~svmteach.solvers.numba_smo.pair_step` (the pair solved, alpha and the gradient updated)
+        on copies of the state's arrays."""
         i, j, Ki = self._select(problem, state)
         if i < 0:  # KKT conditions hold: a null step
             return state._replace(n_iter=state.n_iter + 1, **NO_PAIR._asdict())
         # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
-        Ki = kernel_row(problem, i, self.cache_size) if Ki is None else Ki
-        Kj = kernel_row(problem, j, self.cache_size)
-        y, C = problem.y, problem.C_i
-        yi, yj = float(y[i]), float(y[j])
-        ai, aj = float(state.alpha[i]), float(state.alpha[j])
-        vi, vj = yi * float(state.grad[i]), yj * float(state.grad[j])
-        eta, L, H, unc, aj_new, ai_new = pair_update(
-            yi, yj, ai, aj, vi, vj, float(Ki[i]), float(Kj[j]), float(Ki[j]), float(C[i]), float(C[j])
-        )
-        alpha, grad = state.alpha, state.grad
-        if aj_new != aj or ai_new != ai:
-            alpha = problem.xp.asarray(alpha, copy=True)
-            alpha[i] = ai_new
-            alpha[j] = aj_new
-            # g <- g - Q (alpha_new - alpha): only columns i and j change
-            # (Q e_t = y_t y * K_t, K symmetric)
-            grad = grad - ((ai_new - ai) * yi) * (y * Ki) - ((aj_new - aj) * yj) * (y * Kj)
-        # E_t = f_t + b - y_t = b - y_t g_t
-        picture = PairPicture(i=i, j=j, E_i=state.b - vi, E_j=state.b - vj, eta=eta, L=L, H=H, alpha_i_old=ai,
-                              alpha_j_old=aj, alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
-        return _measured(problem, state.n_iter + 1, alpha, grad, state.seed, picture)
+        Ki = _host(kernel_row(problem, i, self.cache_size)) if Ki is None else Ki
+        Kj = _host(kernel_row(problem, j, self.cache_size))
+        alpha, grad = np.array(_host(state.alpha)), np.array(_host(state.grad))  # the step writes these copies
+        picture = pair_step(_host(problem.y), _host(problem.C_i), alpha, grad, i, j, Ki, Kj, state.b)
+        xp = problem.xp
+        return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(grad), state.seed, picture)
 
     def measure(self, problem, state: SMOState) -> SMOState:
         """The state with its gradient recomputed from alpha (:func:`exact_gradient`), and b, primal, dual,
@@ -373,12 +325,3 @@ class SMO(Solver):
     def coefficients(self, problem, state):
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, a float."""
         return to_numpy(state.alpha), float(state.b)
-
-
-def _random_pair(candidates, n, u1, u2):
-    """A violator from ``candidates`` and a different partner, from two uniforms in [0, 1)."""
-    i = int(candidates[min(int(u1 * candidates.size), candidates.size - 1)])
-    j = min(int(u2 * (n - 1)), n - 2)
-    if j >= i:
-        j += 1
-    return i, j
