@@ -4,8 +4,8 @@ One estimator per module (:mod:`.binary`, :mod:`.multiclass`); :mod:`.parameters
 their parameters and :mod:`.prediction` checks what ``predict`` is given.
 """
 
-from .binary import SPARSE_BINARY_SOLVERS, BinarySVC
+from .binary import BinarySVC
 from .multiclass import MulticlassSVC
 from .prediction import check_fitted, check_predict_X, linear_scores
 
-__all__ = ["BinarySVC", "MulticlassSVC", "SPARSE_BINARY_SOLVERS", "check_fitted", "check_predict_X", "linear_scores"]
+__all__ = ["BinarySVC", "MulticlassSVC", "check_fitted", "check_predict_X", "linear_scores"]

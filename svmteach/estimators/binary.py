@@ -9,8 +9,9 @@ from ..backend import one_blas_thread, to_numpy
 from ..kernels import canonical_kernel_name, gram
 from ..problems import BinaryProblem
 from ..rows import is_sparse, transpose_times
-from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, InteriorPoint, PrimalSubgradient, solve
-from ..solvers.base import check_choice, check_random_state
+from ..solvers import BINARY_SOLVERS, InteriorPoint, make_solver, solve
+from ..solvers.registry import check_solver
+from ..solvers.base import check_random_state
 from ..solvers.smo import RULES
 from .parameters import (SHARED_PARAMETERS, ValidatedParameters, check_choice_of, check_flag, check_optional_max_iter,
                          check_tol, checked_by_problem, checked_by_solver)
@@ -21,14 +22,6 @@ from .progress import fit_progress
 from .stopping import STALLED, warn_interrupted, warn_not_converged
 from .warm_start import remember, warm_state
 from .weights import sample_weights
-
-#: The binary solvers that take a sparse X (their class says so: ``takes_sparse``);
-#: SMO's compiled loop reads dense kernel rows.
-SPARSE_BINARY_SOLVERS = tuple(name for name, cls in BINARY_SOLVERS.items() if cls.takes_sparse)
-
-#: The binary solvers whose dual has the bias's equality y'alpha = 0 (an unpenalised b, LIBSVM's): with
-#: ``fit_intercept`` they need no constant feature.
-UNPENALISED_BIAS_SOLVERS = ("smo", "interior_point")
 
 
 class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
@@ -53,6 +46,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     degree : int, default 3
     coef0 : float, default 1.0
     solver : {None, "smo", "dual_cd", "primal_subgradient", "interior_point"}, default None
+        Any name of :data:`svmteach.solvers.BINARY_SOLVERS` (the registry).
         None: ``"dual_cd"`` for the linear kernel (dense or sparse X), whose steps cost O(d) with w
         kept, at any n; there the intercept is a penalised constant feature ``intercept_scaling``
         (LIBLINEAR's ``-B``, as ``LinearSVC``), so ask for ``solver="smo"`` to get the unpenalised
@@ -65,8 +59,9 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     tol : float, default 1e-3
         Stop at this relative duality gap ``(P - D) / P``.
     max_iter : int or None
-        Most steps (SMO pairs, coordinate steps, subgradient iterations); None means
-        ``max(10**6, 1000 n)`` for the dual methods and 10000 for the subgradient method.
+        Most steps (SMO pairs, coordinate steps, subgradient or Newton iterations); None means
+        ``max(10**6, 1000 n)`` for the methods that step on one sample or pair (n steps an epoch) and
+        10000 for those whose every step reads all the data (the subgradient and interior-point methods).
     random_state : int, Generator or None
     record_history : bool, default False
         Keep the primal / dual / gap / KKT curves in ``history_``.
@@ -131,7 +126,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     PARAMETERS = {
         "C": checked_by_problem, "kernel": checked_by_problem, "gamma": checked_by_problem,
         "degree": checked_by_problem, "coef0": checked_by_problem, "device": checked_by_problem,
-        "solver": lambda value, name: None if value is None else check_choice(name, value, tuple(BINARY_SOLVERS)),
+        "solver": lambda value, name: None if value is None else check_solver(value, "binary"),
         "selection": check_choice_of(RULES),
         "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_optional_max_iter(value),
         "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
@@ -146,28 +141,26 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
             linear = (getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)) == "linear"
         except (TypeError, ValueError):  # a bad kernel is refused in fit, naming it
             linear = False
-        tags.input_tags.sparse = linear and (self.solver is None or self.solver in SPARSE_BINARY_SOLVERS)
+        named = BINARY_SOLVERS.get(self.solver) if isinstance(self.solver, str) else None
+        tags.input_tags.sparse = linear and (self.solver is None or (named is not None and named.takes_sparse))
         return tags
 
     def solver_name(self, params, sparse: bool) -> str:
         """The solver's name: ``params["solver"]``, or for None ``"dual_cd"`` for the linear kernel (fast at
         any n: SMO's kernel steps with a linear kernel crawl at n = 10,000), sparse X, or
-        ``fit_intercept=False`` (the no-bias problem), and ``"smo"`` otherwise.
-
-        A TypeError naming ``solver`` when a named solver does not take sparse X; a ValueError naming
-        ``fit_intercept`` for SMO without one (SMO's equality :math:`y^\\top\\alpha = 0` is its bias).
-        """
+        ``fit_intercept=False`` (the no-bias problem), and ``"smo"`` otherwise."""
         name = params["solver"]
         if name is None:
             linear = (getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)) == "linear"
             return "dual_cd" if linear or sparse or not params["fit_intercept"] else "smo"
-        if sparse and name not in SPARSE_BINARY_SOLVERS:
-            raise TypeError(f"solver={name!r} does not take sparse X; the solvers that do are "
-                            f"{SPARSE_BINARY_SOLVERS} (solver=None picks 'dual_cd'), or pass X.toarray()")
-        if name == "smo" and not params["fit_intercept"]:
-            raise ValueError("fit_intercept=False asks for the problem without a bias, but solver='smo' always fits "
-                             "its unpenalised bias b; use solver='dual_cd' (or solver=None) for the no-bias problem")
         return name
+
+    @staticmethod
+    def own_bias(params, solver_name: str) -> bool:
+        """Whether the solver fits the intercept as its own unpenalised bias b (``fit_intercept`` and a solver
+        whose dual can have the equality :math:`y^\\top\\alpha = 0`, LIBSVM's) rather than as a constant
+        feature."""
+        return params["fit_intercept"] and True in BINARY_SOLVERS[solver_name].bias_options
 
     def bias_column(self, params, solver_name: str, kernel_name: str, sparse: bool = False):
         """The constant feature that carries the intercept (``intercept_scaling``), or None.
@@ -177,7 +170,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         feature (LIBLINEAR's ``-B``, LinearSVC's ``intercept_scaling``), which the linear kernel only
         turns into an intercept: another kernel with ``fit_intercept=True`` is a ValueError naming it.
         """
-        if (not params["fit_intercept"] or solver_name in UNPENALISED_BIAS_SOLVERS
+        if (not params["fit_intercept"] or self.own_bias(params, solver_name)
                 or (sparse and kernel_name != "linear")):
             return None  # (the problem refuses a sparse X with another kernel, naming X)
         if kernel_name != "linear":
@@ -199,16 +192,14 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
 
     def make_solver(self, params=None, sparse: bool = False):
         """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)
-        for dense X, or for sparse X with ``sparse`` (:meth:`solver_name`)."""
+        for dense X, or for sparse X with ``sparse`` (:meth:`solver_name`), built by the registry
+        (:func:`~svmteach.solvers.make_solver`), which refuses, naming ``solver``, one that does not take
+        sparse X or the kernel, or, with ``fit_intercept=False``, one that always fits its bias (SMO)."""
         params = self.checked_params() if params is None else params
         name = self.solver_name(params, sparse)
-        if name == "smo":
-            return SMO(selection=params["selection"], random_state=params["random_state"], cache_size=self.cache_size)
-        if name == "dual_cd":
-            return DualCoordinateAscent(random_state=params["random_state"], cache_size=self.cache_size)
-        if name == "interior_point":
-            return InteriorPoint(bias=params["fit_intercept"])
-        return PrimalSubgradient()
+        return make_solver(name, "binary", sparse=sparse, kernel=getattr(self.kernel, "name", self.kernel),
+                           bias=self.own_bias(params, name), selection=params["selection"],
+                           random_state=params["random_state"], cache_size=self.cache_size)
 
     def fit(self, X, y, sample_weight=None):
         """Solve the dual on ``X`` (n, d) and labels ``y`` (two classes).
@@ -225,7 +216,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         n = problem.n_samples
         max_iter = params["max_iter"]
         if max_iter is None:
-            max_iter = 10_000 if solver.name == "primal_subgradient" else max(10**6, 1000 * n)
+            max_iter = 10_000 if solver.steps_per_epoch(problem) == 1 else max(10**6, 1000 * n)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
         # one BLAS thread (backend.one_blas_thread): a second one spins while it waits, and on a busy CPU made
         # the parallel solver's products 40 times slower; on a GPU the limit does not apply
@@ -235,12 +226,11 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
         direct = None
         if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
-            with_bias = solver.name in UNPENALISED_BIAS_SOLVERS
-            direct = finish_directly(problem, result, tol, with_bias, self.record_history)
+            direct = finish_directly(problem, result, tol, solver.bias, self.record_history)
         if progress is not None:
             progress.finish(result, direct)
         if direct is not None:
-            solver, result, taken = InteriorPoint(bias=with_bias), direct, direct.n_iter
+            solver, result, taken = InteriorPoint(bias=solver.bias), direct, direct.n_iter
         if result.interrupted:
             warn_interrupted(self, result)
         elif not result.converged:

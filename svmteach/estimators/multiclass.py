@@ -10,7 +10,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..backend import is_numpy, one_blas_thread, to_numpy
 from ..losses import get_loss
 from ..problems import MulticlassProblem
-from ..solvers import InteriorPoint, make_multiclass_solver, solve
+from ..rows import is_sparse
+from ..solvers import MULTICLASS_SOLVERS, InteriorPoint, make_multiclass_solver, solve
 from ..solvers.base import check_random_state
 from .parameters import (SHARED_PARAMETERS, ValidatedParameters, check_flag, check_max_iter, check_tol,
                          checked_by_problem)
@@ -55,7 +56,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         it warns: the sequential default is faster there);
         "interior_point" (any loss) takes Newton steps (:class:`~svmteach.solvers.InteriorPoint`),
         for small problems on any scale of the features.
-        :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices.
+        :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices (the registry's).
     tol : float, default 1e-3
         Stop at this relative duality gap, checked once per epoch.
     max_iter : int, default 1000
@@ -123,10 +124,12 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         **SHARED_PARAMETERS,
     }
 
-    def make_solver(self, params=None):
-        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)."""
+    def make_solver(self, params=None, sparse: bool = False):
+        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand),
+        built by the registry (:func:`~svmteach.solvers.make_multiclass_solver`), which refuses, naming
+        ``solver``, one that does not solve the loss or, with ``sparse``, does not take sparse X."""
         params = self.checked_params() if params is None else params
-        return make_multiclass_solver(params["solver"], get_loss(params["loss"]), params["random_state"])
+        return make_multiclass_solver(params["solver"], get_loss(params["loss"]), params["random_state"], sparse)
 
     def problem_for(self, X, y, sample_weight=None, params=None) -> MulticlassProblem:
         """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves: its bias
@@ -145,13 +148,13 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         """
         params = self.checked_params()
         record_features(self, X)
-        solver = self.make_solver(params)
+        solver = self.make_solver(params, sparse=is_sparse(X))
         tol = params["tol"]
         max_epochs = params["max_iter"]
         problem = self.problem_for(X, y, sample_weight, params)
-        if solver.name == "parallel" and is_numpy(problem.xp):
-            warnings.warn("solver='parallel' is meant for a GPU (device='gpu'): it updates every sample at once; on "
-                          "the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)
+        if solver.prefers_gpu and is_numpy(problem.xp):
+            warnings.warn(f"solver={solver.name!r} is meant for a GPU (device='gpu'): it updates every sample at once; "
+                          "on the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)
         bias = problem.bias
         n = solver.steps_per_epoch(problem)
         start = warm_state(self, solver, problem) if params["warm_start"] else None
@@ -167,7 +170,7 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         if progress is not None:
             progress.finish(result, direct)
         if direct is not None:
-            solver, result, n, taken = InteriorPoint(), direct, 1, direct.n_iter
+            solver, result, n, taken = InteriorPoint(bias=False), direct, 1, direct.n_iter
         if result.interrupted:
             warn_interrupted(self, result)
         elif not result.converged:
@@ -206,7 +209,9 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.device != "gpu"  # sparse data is solved on the CPU
+        named = MULTICLASS_SOLVERS.get(self.solver) if isinstance(self.solver, str) else None
+        # sparse data is solved on the CPU, by a solver that takes it
+        tags.input_tags.sparse = self.device != "gpu" and (self.solver is None or (named is not None and named.takes_sparse))
         return tags
 
     def decision_function(self, X):

@@ -37,15 +37,13 @@ def _problem(X, y, C, kernel="linear", **kw):
 
 
 @functools.lru_cache(maxsize=None)
-def optimum(n=30, seed=3, C=1.0, solver="smo"):
-    """``(X, y, C, alpha, b, primal, dual)`` of the library's solve() on :func:`blobs` to a gap of 1e-12."""
-    from .. import SMO, DualCoordinateAscent, solve
+def optimum(n=30, seed=3, C=1.0):
+    """``(X, y, C, alpha, b, primal, dual)`` of the library's SMO on :func:`blobs` to a gap of 1e-12."""
+    from .. import SMO, solve
 
     X, y, C = blobs(n, seed, C)
-    s = SMO() if solver == "smo" else DualCoordinateAscent(random_state=0, shrinking=False)
-    r = solve(s, _problem(X, y, C), tol=1e-12, max_iter=200_000)
-    b = float(r.state.b) if solver == "smo" else 0.0
-    return X, y, C, np.array(r.state.alpha, dtype=np.float64), b, float(r.primal), float(r.dual)
+    r = solve(SMO(), _problem(X, y, C), tol=1e-12, max_iter=200_000)
+    return X, y, C, np.array(r.state.alpha, dtype=np.float64), float(r.state.b), float(r.primal), float(r.dual)
 
 
 # ---- 01: the hinge loss ---------------------------------------------------------------------------

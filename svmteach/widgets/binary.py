@@ -30,7 +30,7 @@ from matplotlib.ticker import MaxNLocator
 from .. import objectives as obj
 from ..kernels import canonical_kernel_name
 from ..problems import BinaryProblem, check_X
-from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, PrimalSubgradient
+from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, make_solver
 from ..solvers.base import check_choice, check_tol
 from ..solvers.smo import RULES
 from ..viz import binary_legend_handles, class_colors, draw_class_regions, kkt_outlines
@@ -44,9 +44,11 @@ from .figure import style_axes
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 GRID = 60  # points per side of the grid the decision function is drawn on
 
-#: The solvers the explorer offers: those whose steps it draws (the interior-point method's Newton steps move
-#: every alpha at once and have no picture here).
-EXPLORED = tuple(name for name in BINARY_SOLVERS if name != "interior_point")
+
+def offered_solvers() -> tuple:
+    """The solvers the explorer offers: the registry's binary solvers whose steps can be watched
+    (``explorable``: not the interior-point method's Newton steps)."""
+    return tuple(name for name, cls in BINARY_SOLVERS.items() if cls.explorable)
 
 
 class BinaryExplorer(SolverExplorer):
@@ -58,7 +60,7 @@ class BinaryExplorer(SolverExplorer):
     C : positive float;  kernel : {"linear", "gaussian", "polynomial", "laplacian"} (or the aliases
     "rbf", "poly");  gamma : positive float (a C or gamma outside its slider's range, 1e-3..1e3 and
     1e-2..1e2, widens that slider's range rather than being clamped to it);
-    solver : {"smo", "dual_cd", "primal_subgradient"};
+    solver : {"smo", "dual_cd", "primal_subgradient"} (:func:`offered_solvers`);
     selection : SMO's working-set rule;  tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
     may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
@@ -83,7 +85,7 @@ class BinaryExplorer(SolverExplorer):
                              f"got shape {self.X.shape}")
         self.y = np.array(y)
         kernel = canonical_kernel_name(kernel)  # "rbf" -> "gaussian", "poly" -> "polynomial"
-        check_choice("solver", solver, EXPLORED)
+        check_choice("solver", solver, offered_solvers())
         check_choice("selection", selection, RULES)
         self.tol = check_tol(tol, "tol", positive=True)
         self.random_state = random_state
@@ -100,7 +102,7 @@ class BinaryExplorer(SolverExplorer):
         narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
         self.dropdowns = {
             "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel", **narrow),
-            "solver": w.Dropdown(options=EXPLORED, value=solver, description="solver", **narrow),
+            "solver": w.Dropdown(options=offered_solvers(), value=solver, description="solver", **narrow),
             "selection": w.Dropdown(options=RULES, value=selection, description="rule", **narrow),
             "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",
                                      description="click"),
@@ -114,12 +116,8 @@ class BinaryExplorer(SolverExplorer):
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
-        name = self.dropdowns["solver"].value
-        if name == "smo":
-            return SMO(self.dropdowns["selection"].value, random_state=self.random_state)
-        if name == "dual_cd":
-            return DualCoordinateAscent(random_state=self.random_state)
-        return PrimalSubgradient()
+        return make_solver(self.dropdowns["solver"].value, "binary", kernel=self.dropdowns["kernel"].value,
+                           selection=self.dropdowns["selection"].value, random_state=self.random_state)
 
     def _problem_on(self, X, y):
         """The problem of the controls (C, kernel, gamma) on the data ``(X, y)``."""

@@ -30,7 +30,7 @@ from ..losses import LOSSES, get_loss
 from ..losses.crammer_singer import CSBlock
 from ..losses.weston_watkins import WWBlock
 from ..problems import MulticlassProblem
-from ..solvers import MulticlassState, make_multiclass_solver, multiclass_solver_names
+from ..solvers import MULTICLASS_SOLVERS, MulticlassState, make_multiclass_solver, multiclass_solver_names
 from ..solvers.base import check_tol
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
@@ -41,9 +41,13 @@ from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, log_slider_range
 from .figure import style_axes
 
-#: The solvers offered for each loss, by name, the loss's default first: the block solvers, whose steps the
-#: explorer draws (the interior-point method's Newton steps move every variable at once; it is left out).
-SOLVERS = {name: tuple(s for s in multiclass_solver_names(loss) if s != "interior_point") for name, loss in LOSSES.items()}
+
+def offered_solvers(loss: str) -> tuple:
+    """The solvers offered for the loss named ``loss``, the loss's default first: the registry's solvers of that
+    loss whose steps can be watched (``explorable``: not the interior-point method's Newton steps)."""
+    return tuple(name for name in multiclass_solver_names(get_loss(loss)) if MULTICLASS_SOLVERS[name].explorable)
+
+
 GRID = 70  # points per side of the grid the regions are drawn on
 #: The step panel's view for each loss's block picture (a loss without one gets a note).
 STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView}
@@ -56,7 +60,7 @@ class MulticlassExplorer(SolverExplorer):
     ----------
     X, y : 2-D points and their labels (2 to 8 classes).
     C : positive float (one outside the slider's 1e-3..1e3 widens its range rather than being clamped);
-    loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see ``SOLVERS``);
+    loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see :func:`offered_solvers`);
     M : float, WW's margin scale (0.1 to 10 on its slider);  tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
     may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
@@ -80,9 +84,10 @@ class MulticlassExplorer(SolverExplorer):
         if self.X.ndim != 2 or self.X.shape[1] != 2:
             raise ValueError(f"X must hold 2-D points (shape (n, 2)) to be drawn, got shape {self.X.shape}")
         get_loss(loss)  # a ValueError naming loss
-        solver = solver if solver is not None else SOLVERS[loss][0]
-        if solver not in SOLVERS[loss]:
-            raise ValueError(f"solver must be one of {tuple(SOLVERS[loss])} for loss {loss!r}, got {solver!r}")
+        choices = offered_solvers(loss)
+        solver = solver if solver is not None else choices[0]
+        if solver not in choices:
+            raise ValueError(f"solver must be one of {choices} for loss {loss!r}, got {solver!r}")
         self.labels = np.unique(self.y)
         if not 2 <= len(self.labels) <= MAX_CLASSES:
             raise ValueError(f"y must have 2 to {MAX_CLASSES} classes to be drawn, got {len(self.labels)}")
@@ -99,8 +104,8 @@ class MulticlassExplorer(SolverExplorer):
                                               continuous_update=False)}
         self.m_text = w.HTML()
         self.dropdowns = {
-            "loss": w.Dropdown(options=tuple(SOLVERS), value=loss, description="loss"),
-            "solver": w.Dropdown(options=tuple(SOLVERS[loss]), value=solver, description="solver"),
+            "loss": w.Dropdown(options=tuple(LOSSES), value=loss, description="loss"),
+            "solver": w.Dropdown(options=choices, value=solver, description="solver"),
             "click": w.Dropdown(options=[f"add {c}" for c in self.labels] + ["remove"],
                                 value=f"add {self.labels[0]}", description="click"),
         }
@@ -155,7 +160,7 @@ class MulticlassExplorer(SolverExplorer):
         """A new loss brings its own solvers; the first one is chosen."""
         self._switching = True  # the solver list changes its value: rebuild once, below
         try:
-            self.dropdowns["solver"].options = tuple(SOLVERS[self.dropdowns["loss"].value])
+            self.dropdowns["solver"].options = offered_solvers(self.dropdowns["loss"].value)
         finally:
             self._switching = False
         self._rebuild()
