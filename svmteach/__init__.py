@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 #: The one version string (pyproject.toml reads it: ``[tool.setuptools.dynamic]``).
@@ -20,14 +21,17 @@ class _InstallCompiledCache:
     compile is imported: numba picks a function's cache locator when ``@njit(cache=True)`` decorates."""
 
     LIGHT = frozenset({f"{__name__}.cli", f"{__name__}.compiled_cache"})  # never compile
+    lock = threading.RLock()
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
         if name.startswith(f"{__name__}.") and name not in cls.LIGHT:
-            sys.meta_path.remove(cls)
-            from . import compiled_cache
+            with cls.lock:  # two threads importing at once: both wait until it is installed
+                if cls in sys.meta_path:
+                    sys.meta_path.remove(cls)
+                    from . import compiled_cache
 
-            compiled_cache.install()
+                    compiled_cache.install()
         return None  # the usual finders import the module
 
 
