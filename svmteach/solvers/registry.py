@@ -19,7 +19,8 @@ from .base import Solver
 #: Every solver class by its name.
 SOLVERS: dict[str, type[Solver]] = {}
 
-KINDS = ("binary", "multiclass")
+#: The kinds of problem, each with the capability that says a solver class solves it.
+KINDS = {"binary": lambda cls: cls.binary, "multiclass": lambda cls: cls.multiclass}
 
 
 def register_solver(cls: type[Solver]) -> type[Solver]:
@@ -42,16 +43,16 @@ class SolverView(Mapping):
     """The registered solvers of one kind of problem, by name: a live view of :data:`SOLVERS`."""
 
     def __init__(self, kind: str):
-        self.kind = kind
+        self.kind, self.solves_kind = kind, KINDS[kind]
 
     def __getitem__(self, name):
         cls = SOLVERS[name]
-        if not getattr(cls, self.kind):
+        if not self.solves_kind(cls):
             raise KeyError(name)
         return cls
 
     def __iter__(self):
-        return (name for name, cls in SOLVERS.items() if getattr(cls, self.kind))
+        return (name for name, cls in SOLVERS.items() if self.solves_kind(cls))
 
     def __len__(self):
         return sum(1 for _ in self)
@@ -115,7 +116,7 @@ def make_solver(name: str, kind: str, *, loss=None, sparse: bool = False, kernel
 def solver_choices(kind: str, loss=None) -> tuple:
     """The names of the registered solvers of problems of ``kind``; for "multiclass", of the loss object ``loss``."""
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        raise ValueError(f"kind must be one of {tuple(KINDS)}, got {kind!r}")
     if kind == "multiclass" and loss is None:
         raise TypeError("the solvers of a multiclass problem are those of its loss: got loss=None")
     return multiclass_solver_names(loss) if kind == "multiclass" else tuple(BINARY_SOLVERS)
@@ -135,7 +136,7 @@ def why_not(name, kind: str, loss) -> str:
     cls = SOLVERS.get(name) if isinstance(name, str) else None
     if cls is None:
         return ""
-    if not getattr(cls, kind):
+    if not KINDS[kind](cls):
         return f": {name!r} solves {'multiclass' if kind == 'binary' else 'binary'} problems only"
     if not cls.solves(loss):
         return f": {name!r} does not solve the {loss.name!r} loss"
