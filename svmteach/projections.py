@@ -16,8 +16,9 @@
   are :math:`u_j - C` and :math:`u_j`.  Sorting them and sweeping once finds the
   piece that holds the root: O(k log k).
 
-All functions take 2-D arrays of rows (any array-API namespace) and return new arrays;
-the ``*_row`` functions are the compiled one-row versions the CPU fast paths call.
+All functions take 2-D arrays of rows (any array-API namespace) and return new arrays; their
+compiled one-row versions, which the CPU fast paths call, are in
+:mod:`svmteach.solvers.numba_multiclass`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from .backend import array_namespace, cumulative_sum
 
@@ -126,85 +126,6 @@ def project_simplex_bisect(V, z, n_iter: int = 60):
         if settled:
             break
     return xp.maximum(V - theta, 0.0)
-
-
-@njit(cache=True)
-def project_simplex_row(v, z, out):
-    """One row of :func:`project_simplex_sort`, compiled: writes the projection of ``v`` into ``out``.
-
-    No checks (the callers pass finite rows and z > 0); shifted by the row's maximum as the batched version.
-    """
-    top = v.max()
-    u = -np.sort(-(v - top))
-    css = 0.0
-    theta = -z  # the support's first entry, u_0 = 0: theta = (0 - z) / 1
-    for j in range(u.shape[0]):
-        css += u[j]
-        t = (css - z) / (j + 1)
-        if u[j] - t > 0:
-            theta = t
-    for j in range(v.shape[0]):
-        out[j] = max((v[j] - top) - theta, 0.0)
-
-
-@njit(cache=True)
-def ww_block_row(u, C, out, points, order):
-    """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row; returns t = 1'b.
-
-    ``points`` (2m floats) and ``order`` (2m ints) are work space, so that a loop over
-    many rows allocates nothing.  The sweep: below every breakpoint all coordinates
-    sit at C.  Passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it
-    to 0.  On each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`;
-    the first breakpoint where psi is non-negative closes the piece that holds the root.
-    """
-    m = u.shape[0]
-    for j in range(m):
-        points[j] = u[j] - C  # coordinate j leaves C
-        points[m + j] = u[j]  # coordinate j reaches 0
-    _argsort_small(points, order)
-    n_C = m
-    n_free = 0
-    s_free = 0.0
-    found = False
-    for q in order:
-        b = points[q]
-        if b - (n_C * C + s_free - n_free * b) >= 0.0:
-            found = True
-            break
-        j = q % m
-        if q < m:  # leaves C, becomes free
-            n_C -= 1
-            n_free += 1
-            s_free += u[j]
-        else:  # free coordinate reaches 0
-            n_free -= 1
-            s_free -= u[j]
-    # root of t = n_C C + s_free - n_free t on the piece found (or past every breakpoint: t = 0)
-    t = (n_C * C + s_free) / (1.0 + n_free) if found else 0.0
-    total = 0.0
-    for j in range(m):
-        out[j] = min(max(u[j] - t, 0.0), C)
-        total += out[j]
-    return total
-
-
-@njit(cache=True)
-def _argsort_small(values, order):
-    """Stable argsort into ``order``: insertion sort for the few breakpoints of a block, else mergesort."""
-    n = values.shape[0]
-    if n > 64:
-        order[:] = np.argsort(values, kind="mergesort")
-        return
-    for a in range(n):
-        order[a] = a
-    for a in range(1, n):
-        key = order[a]
-        v = values[key]
-        b = a - 1
-        while b >= 0 and values[order[b]] > v:
-            order[b + 1] = order[b]
-            b -= 1
-        order[b + 1] = key
 
 
 def ww_block_solve(U, C, check: bool = True):

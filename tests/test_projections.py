@@ -9,13 +9,8 @@ from hypothesis.extra.numpy import arrays
 from oracles import solve_qp
 
 from svmteach.backend import to_numpy
-from svmteach.projections import (
-    project_simplex_bisect,
-    project_simplex_row,
-    project_simplex_sort,
-    ww_block_row,
-    ww_block_solve,
-)
+from svmteach.projections import project_simplex_bisect, project_simplex_sort, ww_block_solve
+from svmteach.solvers.numba_multiclass import project_simplex_row, ww_block_row
 
 rows = st.integers(1, 6).flatmap(lambda k: arrays(np.float64, (4, k), elements=st.floats(-50, 50)))
 

@@ -247,14 +247,15 @@ def test_warm_start_projects_into_the_weighted_set():
         assert np.all(alpha[w == 0] == 0.0)
 
 
-def test_block_step_needs_the_samples_C_on_a_weighted_problem():
+def test_a_step_on_a_sample_of_weight_0_leaves_its_block_at_0():
+    """The step path bounds each block by its own C_i (the compiled kernel is given problem.C_i[i])."""
     X, y = random_multiclass(n=6, d=2, k=3, seed=1)
-    for loss in ("ww", "cs", "llw"):
-        p = MulticlassProblem(X, y, loss=loss, sample_weight=np.arange(1.0, 7.0))
-        with pytest.raises(TypeError, match="C must be given"):
-            p.loss_object.block_step(p, np.zeros(3), np.zeros(3), 1.0, 0)
-        zero, _ = p.loss_object.block_step(p, np.zeros(3), np.zeros(3), 1.0, 0, C=0.0)
-        np.testing.assert_array_equal(zero, 0.0)
+    for loss, Solver in (("ww", WWExact), ("cs", CSBlondel), ("llw", ExactBlock)):
+        p = MulticlassProblem(X, y, loss=loss, sample_weight=np.arange(0.0, 6.0))  # sample 0 weighs nothing
+        solver = Solver(random_state=0)
+        state = solver.update(p, solver.init(p), 0)
+        np.testing.assert_array_equal(state.alpha[0], 0.0)
+        assert solver.update(p, solver.init(p), 1).alpha[1].any()  # a weighted one moves
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])

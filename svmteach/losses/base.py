@@ -17,10 +17,10 @@ A loss object says what :math:`A`, :math:`\\ell`, the blocks and the primal are
 everything else here is written once from those.  A solver asks the loss of its problem
 (``problem.loss_object``), never its name.
 
-The one-sample block problem, solved exactly, comes three ways, all in the loss's module:
-:meth:`block_step` (one row, with the picture of the step, for the step path and the
-explorers), :meth:`epoch` (compiled, a whole visiting order in place: the fast path) and
-:meth:`block_targets` (every row at once against the same W: the parallel solver).
+The one-sample block problem, solved exactly, comes two ways: the loss's compiled block kernel
+(its ``kernel``, in :mod:`svmteach.solvers.numba_multiclass`, run one row per step or a whole epoch
+by the sequential solvers, the step drawn by :meth:`block_picture`) and :meth:`block_targets`
+(every row at once against the same W: the parallel solver).
 
 Adding a loss is one module defining a subclass (it cannot be instantiated until it defines every
 abstract method), and one line in :data:`svmteach.losses.LOSSES`.
@@ -125,27 +125,10 @@ class MulticlassLoss(ABC):
         """The ``Block`` of a state that has taken no step yet."""
 
     @abstractmethod
-    def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
-        """One sample's block solved exactly: ``(new_row, block)``.
-
-        ``alpha_i`` (k,) the sample's row, ``s`` (k,) its scores W x_i, ``q`` its squared norm,
-        ``y`` its class index, ``C`` its bound :math:`C_i` (``problem.C_i[i]``; may be left out on a
-        problem without sample weights, see :meth:`sample_C`); ``block`` is this loss's ``Block``
-        picture of the step.
-        """
-
-    @abstractmethod
-    def epoch(self, problem, alpha, W, order, **options) -> float:
-        """:meth:`block_step` for every sample of ``order`` (int64), in place on float64 ``alpha``
-        and ``W``, compiled, sample i's block bounded by ``problem.C_i[i]``; X dense or CSR (the loop is
-        written once with :func:`~svmteach.rows.row_dot` and :func:`~svmteach.rows.row_axpy` on
-        :func:`~svmteach.rows.compiled_rows`).
-
-        ``W`` (k, d) may be C-ordered or a view of a (d, k) array (the sparse solvers' layout); only its
-        rows ``W[m]`` are read and written.  Returns the largest KKT violation among the visited
-        blocks, each measured before its step from the gradient the step computes anyway, on the
-        scale of :meth:`kkt_violation` (0 for a block at its optimum; 0.0 for an empty ``order``).
-        """
+    def block_picture(self, y, q, C, old, new, numbers, violation, moves):
+        """The ``Block`` of one step of the loss's block kernel: sample of class ``y``, squared norm ``q``,
+        bound ``C``, row ``old`` -> ``new``; ``numbers`` (3, k), ``violation`` and ``moves`` (-1: set aside by
+        shrinking, 0: no step) as the kernel returned them."""
 
     @abstractmethod
     def dual_weights(self, problem, alpha):

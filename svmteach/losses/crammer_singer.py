@@ -61,11 +61,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from ..projections import project_simplex_row, project_simplex_sort
-from ..rows import compiled_rows, row_axpy, row_dot
-from .base import EPOCH_FASTMATH, EPS, Embedding, MulticlassLoss, column_C, no_shrinking, one_hot
+from ..projections import project_simplex_sort
+from .base import EPS, Embedding, MulticlassLoss, column_C, one_hot
 
 
 #: A label entry within this fraction of its bound C_i is at it (none is for C_i = 0: its block is {0}).
@@ -108,6 +106,8 @@ class CrammerSinger(MulticlassLoss):
     name = "cs"
     title = "Crammer-Singer"
     Block = CSBlock
+    #: Its block kernel in :mod:`svmteach.solvers.numba_multiclass` (the solvers run it, step by step or compiled).
+    kernel = "cs"
     embedding = Embedding(off=-1.0, label=1.0, set="simplex")
     default_solver = "blondel"
     block_options = ("skip_tol",)
@@ -181,7 +181,7 @@ class CrammerSinger(MulticlassLoss):
         return 1.0
 
     def block_targets(self, problem, alpha, G):
-        """As :meth:`block_step` for every row: alpha_i = u_i - C_i p / 1'p, p = proj(beta_hat / z, 1)."""
+        """The exact block step for every row: alpha_i = u_i - C_i p / 1'p, p = proj(beta_hat / z, 1)."""
         xp, C = problem.xp, column_C(problem)
         a = self.block_curvatures(problem)[:, None]
         upper = self._upper(problem)
@@ -198,43 +198,21 @@ class CrammerSinger(MulticlassLoss):
         return CSBlock(y=-1, grad=None, violation=nan, skipped=False, beta_hat=None, z=nan, beta=None,
                        theta=nan, delta=None)
 
-    def block_step(self, problem, alpha_i, s, q, y, C=None, skip_tol=0.0):
-        xp, C, k = problem.xp, self.sample_C(problem, C), problem.k
-        is_y = xp.arange(k) == y
-        g = xp.where(is_y, s, s + 1.0)  # g_i^m = w_m' x_i + Delta_i^m
-        upper = xp.where(is_y, xp.full(k, C, dtype=xp.float64), 0.0)  # u_i = C_i e_{y_i}
-        v = float(xp.max(g) - xp.min(xp.where(alpha_i < upper * (1.0 - AT_C), g, xp.inf)))
-        if v <= skip_tol:
-            return alpha_i, CSBlock(y=y, grad=g, violation=v, skipped=True, beta_hat=None, z=math.nan,
-                                    beta=None, theta=math.nan, delta=xp.zeros(k, dtype=xp.float64))
-        beta_hat = q * (upper - alpha_i) + g  # Blondel's beta_hat times ||x_i||: nothing divided by it
-        z = C * q
-        if z > EPS * float(xp.max(xp.abs(beta_hat))):
-            # proj(beta_hat, z) = z proj(beta_hat / z, 1): the mass-1 problem keeps subnormal z's precision
-            share = project_simplex_sort(beta_hat[None, :] / z, 1.0, check=False)[0, :]
-            share = share / xp.sum(share)  # exactly on the unit simplex
-        else:  # z = 0 (a zero row) or below the rounding of beta_hat: the linear block, C to the largest
-            top = xp.astype(beta_hat == xp.max(beta_hat), xp.float64)
-            share = top / xp.sum(top)
-        beta = z * share  # the projection of beta_hat onto mass z
-        support = share > 0
-        theta = float((xp.sum(xp.where(support, beta_hat, 0.0)) - z) / xp.sum(xp.astype(support, xp.float64)))
-        new = upper - C * share  # alpha_i = u_i - beta, 1'beta = C_i
-        # the label entry from the others, so that the row sums to 0 to the last bit (<= C up to rounding)
-        new = xp.where(is_y, xp.minimum(-xp.sum(xp.where(is_y, 0.0, new)), C), new)
-        # the picture in Blondel's scale: proj(beta_hat / r, z / r) = proj(beta_hat, z) / r, r = ||x_i||
+    def block_picture(self, y, q, C, old, new, numbers, violation, moves):
+        """The :class:`CSBlock` of a step from its kernel's numbers (g, beta_hat and the share p / 1'p, in the
+        step's scale), drawn in Blondel's: divided by r = ||x_i||, the projection being homogeneous."""
+        k = len(old)
+        if moves <= 0:
+            return CSBlock(y=y, grad=numbers[0].copy(), violation=violation, skipped=True, beta_hat=None, z=math.nan,
+                           beta=None, theta=math.nan, delta=np.zeros(k))
+        beta_hat, z = numbers[1].copy(), C * q
+        beta = z * numbers[2]  # the projection of beta_hat onto mass z
+        support = numbers[2] > 0
+        theta = float((beta_hat[support].sum() - z) / support.sum())
         r = math.sqrt(q)
         picture = (dict(beta_hat=beta_hat / r, z=z / r, beta=beta / r, theta=theta / r) if r > 0 else
                    dict(beta_hat=None, z=0.0, beta=None, theta=math.nan))
-        return new, CSBlock(y=y, grad=g, violation=v, skipped=False, delta=new - alpha_i, **picture)
-
-    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, skip_tol=0.0, classes=None):
-        """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
-        (alpha_i = 0 and every ``s_y - s_m > 1 + margin``, ``margin >= 0``) set aside (False) in it, and a
-        non-empty (n, k) bool ``classes`` the classes at rest within a block (see :func:`_cs_epoch`)."""
-        classes = np.ones((0, 0), dtype=np.bool_) if classes is None else classes
-        return _cs_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
-                         float(skip_tol), alpha, W, order, no_shrinking(active), float(margin), classes)
+        return CSBlock(y=y, grad=numbers[0].copy(), violation=violation, skipped=False, delta=new - old, **picture)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -242,114 +220,3 @@ class CrammerSinger(MulticlassLoss):
 
     def dual_weight_bound(self, problem):
         return float(problem.xp.max(problem.C_i))
-
-
-@njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _cs_epoch(X, sqnorm, codes, C_i, skip_tol, alpha, W, order, active, margin, classes):
-    """:meth:`CrammerSinger.block_step` for every sample of ``order`` (sample i's bound ``C_i[i]``), in
-    place; returns the largest
-    violation :math:`v_i` met (each block's before its step, as :meth:`CrammerSinger.kkt_violation`).
-
-    When ``active`` is not empty, a sample at rest is set aside there (False): :math:`\\alpha_i = 0` with
-    :math:`g_i^{y_i} - g_i^m > \\mu \\ge 0` (``margin``) for every :math:`m \\ne y_i`, i.e.
-    :math:`s_{y_i} - s_m > 1 + \\mu`.  At
-    :math:`\\alpha_i = 0` every entry but the label's is at its bound 0 and may only fall, the label's only
-    rise, so a step moves along :math:`e_{y_i} - e_m` at slope :math:`g_i^{y_i} - g_i^m > 0`: uphill; its
-    :math:`v_i = 0` and the block is skipped anyway.
-
-    When ``classes`` (n, k) is not empty, classes are set aside within a block too (LIBLINEAR's ``-s 4``
-    rule, for every class but the label): a class at its bound 0 whose gradient is below that of every
-    free class, :math:`g_i^m < \\min_{l:\\, \\alpha_i^l < u_i^l} g_i^l`, would leave its bound only once
-    its gradient rose above theirs; it is taken as staying there.  A class set aside keeps
-    :math:`\\alpha_i^m = 0`: its :math:`g_i^m` is not computed (one product with the row saved), the step
-    is the exact block step over the classes kept (the simplex projection over them; the classes aside
-    hold :math:`\\beta = 0`) and v_i is theirs.  A class aside but off its bound (moved by the step path's
-    replay of a visit) is taken back.  The label is never set aside: its entry is computed from the
-    others, so that the row sums to 0 to the last bit.  With ``margin`` = +inf (after an epoch with no
-    violation measured) no class is set aside; the solver
-    (:class:`~svmteach.solvers.multiclass_base.MulticlassSolver`) makes every class active again at the
-    start of every epoch over all samples, so the guesses are checked there.  A sample is at rest by
-    the rule above checked on the classes it computed (those aside were below its label's gradient when
-    set aside), and a sample with :math:`C_i = 0` as soon as :math:`\\alpha_i = 0` (its block is {0})."""
-    k = W.shape[0]
-    shrink = classes.shape[0] > 0
-    class_margin = 0.0 if margin < np.inf else np.inf
-    g = np.empty(k)
-    looked = np.empty(k, dtype=np.int64)  # the classes whose g_i^m is computed
-    keep = np.empty(k, dtype=np.int64)  # those of them kept for the step
-    beta_hat = np.empty(k)
-    beta = np.empty(k)
-    worst = 0.0
-    for i in order:
-        y = codes[i]
-        C = C_i[i]
-        na = 0
-        for m in range(k):  # g_i^m = w_m' x_i + [m != y_i], for the classes looked at
-            if not shrink or classes[i, m] or alpha[i, m] != 0.0:  # active, or moved off its bound
-                if shrink:
-                    classes[i, m] = True
-                looked[na] = m
-                na += 1
-                g[m] = row_dot(X, i, W[m]) + (0.0 if m == y else 1.0)
-        gmax = -np.inf
-        gmin = np.inf
-        for a in range(na):  # v_i = max_m g - min_{m: alpha < u_i} g
-            m = looked[a]
-            gmax = max(gmax, g[m])
-            up = C * (1.0 - AT_C) if m == y else 0.0
-            if alpha[i, m] < up:
-                gmin = min(gmin, g[m])
-        worst = max(worst, gmax - gmin)
-        nb = 0
-        for a in range(na):  # a class at its bound 0 below every free class: set aside (the label never is)
-            m = looked[a]
-            if shrink and m != y and alpha[i, m] == 0.0 and g[m] < gmin - class_margin:
-                classes[i, m] = False
-            else:
-                keep[nb] = m
-                nb += 1
-        if gmax - gmin <= skip_tol or nb <= 1:  # nothing to move (one class kept: its entry is fixed)
-            if active.shape[0] > 0:
-                rest = True
-                for m in range(k):
-                    if alpha[i, m] != 0.0:
-                        rest = False
-                for a in range(na):  # (alpha_i = 0: the label is free, so looked at; C_i = 0: the block is {0})
-                    m = looked[a]
-                    if rest and C > 0.0 and m != y and not g[y] - g[m] > margin:
-                        rest = False
-                if rest:
-                    active[i] = False
-            continue
-        q = sqnorm[i]
-        z = C * q
-        hmax = 0.0
-        for a in range(nb):  # beta_hat = q (u_i - alpha_i) + g_i over the classes kept
-            m = keep[a]
-            up = C if m == y else 0.0
-            beta_hat[a] = q * (up - alpha[i, m]) + g[m]
-            hmax = max(hmax, abs(beta_hat[a]))
-        if z > EPS * hmax:
-            for a in range(nb):
-                beta_hat[a] = beta_hat[a] / z
-            project_simplex_row(beta_hat[:nb], 1.0, beta[:nb])
-        else:  # the linear block: C shared by the largest entries of beta_hat
-            top = beta_hat[:nb].max()
-            for a in range(nb):
-                beta[a] = 1.0 if beta_hat[a] == top else 0.0
-        mass = 0.0
-        for a in range(nb):
-            mass += beta[a]
-        # the classes aside hold beta = 0 (at their bound), so the kept ones share the mass C
-        rest = 0.0
-        for a in range(nb):
-            if keep[a] != y:
-                rest += C * (beta[a] / mass)
-        for a in range(nb):  # alpha_i = u_i - C_i p / 1'p, the label entry from the others; W += delta x_i'
-            m = keep[a]
-            nv = min(rest, C) if m == y else -C * (beta[a] / mass)
-            dlt = nv - alpha[i, m]
-            if dlt != 0.0:
-                alpha[i, m] = nv
-                row_axpy(X, i, dlt, W[m])
-    return worst

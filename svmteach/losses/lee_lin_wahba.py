@@ -59,11 +59,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from ..rows import compiled_rows, row_axpy, row_dot
-from .base import (EPOCH_FASTMATH, EPS, Embedding, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
-                   off_label_box_violation, one_hot)
+from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
 
 
 class LLWBlock(NamedTuple):
@@ -90,6 +87,8 @@ class LeeLinWahba(MulticlassLoss):
     name = "llw"
     title = "Lee-Lin-Wahba"
     Block = LLWBlock
+    #: Its block kernel in :mod:`svmteach.solvers.numba_multiclass` (the solvers run it, step by step or compiled).
+    kernel = "llw"
     embedding = Embedding(off=1.0, label=0.0, set="box")
 
     def weight_rows(self, problem, alpha):
@@ -144,29 +143,12 @@ class LeeLinWahba(MulticlassLoss):
     def blank_block(self, problem):
         return LLWBlock(y=-1, grad=None, u=None, t=math.nan, beta=None, delta=None)
 
-    def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
-        self.check_block_options(options)
-        xp, C, k = problem.xp, self.sample_C(problem, C), problem.k
-        is_y = xp.arange(k) == y
-        others = xp.asarray([m for m in range(k) if m != y])
-        grad = xp.where(is_y, 0.0, -(1.0 + s))
-        c = xp.take(1.0 + s + q * (alpha_i - xp.sum(alpha_i) / k), others)
-        if q * k * C > EPS * float(xp.max(xp.abs(c))):
-            u = c / q
-            beta = solve_block(u, C, k)
-        else:  # zero row, or a curvature below the rounding of c: a linear block, solved at the bounds
-            u = c
-            beta = xp.where(c > 0, C, xp.where(c < 0, 0.0, xp.take(alpha_i, others)))
-        new = xp.concat([beta[:y], xp.zeros(1, dtype=xp.float64), beta[y:]])
-        return new, LLWBlock(y=y, grad=grad, u=u, t=float(xp.sum(beta)), beta=beta, delta=new - alpha_i)
-
-    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, classes=None, **options):
-        """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
-        (alpha_i = 0 and every ``1 + s_m < -margin``, as :func:`~svmteach.losses.base.at_rest`) set
-        aside (False) in it."""
-        self.check_block_options(options)
-        return _llw_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i, alpha, W, order,
-                          no_shrinking(active), float(margin))
+    def block_picture(self, y, q, C, old, new, numbers, violation, moves):
+        """The :class:`LLWBlock` of a step from its kernel's numbers (the gradient, u, beta)."""
+        k = len(old)
+        beta = numbers[2, : k - 1].copy()
+        return LLWBlock(y=y, grad=numbers[0].copy(), u=numbers[1, : k - 1].copy(), t=float(beta.sum()), beta=beta,
+                        delta=new - old)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -216,101 +198,3 @@ def solve_blocks(U, C, k, exclude=None):
         root = xp.where(xp.isfinite(product), T0 + product / span, T0 + f0 / span * (T1 - T0))
     T = xp.where((first > 0) & (f0 - f1 > 0), root, T1)
     return xp.minimum(xp.maximum(U + T / k, 0.0), C)  # clip(u + T / k, 0, C)
-
-
-@njit(cache=True)
-def _llw_block_row(u, C, k, out, points):
-    """:func:`solve_block` for one row, in place on ``out``; ``points`` is scratch of length 2 len(u) + 2."""
-    p = u.shape[0]
-    top = (k - 1) * C
-    for m in range(p):
-        points[2 * m] = min(max(-k * u[m], 0.0), top)
-        points[2 * m + 1] = min(max(k * (C - u[m]), 0.0), top)
-    points[2 * p] = 0.0
-    points[2 * p + 1] = top
-    points.sort()
-    T0 = 0.0
-    f0 = 0.0
-    T = top
-    for j in range(2 * p + 2):
-        Tj = points[j]
-        fj = -Tj  # phi(Tj)
-        for m in range(p):
-            fj += min(max(u[m] + Tj / k, 0.0), C)
-        if fj <= 0.0:
-            T = Tj
-            if j > 0 and f0 - fj > 0.0:
-                product = f0 * (Tj - T0)  # as solve_blocks: the fraction in [0, 1] first where this overflows
-                T = T0 + product / (f0 - fj) if np.isfinite(product) else T0 + f0 / (f0 - fj) * (Tj - T0)
-            break
-        T0 = Tj
-        f0 = fj
-    for m in range(p):
-        out[m] = min(max(u[m] + T / k, 0.0), C)
-
-
-@njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _llw_epoch(X, sqnorm, codes, C_i, alpha, W, order, active, margin):
-    """:meth:`LeeLinWahba.block_step` for every sample of ``order`` (sample i's box [0, ``C_i[i]``]), in place; returns the largest block
-    KKT violation met (each block's before its step, as :meth:`LeeLinWahba.kkt_violation`).  When
-    ``active`` is not empty, a sample at rest (alpha_i = 0 and every ``1 + s_m < -margin``, ``margin >= 0``)
-    is set aside there (False) and not stepped on (its exact step is 0: every :math:`c_m = 1 + s_m < 0`)."""
-    k = W.shape[0]
-    grad = np.zeros(k)
-    s = np.empty(k)
-    c = np.empty(k - 1)
-    u = np.empty(k - 1)
-    beta = np.empty(k - 1)
-    points = np.empty(2 * (k - 1) + 2)
-    worst = 0.0
-    for i in order:
-        y = codes[i]
-        C = C_i[i]
-        for m in range(k):  # s = W x_i
-            s[m] = row_dot(X, i, W[m])
-        q = sqnorm[i]
-        total = 0.0
-        for m in range(k):
-            total += alpha[i, m]
-        p = 0
-        cmax = 0.0
-        for m in range(k):  # c_m = 1 + s_m + q (alpha_im - 1'alpha_i / k)
-            if m != y:
-                g = -(1.0 + s[m])  # d f / d alpha_im
-                grad[m] = g
-                worst = max(worst, box_violation(g, alpha[i, m], C))  # its projected gradient in [0, C_i]
-                c[p] = 1.0 + s[m] + q * (alpha[i, m] - total / k)
-                cmax = max(cmax, abs(c[p]))
-                p += 1
-        # at rest: alpha_i = 0 and every d f / d alpha_im = -(1 + s_m) > margin
-        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin, C):
-            active[i] = False
-            continue
-        if q * k * C > EPS * cmax:
-            for p in range(k - 1):
-                u[p] = c[p] / q
-            _llw_block_row(u, C, k, beta, points)
-        else:  # the linear block: each beta_m at the bound its c_m points to
-            p = 0
-            for m in range(k):
-                if m != y:
-                    beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else alpha[i, m])
-                    p += 1
-        shift = 0.0  # W moves by -(delta - mean(delta)) x_i'
-        p = 0
-        for m in range(k):
-            if m != y:
-                shift += beta[p] - alpha[i, m]
-                p += 1
-        shift /= k
-        p = 0
-        for m in range(k):
-            dlt = 0.0
-            if m != y:
-                dlt = beta[p] - alpha[i, m]
-                alpha[i, m] = beta[p]
-                p += 1
-            f = dlt - shift
-            if f != 0.0:
-                row_axpy(X, i, -f, W[m])
-    return worst

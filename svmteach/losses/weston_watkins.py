@@ -40,12 +40,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from ..projections import ww_block_row, ww_block_solve
-from ..rows import compiled_rows, row_axpy, row_dot
-from .base import (EPOCH_FASTMATH, EPS, Embedding, MulticlassLoss, at_rest, box_violation, column_C, no_shrinking,
-                   off_label_box_violation, one_hot)
+from ..projections import ww_block_solve
+from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
 
 
 class WWBlock(NamedTuple):
@@ -74,6 +71,8 @@ class WestonWatkins(MulticlassLoss):
     name = "ww"
     title = "Weston-Watkins"
     Block = WWBlock
+    #: Its block kernel in :mod:`svmteach.solvers.numba_multiclass` (the solvers run it, step by step or compiled).
+    kernel = "ww"
     embedding = Embedding(off=1.0, label=-1.0, set="box")
     uses_M = True
 
@@ -137,30 +136,12 @@ class WestonWatkins(MulticlassLoss):
     def blank_block(self, problem):
         return WWBlock(y=-1, grad=None, u=None, breakpoints=None, t=math.nan, beta=None, delta=None)
 
-    def block_step(self, problem, alpha_i, s, q, y, C=None, **options):
-        self.check_block_options(options)
-        xp, M, C, k = problem.xp, problem.M, self.sample_C(problem, C), problem.k
-        a = M * M * q
-        others = xp.asarray([j for j in range(k) if j != y])
-        grad = M * (s[y] - s) - 1.0  # d f / d alpha_ij (the y_i entry is 0)
-        c = -xp.take(grad, others) + a * (xp.take(alpha_i, others) - alpha_i[y])
-        if a * k * C > EPS * float(xp.max(xp.abs(c))):
-            u = c / a
-            beta = ww_block_solve(u[None, :], C, check=False)[0, :]
-        else:  # zero row, or a curvature below the rounding of c: a linear block, solved at the bounds
-            u = c
-            beta = xp.where(c > 0, C, xp.where(c < 0, 0.0, xp.take(alpha_i, others)))
-        new = xp.concat([beta[:y], xp.reshape(-xp.sum(beta), (1,)), beta[y:]])  # alpha_{i y_i} = -1'beta
-        return new, WWBlock(y=y, grad=xp.where(xp.arange(k) == y, 0.0, grad), u=u,
-                            breakpoints=xp.sort(xp.concat([u - C, u])), t=float(xp.sum(beta)),
-                            beta=beta, delta=new - alpha_i)
-
-    def epoch(self, problem, alpha, W, order, active=None, margin=0.0, classes=None, **options):
-        """See :meth:`MulticlassLoss.epoch`; a non-empty (n,) bool ``active`` has the samples at rest
-        (:func:`~svmteach.losses.base.at_rest`: alpha_i = 0 and every ``M (s_y - s_j) > 1 + margin``) set aside (False) in it."""
-        self.check_block_options(options)
-        return _ww_exact_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
-                               float(problem.M), alpha, W, order, no_shrinking(active), float(margin))
+    def block_picture(self, y, q, C, old, new, numbers, violation, moves):
+        """The :class:`WWBlock` of a step from its kernel's numbers (the gradient, u, beta)."""
+        k = len(old)
+        u, beta = numbers[1, : k - 1].copy(), numbers[2, : k - 1].copy()
+        return WWBlock(y=y, grad=numbers[0].copy(), u=u, breakpoints=np.sort(np.concatenate([u - C, u])),
+                       t=float(beta.sum()), beta=beta, delta=new - old)
 
     def dual_weights(self, problem, alpha):
         xp = problem.xp
@@ -168,70 +149,3 @@ class WestonWatkins(MulticlassLoss):
 
     def dual_weight_bound(self, problem):
         return float(problem.xp.max(problem.C_i)) * (problem.k - 1)
-
-
-@njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _ww_exact_epoch(X, sqnorm, codes, C_i, M, alpha, W, order, active, margin):
-    """:meth:`WestonWatkins.block_step` for every sample of ``order``, sample i's box [0, ``C_i[i]``],
-    in place; returns the largest
-    block KKT violation met (each block's before its step, as :meth:`WestonWatkins.kkt_violation`).
-    When ``active`` is not empty, a sample at rest (:func:`~svmteach.losses.base.at_rest`) is set aside there (False) and not
-    stepped on (its exact step is 0: every :math:`c_j = -g_j < 0`)."""
-    k = W.shape[0]
-    grad = np.zeros(k)
-    s = np.empty(k)
-    c = np.empty(k - 1)
-    u = np.empty(k - 1)
-    beta = np.empty(k - 1)
-    points = np.empty(2 * (k - 1))
-    work = np.empty(2 * (k - 1), dtype=np.int64)
-    worst = 0.0
-    for i in order:
-        y = codes[i]
-        C = C_i[i]
-        for m in range(k):  # s = W x_i
-            s[m] = row_dot(X, i, W[m])
-        a = M * M * sqnorm[i]
-        p = 0
-        block = 0.0
-        for j in range(k):
-            if j != y:
-                g = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
-                grad[j] = g
-                block = max(block, box_violation(g, alpha[i, j], C))  # its projected gradient in [0, C_i]
-                c[p] = -g + a * (alpha[i, j] - alpha[i, y])  # c_j = 1 - M (s_y - s_j) + a (alpha_ij - alpha_iy)
-                p += 1
-        worst = max(worst, block)
-        if active.shape[0] > 0 and at_rest(grad, alpha, i, y, 1.0, margin, C):
-            active[i] = False
-            continue
-        if block == 0.0:  # every projected gradient 0: the block is at its optimum, its exact step is 0
-            continue
-        cmax = 0.0
-        for p in range(k - 1):
-            cmax = max(cmax, abs(c[p]))
-        if a * k * C > EPS * cmax:
-            for p in range(k - 1):
-                u[p] = c[p] / a
-            ww_block_row(u, C, beta, points, work)
-        else:  # the linear block: each beta_j at the bound its c_j points to
-            p = 0
-            for j in range(k):
-                if j != y:
-                    beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else alpha[i, j])
-                    p += 1
-        new_y = 0.0
-        for p in range(k - 1):
-            new_y -= beta[p]
-        p = 0
-        for j in range(k):
-            if j == y:
-                nv = new_y
-            else:
-                nv = beta[p]
-                p += 1
-            dlt = nv - alpha[i, j]
-            if dlt != 0.0:  # W <- W - M delta x_i'
-                alpha[i, j] = nv
-                row_axpy(X, i, -(M * dlt), W[j])
-    return worst

@@ -4,9 +4,9 @@ With everything but sample i's dual variables fixed, the dual is a small quadrat
 sample's block; every loss of :mod:`svmteach.losses` solves it exactly (Weston-Watkins by
 sorting breakpoints, Wang and Scott 2021; Crammer-Singer by a simplex projection, Blondel,
 Fujino and Ueda 2014; Lee-Lin-Wahba by the root of a piecewise-linear equation).  This solver
-visits the samples in a random order each epoch and asks the problem's loss for that step:
-``block_step`` on the step path (with its picture), ``epoch`` compiled on the fast path.  The
-weights follow the step: :math:`W \\leftarrow W + A(\\delta)^\\top x_i` for the change δ of
+visits the samples in a random order each epoch and runs the loss's block kernel (its ``kernel``,
+in :mod:`~svmteach.solvers.numba_multiclass`), one row per step or a whole epoch compiled; the loss
+draws the step's picture (its ``block_picture``).  The weights follow the step: :math:`W \\leftarrow W + A(\\delta)^\\top x_i` for the change δ of
 :math:`\\alpha_i`, where :math:`W = A(\\alpha)^\\top X` is the loss's ``weight_rows``.  Sample i's
 block lives in the box or simplex of its own penalty :math:`C_i` (``problem.C_i``: C times its
 sample weight).
@@ -18,8 +18,9 @@ course uses); CSBlondel adds Blondel's ``skip_tol``.
 from __future__ import annotations
 
 from ..losses import CrammerSinger, WestonWatkins
+from . import numba_multiclass as nm
 from .base import check_tol
-from .multiclass_base import MulticlassSolver, MulticlassState, replace_row, sample_arrays
+from .multiclass_base import MulticlassSolver, MulticlassState
 
 
 class ExactBlockState(MulticlassState):
@@ -49,22 +50,11 @@ class ExactBlock(MulticlassSolver):
     def blank_block(self, problem):
         return problem.loss_object.blank_block(problem)
 
-    def block_options(self) -> dict:
-        """Options passed to the loss's block step (none here; CSBlondel's ``skip_tol``)."""
-        return {}
+    def kernel(self, problem) -> int:
+        return nm.KERNELS[problem.loss_object.kernel]
 
-    def update(self, problem, state, i):
-        xp, loss = problem.xp, problem.loss_object
-        x, q, yi, s = sample_arrays(problem, state, i)
-        alpha_i = state.alpha[i, :]
-        new, block = loss.block_step(problem, alpha_i, s, q, yi, C=float(problem.C_i[i]), **self.block_options())
-        row = loss.weight_rows(problem, (new - alpha_i)[None, :])[0, :]  # W moves by A(delta)' x_i
-        return state._replace(alpha=replace_row(xp, state.alpha, i, new), W=state.W + row[:, None] * x[None, :],
-                              block=block)
-
-    def _epoch(self, problem, alpha, W, order, active, margin, classes):
-        return problem.loss_object.epoch(problem, alpha, W, order, active=active, margin=margin, classes=classes,
-                                         **self.block_options())
+    def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
+        return problem.loss_object.block_picture(y, q, C, old, new, numbers, violation, moves)
 
 
 class WWExactState(ExactBlockState):
@@ -116,5 +106,5 @@ class CSBlondel(ExactBlock):
         stay just under it."""
         return max(super().shrink_floor(), 2.0 * self.skip_tol)
 
-    def block_options(self) -> dict:
-        return {"skip_tol": self.skip_tol}
+    def kernel_options(self, problem) -> tuple:
+        return self.skip_tol, 1

@@ -9,20 +9,21 @@ cost a pass over the data, so steps leave ``primal``, ``dual``, ``gap`` and
 ``kkt`` as they were; :meth:`MulticlassSolver.measure` evaluates them.  The mathematics of
 the loss (weights, objectives, box) is asked of ``problem.loss_object``.
 
-The compiled fast path runs the same sample updates a whole epoch per call; its last step is
-replayed by the step path, so the state it returns carries the same picture of that step.  X may be
+Both paths run the same compiled block kernels (:mod:`~svmteach.solvers.numba_multiclass`): the step
+path one row per step, with its picture, the fast path a whole epoch per call, whose last step is
+replayed by the step path, so the state it returns carries the picture of that step.  X may be
 dense or a SciPy CSR matrix: the compiled epochs visit a row's stored entries only
 (:mod:`svmteach.rows`), and the step path densifies the one row it visits.  Each compiled epoch
 also returns, for free, the largest KKT violation among the blocks it visited (each measured before
 its step): the state's ``violation``, which :func:`~svmteach.solvers.solve` reads to decide when the
 duality gap is worth computing.
 
-**Shrinking** (``shrinking=True``, the default; the fast path only, as LIBLINEAR's ``-s 4``).  A sample
+**Shrinking** (``shrinking=True``, the default, as LIBLINEAR's ``-s 4``; both paths alike).  A sample
 whose block is :math:`\\alpha_i = 0` while its gradient pushes every entry strictly into its bound (its
 loss is 0 with room to spare: Crammer-Singer :math:`s_{y_i} - s_m > 1 + \\mu` for every :math:`m \\ne y_i`,
 Weston-Watkins :math:`M (s_{y_i} - s_m) > 1 + \\mu`, Lee-Lin-Wahba :math:`1 + s_m < -\\mu`) is at its block
 optimum and would stay there (so is a sample whose penalty ``problem.C_i`` is 0, its block {0}, as soon as
-:math:`\\alpha_i = 0`); the compiled epoch that meets it sets it aside (the state's ``active``),
+:math:`\\alpha_i = 0`); the visit that meets it sets it aside (the state's ``active``),
 and the following epochs draw their order over the active samples only, so they make no product with
 its row.  The slack asked for, :math:`\\mu` (``rest_margin``), is the largest block violation of the
 previous epoch, as in LIBLINEAR's binary solver (Hsieh et al. 2008, section 3.1), and none is set aside
@@ -39,10 +40,11 @@ over all samples, so that the state has its verdict.
 
 **Classes** (Crammer-Singer only, as LIBLINEAR's ``-s 4``).  Within a sample still active, a class (not its
 label) whose dual variable is at its bound 0 with a gradient below that of every free class may be set aside too
-(the state's ``active_classes``; the loss's ``epoch`` decides, and the other losses ignore it).  Classes
+(the state's ``active_classes``; Crammer-Singer's kernel decides, the other kernels set none aside).  Classes
 come back with the samples: every epoch over all samples begins with every class of every sample active,
-so its violation covers every block entirely.  The step path never sets a sample aside, and
-every epoch it begins visits all samples; ``shrinking=False`` runs exactly the iterates of the step path.
+so its violation covers every block entirely.  The step path takes the same decisions and the same
+epochs as the fast path (``tests/test_multiclass_twin.py``); ``shrinking=False`` visits every sample
+every epoch on both.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from ..rows import is_sparse
+from ..rows import compiled_rows, is_sparse
+from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
 from .dual_cd import epoch_permutation
 
@@ -124,10 +127,10 @@ class MulticlassState(NamedTuple):
 
 
 class MulticlassSolver(Solver):
-    """Base class: a subclass defines ``State``, ``blank_block``, ``update(problem, state, i)`` and
-    ``_epoch(problem, alpha, W, order, active, margin, classes)`` (compiled; it sets aside, in ``active``,
-    the samples it finds at rest, when ``active`` is not empty, and may set classes aside in the (n, k)
-    ``classes`` when that is not empty), and ``loss_class`` when it solves one loss only (None: any loss).
+    """Base class: a subclass defines ``State``, ``blank_block``, ``kernel`` (its block kernel in
+    :mod:`~svmteach.solvers.numba_multiclass`), ``picture`` (the step's ``block`` from the kernel's
+    numbers), ``kernel_options`` when its kernel takes a tolerance, and ``loss_class`` when it solves one
+    loss only (None: any loss).
 
     Parameters
     ----------
@@ -219,6 +222,62 @@ class MulticlassSolver(Solver):
         return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D),
                               kkt=obj.multiclass_kkt_violation(problem, state.alpha, S))
 
+    def kernel(self, problem) -> int:
+        """The code of this solver's block kernel on ``problem`` (:data:`~svmteach.solvers.numba_multiclass.WW`, ...)."""
+        raise NotImplementedError
+
+    def kernel_options(self, problem) -> tuple:
+        """``(tol, max_inner)`` for the block kernel (Crammer-Singer's ``skip_tol``, Shark's inner loop)."""
+        return 0.0, 1
+
+    def _record(self, problem) -> np.ndarray:
+        """The buffer a step gives the kernel for its inner moves (empty: none recorded)."""
+        return np.zeros((0, problem.k + 3))
+
+    def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
+        """The ``block`` of a step: sample of class ``y``, squared norm ``q``, bound ``C``, row ``old`` ->
+        ``new``, and the kernel's ``numbers`` (3, k), ``record``, ``violation`` and ``moves`` (-1: set aside,
+        0: no step)."""
+        raise NotImplementedError
+
+    def update(self, problem, state, i):
+        """The state after sample i's block step: the compiled block kernel of the fast path on the row
+        (its k scores and k dual variables on the host), W moved by :math:`A(\\delta)^\\top x_i`, and,
+        with shrinking, the sample or its classes set aside as the fast path sets them; the state's
+        ``sweep_violation`` takes the block's violation."""
+        xp, k, M = problem.xp, problem.k, float(problem.M)
+        x, q, y, s = sample_arrays(problem, state, i)
+        C = float(problem.C_i[i])
+        old = np.array(to_numpy(state.alpha[i, :]), dtype=np.float64)
+        new = old.copy()
+        by_class = state.active_classes.shape[0] > 0
+        look = state.active_classes[i].copy() if by_class else np.ones(k, dtype=bool)
+        look |= old != 0.0  # a class set aside but off its bound is taken back
+        code, (tol, max_inner) = self.kernel(problem), self.kernel_options(problem)
+        numbers, record = np.zeros((3, k)), self._record(problem)
+        violation, moves = nm.visit(code, np.array(to_numpy(s), dtype=np.float64), new, y, q, C, M, tol, max_inner,
+                                    float(state.rest_margin), self.shrinking, look, by_class, np.empty((5, 2 * k)),
+                                    np.empty(2 * k, dtype=np.int64), numbers, record)
+        sweep = violation if math.isnan(state.sweep_violation) else max(state.sweep_violation, violation)
+        changes = dict(sweep_violation=sweep,
+                       block=self.picture(problem, y, q, C, old, new, numbers, record, violation, moves))
+        if moves > 0:
+            coef = np.empty(k)
+            nm.weight_change(code, new, old, M, coef)
+            changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new)),
+                           W=state.W + xp.asarray(coef)[:, None] * x[None, :])
+        if moves < 0:
+            changes["active"] = replace_entry(state.active, i, False)
+        if by_class and not np.array_equal(look, state.active_classes[i]):
+            changes["active_classes"] = replace_entry(state.active_classes, i, look)
+        return state._replace(**changes)
+
+    def _epoch(self, problem, alpha, W, order, active, margin, classes):
+        """The compiled epoch over ``order``, in place (see :func:`~svmteach.solvers.numba_multiclass.epoch`)."""
+        tol, max_inner = self.kernel_options(problem)
+        return nm.epoch(self.kernel(problem), compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
+                        float(problem.M), tol, max_inner, alpha, W, order, active, float(margin), classes)
+
     def _every_class(self, problem) -> np.ndarray:
         """``active_classes`` with every class active: (n, k) True with shrinking, else (0, 0)."""
         shape = (problem.n_samples, problem.k) if self.shrinking else (0, 0)
@@ -241,17 +300,19 @@ class MulticlassSolver(Solver):
         return math.inf if math.isnan(violation) else violation
 
     def _next_sample(self, problem, state):
-        """``(state, i)``: the state moved to its next position (a new epoch if needed, over every sample:
-        the step path never shrinks), and the sample."""
+        """``(state, i)``: the state moved to its next position (a new epoch if needed), and the sample."""
         if state.pos == len(state.perm):
-            state = self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), state.eps_shrink)
+            state = self._next_epoch(problem, state)
         return state, int(state.perm[state.pos])
 
-    def _shrunk_epoch(self, problem, state):
-        """The fast path's next epoch (``state`` at the end of one): over the samples still active, or, as
-        LIBLINEAR does, over all of them, ``eps_shrink`` halved, when the epoch that ended had its largest
-        block violation below ``eps_shrink`` (or none measured, or nothing left active)."""
+    def _next_epoch(self, problem, state):
+        """The next epoch (``state`` at the end of one): over every sample without shrinking; with it, over
+        the samples still active, or, as LIBLINEAR does, over all of them, ``eps_shrink`` halved, when the
+        epoch that ended had its largest block violation below ``eps_shrink`` (or none measured, or nothing
+        left active)."""
         active, eps_shrink = state.active, state.eps_shrink
+        if not self.shrinking:
+            return self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), eps_shrink)
         if not (state.sweep_violation >= eps_shrink) or not active.any():
             active, eps_shrink = np.ones(problem.n_samples, dtype=bool), max(eps_shrink / 2, self.shrink_floor())
         return self._new_epoch(problem, state, active, eps_shrink)
@@ -310,7 +371,7 @@ class MulticlassSolver(Solver):
         violation, visits = math.nan, 0
         while True:
             if state.pos == len(state.perm):  # a new epoch: the step path's rule, or LIBLINEAR's with shrinking
-                state = self._shrunk_epoch(problem, state) if self.shrinking else self._next_sample(problem, state)[0]
+                state = self._next_epoch(problem, state)
                 active = state.active if self.shrinking else active
                 classes = state.active_classes if self.shrinking else classes
             left = len(state.perm) - state.pos
@@ -354,6 +415,13 @@ def sample_arrays(problem, state, i):
     else:
         x = xp.astype(problem.X[i, :], xp.float64)
     return x, float(problem.sqnorm[i]), int(problem.codes[i]), state.W @ x
+
+
+def replace_entry(a, i, value):
+    """A copy of the NumPy array ``a`` with entry (or row) i set to ``value``."""
+    a = a.copy()
+    a[i] = value
+    return a
 
 
 def replace_row(xp, A, i, row):

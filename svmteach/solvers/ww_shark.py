@@ -26,19 +26,17 @@ its inner moves are all in the state.  Shark itself uses M = 1/2; any M > 0 work
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from ..backend import to_numpy
 from ..losses import WestonWatkins
-from ..losses.base import EPOCH_FASTMATH, at_rest, box_violation
-from ..rows import compiled_rows, row_axpy, row_dot
-from .multiclass_base import MulticlassSolver, MulticlassState, replace_row, sample_arrays
+from . import numba_multiclass as nm
+from .multiclass_base import MulticlassSolver, MulticlassState
 
 MAXITER_MULTIPLIER = 10
+#: The inner loop, compiled beside the other block kernels (:func:`~svmteach.solvers.numba_multiclass.shark_inner`).
+shark_inner = nm.shark_inner
 
 
 class SharkMoves(NamedTuple):
@@ -68,59 +66,6 @@ class WWSharkState(MulticlassState):
     :class:`SharkMoves` of the last visit."""
 
     __slots__ = ()
-
-
-@njit(cache=True)
-def shark_inner(g, a_i, y, q, M, C, max_inner, inner_tol, record):
-    """Shark's inner loop on one sample, in place on ``g`` (negative gradient) and ``a_i``, in the box
-    [0, ``C``] (the sample's :math:`C_i`).
-
-    Returns the number of moves; when ``record`` is a (max_inner, k + 3) array each
-    row holds the move's j, m unclipped, m, then the gradient after it.
-    """
-    k = g.shape[0]
-    curv = 2.0 * M * M * q  # d^2 f / d m^2 along (e_j - e_y)
-    dg = 0.0
-    for it in range(max_inner):
-        idx = -1
-        kkt = 0.0
-        for c in range(k):
-            if c == y:
-                continue
-            if g[c] > kkt and a_i[c] < C:
-                kkt = g[c]
-                idx = c
-            elif -g[c] > kkt and a_i[c] > 0.0:
-                kkt = -g[c]
-                idx = c
-        if idx < 0 or kkt < inner_tol:
-            return it
-        if curv > 0.0:
-            m_unc = g[idx] / curv
-        else:  # zero row: the dual is linear along the move, go to the bound
-            m_unc = math.inf if g[idx] > 0 else -math.inf
-        m = m_unc
-        a_new = a_i[idx] + m
-        if a_new <= 0.0:
-            m = -a_i[idx]
-            a_new = 0.0
-        elif a_new >= C:
-            m = C - a_i[idx]
-            a_new = C
-        a_i[idx] = a_new
-        a_i[y] -= m
-        dg = M * M * m * q
-        for c in range(k):
-            if c != y:
-                g[c] -= dg
-        g[idx] -= dg
-        if record.shape[0] > 0:
-            record[it, 0] = idx
-            record[it, 1] = m_unc
-            record[it, 2] = m
-            for c in range(k):
-                record[it, 3 + c] = g[c]
-    return max_inner
 
 
 class WWShark(MulticlassSolver):
@@ -160,69 +105,20 @@ class WWShark(MulticlassSolver):
         return SharkMoves(y=-1, grads=np.zeros((0, problem.k)), moves_j=np.zeros(0, dtype=np.int64),
                           moves_m_unclipped=empty, moves_m=empty, delta=None)
 
-    def update(self, problem, state, i):
-        xp, M, k = problem.xp, problem.M, problem.k
-        C = float(problem.C_i[i])  # the sample's box [0, C_i]
-        x, q, yi, s = sample_arrays(problem, state, i)
-        s = to_numpy(s)
-        g = 1.0 - M * (s[yi] - s)  # negative gradient
-        g[yi] = 0.0
-        old = to_numpy(state.alpha[i, :]).astype(np.float64)
-        a_i = old.copy()
-        max_inner = self._max_inner(problem)
-        record = np.zeros((max_inner, k + 3))
-        g0 = g.copy()
-        n_moves = shark_inner(g, a_i, yi, q, M, C, max_inner, self.inner_tol, record)
-        rec = record[:n_moves]
-        delta = xp.asarray(a_i - old)
-        W = state.W - M * delta[:, None] * x[None, :]
-        moves = SharkMoves(y=yi, grads=np.vstack([g0[None, :], rec[:, 3:]]), moves_j=rec[:, 0].astype(np.int64),
-                           moves_m_unclipped=rec[:, 1].copy(), moves_m=rec[:, 2].copy(), delta=delta)
-        return state._replace(alpha=replace_row(xp, state.alpha, i, xp.asarray(a_i)), W=W, block=moves)
+    def kernel(self, problem) -> int:
+        return nm.SHARK
+
+    def kernel_options(self, problem) -> tuple:
+        return self.inner_tol, self._max_inner(problem)
+
+    def _record(self, problem):
+        return np.zeros((self._max_inner(problem), problem.k + 3))
+
+    def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
+        rec = record[: max(moves, 0)]
+        return SharkMoves(y=y, grads=np.vstack([numbers[0][None, :], rec[:, 3:]]), moves_j=rec[:, 0].astype(np.int64),
+                          moves_m_unclipped=rec[:, 1].copy(), moves_m=rec[:, 2].copy(), delta=new - old)
 
     def shrink_floor(self) -> float:
         """Above ``inner_tol``: a visit stops once its block's violation is below it."""
         return max(super().shrink_floor(), 2.0 * self.inner_tol)
-
-    def _epoch(self, problem, alpha, W, order, active, margin, classes=None):
-        return _ww_shark_epoch(compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
-                               float(problem.M), self._max_inner(problem), self.inner_tol, alpha, W, order, active, margin)
-
-
-@njit(cache=True, fastmath=EPOCH_FASTMATH)
-def _ww_shark_epoch(X, sqnorm, codes, C_i, M, max_inner, inner_tol, alpha, W, order, active, margin):
-    """The step of :class:`WWShark` for every sample of ``order`` (sample i's box [0, ``C_i[i]``]), in place; returns the largest block
-    KKT violation met (each block's before its moves, on the scale of ``WestonWatkins.kkt_violation``).
-    When ``active`` is not empty, a sample at rest (as :func:`~svmteach.losses.base.at_rest`:
-    alpha_i = 0 and every ``M (s_y - s_m) > 1 + margin``) is set aside there (False) and not stepped on
-    (its moves would be none)."""
-    k = W.shape[0]
-    g = np.empty(k)
-    a_i = np.empty(k)
-    no_record = np.zeros((0, k + 3))
-    worst = 0.0
-    for i in order:
-        y = codes[i]
-        C = C_i[i]
-        for m in range(k):
-            g[m] = row_dot(X, i, W[m])  # scores first
-        sy = g[y]
-        for m in range(k):
-            g[m] = 1.0 - M * (sy - g[m])  # the negative gradient -d f / d alpha_im
-            a_i[m] = alpha[i, m]
-            if m != y:
-                worst = max(worst, box_violation(-g[m], a_i[m], C))
-        g[y] = 0.0
-        # at rest: alpha_i = 0 and every d f / d alpha_im = -g_m > margin (g is the negative gradient)
-        if active.shape[0] > 0 and at_rest(g, alpha, i, y, -1.0, margin, C):
-            active[i] = False
-            continue
-        n_moves = shark_inner(g, a_i, y, sqnorm[i], M, C, max_inner, inner_tol, no_record)
-        if n_moves == 0:
-            continue
-        for j in range(k):
-            dlt = a_i[j] - alpha[i, j]
-            if dlt != 0.0:  # W <- W - M delta x_i'
-                alpha[i, j] = a_i[j]
-                row_axpy(X, i, -(M * dlt), W[j])
-    return worst

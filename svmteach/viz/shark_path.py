@@ -79,14 +79,14 @@ def block_path_picture(problem, state):
     """The :class:`BlockPathPicture` of the last step of a :class:`~svmteach.solvers.WWShark` or
     :class:`~svmteach.solvers.WWExact` state on ``problem`` (a Weston-Watkins problem), or None
     before the first step."""
-    from ..solvers import WWShark
+    from ..solvers import WWExact, WWShark
     from ..solvers.ww_shark import SharkMoves
 
     block = state.block
     if state.i is None or state.i < 0 or getattr(block, "delta", None) is None:
         return None
     i = int(state.i)
-    loss, M, C, k = problem.loss_object, problem.M, float(problem.C_i[i]), problem.k  # the sample's box [0, C_i]
+    M, C, k = problem.M, float(problem.C_i[i]), problem.k  # the sample's box [0, C_i]
     x = to_numpy(problem.X[i, :]).astype(np.float64)
     delta = to_numpy(block.delta).astype(np.float64)
     alpha = to_numpy(state.alpha).astype(np.float64)
@@ -94,15 +94,16 @@ def block_path_picture(problem, state):
     # the step moved W by -M delta x_i' (W = -M alpha' X): undo it for the weights before the step
     W_before = to_numpy(state.W).astype(np.float64) + M * np.outer(delta, x)
     y = int(to_numpy(problem.codes)[i])
-    exact_after, exact_block = loss.block_step(problem, before, W_before @ x, float(problem.sqnorm[i]), y, C=C)
-    exact_after = to_numpy(exact_after).astype(np.float64)
+    alpha_before = alpha.copy()
+    alpha_before[i] = before
+    state_before = state._replace(alpha=alpha_before, W=W_before)
+    exact = WWExact(shrinking=False).update(problem, state_before, i)  # the exact block from the same state
+    exact_after, exact_block = to_numpy(exact.alpha[i]).astype(np.float64), exact.block
     if isinstance(block, SharkMoves):
         ran, moves = "shark", block
     else:  # Shark's visit from the same state before the step
-        alpha_before = alpha.copy()
-        alpha_before[i] = before
         ran = "exact"
-        moves = WWShark().update(problem, state._replace(alpha=alpha_before, W=W_before), i).block
+        moves = WWShark(shrinking=False).update(problem, state_before, i).block
     moves_j = np.asarray(moves.moves_j, dtype=np.int64)
     moves_m = np.asarray(moves.moves_m, dtype=np.float64)
     rows = np.tile(before, (len(moves_j) + 1, 1))

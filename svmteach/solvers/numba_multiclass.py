@@ -1,0 +1,519 @@
+"""Multiclass block coordinate ascent, compiled: one epoch driver and every block kernel it runs.
+
+The driver :func:`epoch` is written once for every multiclass loss (Shark's ``QpMcLinear`` skeleton):
+for each sample i of an order it computes the scores :math:`s = W x_i` of the classes it looks at,
+asks the block kernel (:func:`visit`, dispatching on the loss's ``kernel`` code) for the new block
+:math:`\\alpha_i`, its KKT violation before the step and whether the sample is at rest, and moves
+:math:`W` by :math:`A(\\delta)^\\top x_i` (:func:`weight_change`) for the change δ of :math:`\\alpha_i`.
+Shrinking (samples at rest set aside in ``active``; classes set aside within a block in ``classes``,
+taken back once off their bound) is decided here and in the kernels, and the step path
+(:meth:`~svmteach.solvers.multiclass_base.MulticlassSolver.update`) calls the same :func:`visit` and
+:func:`weight_change` on one row, with a picture buffer the driver leaves empty.
+
+Every compiled function of the family lives in this one file, so that numba's cache, which stamps a
+function with its own file, sees an edit to any of them; X is read through :mod:`svmteach.rows`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..rows import row_axpy, row_dot
+
+#: The block kernels (a loss's or a solver's ``kernel``).
+WW, CS, LLW, SHARK = 0, 1, 2, 3
+#: A loss's ``kernel`` name -> its code.
+KERNELS = {"ww": WW, "cs": CS, "llw": LLW, "shark": SHARK}
+#: The compiled loops may reassociate and fuse sums (NaN and infinity keep their meaning).
+FASTMATH = {"reassoc", "contract"}
+#: The float64 machine epsilon (as :data:`svmteach.losses.base.EPS`): a block whose curvature is below
+#: it times its linear term is solved as linear.
+EPS = 2.220446049250313e-16
+#: A Crammer-Singer label entry within this fraction of its bound is at it (as the loss's ``AT_C``).
+AT_C = 4 * EPS
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def epoch(code, X, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes):
+    """The block step of kernel ``code`` for every sample of ``order``, in place on ``alpha`` (n, k) and
+    ``W`` (k, d; only its rows are read); returns the largest block KKT violation met, each block's
+    before its step (0.0 for an empty order).
+
+    Sample i's bound is ``C_i[i]``; ``M`` the Weston-Watkins margin scale, ``tol`` the kernel's tolerance
+    (Crammer-Singer's ``skip_tol``, Shark's ``inner_tol``), ``max_inner`` Shark's most moves a visit.
+    A non-empty ``active`` (n,) has the samples found at rest (slack ``margin``) set aside (False); a
+    non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there.
+    """
+    k = W.shape[0]
+    s = np.zeros(k)
+    a = np.empty(k)
+    coef = np.empty(k)
+    every = np.ones(k, dtype=np.bool_)
+    work = np.empty((5, 2 * k))
+    iwork = np.empty(2 * k, dtype=np.int64)
+    picture = np.empty((0, k))
+    record = np.empty((0, k + 3))
+    shrink = active.shape[0] > 0
+    shrink_classes = classes.shape[0] > 0
+    worst = 0.0
+    for i in order:
+        look = classes[i] if shrink_classes else every
+        for m in range(k):
+            a[m] = alpha[i, m]
+            if a[m] != 0.0:
+                look[m] = True  # a class set aside but off its bound is taken back
+            if look[m]:
+                s[m] = row_dot(X, i, W[m])  # s = W x_i over the classes looked at
+        violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], M, tol, max_inner, margin, shrink,
+                                 look, shrink_classes, work, iwork, picture, record)
+        worst = max(worst, violation)
+        if moves < 0:
+            active[i] = False
+        if moves <= 0:
+            continue
+        weight_change(code, a, alpha[i], M, coef)
+        for m in range(k):
+            alpha[i, m] = a[m]
+            if coef[m] != 0.0:
+                row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
+    return worst
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def visit(code, s, a, y, q, C, M, tol, max_inner, margin, shrink, look, shrink_classes, work, iwork, picture,
+          record):
+    """One sample's block: ``a`` (k,) its row, replaced by the new one; ``s`` its scores (read where
+    ``look``), ``y`` its class, ``q`` its squared norm, ``C`` its bound.  Returns ``(violation, moves)``:
+    the block's KKT violation before the step and -1 (at rest: set aside when ``shrink``, row unchanged),
+    0 (no step) or the number of moves made (1 for an exact block).  ``work`` (5, 2k) and ``iwork``
+    (2k,) are scratch; a non-empty ``picture`` (3, k) receives the step's numbers (see each kernel),
+    a non-empty ``record`` (max_inner, k + 3) Shark's moves."""
+    if code == WW:
+        return ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture)
+    if code == CS:
+        return cs_block(s, a, y, q, C, tol, margin, shrink, look, shrink_classes, work, iwork, picture)
+    if code == LLW:
+        return llw_block(s, a, y, q, C, margin, shrink, work, picture)
+    return shark_block(s, a, y, q, C, M, tol, max_inner, margin, shrink, work, picture, record)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def weight_change(code, new, old, M, coef):
+    """``coef`` (k,) = :math:`A(\\delta)` for δ = new - old: W moves by ``coef x_i'``."""
+    k = new.shape[0]
+    shift = 0.0
+    for m in range(k):
+        shift += new[m] - old[m]
+    shift /= k
+    for m in range(k):
+        d = new[m] - old[m]
+        if code == CS:
+            coef[m] = d  # W = alpha' X
+        elif code == LLW:
+            coef[m] = -(d - shift)  # w_m = -sum_i (alpha_im - mean_m alpha_i) x_i
+        else:
+            coef[m] = -(M * d)  # Weston-Watkins: W = -M alpha' X
+
+
+@njit(cache=True, inline="always")
+def box_violation(g, a, C):
+    """The KKT violation of one variable ``a`` in [0, C] with gradient ``g`` of the minimised dual: its
+    projected gradient's size, ``max(-g, 0)`` at 0, ``max(g, 0)`` at C, ``|g|`` inside, 0 in a box {0}."""
+    if a <= 0.0:
+        return max(-g, 0.0) if C > 0.0 else 0.0
+    if a >= C:
+        return max(g, 0.0)
+    return abs(g)
+
+
+@njit(cache=True, inline="always")
+def at_rest(g, a, y, sign, margin, C):
+    """Whether a box-constrained off-label block (Weston-Watkins, Lee-Lin-Wahba, Shark's moves; ``sign``
+    -1 when ``g`` is the negative gradient) is at rest: :math:`\\alpha_i = 0` and every
+    :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\, g_m > \\mu` (``margin``), :math:`m \\ne y`: each
+    entry pushed strictly into its bound 0, the sample's loss 0 with room to spare; with ``C`` = 0 as soon
+    as :math:`\\alpha_i = 0` (its block is {0})."""
+    for m in range(g.shape[0]):
+        if a[m] != 0.0 or (C > 0.0 and m != y and not sign * g[m] > margin):
+            return False
+    return True
+
+
+# ---- the block kernels ------------------------------------------------------------------------------
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
+    """The exact Weston-Watkins block (:mod:`svmteach.losses.weston_watkins`): with :math:`a_q = M^2 q`
+    and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} - \\alpha_{iy})`, the block is
+    :func:`ww_block_row` at :math:`u = c / a_q`, or linear (each entry at the bound its :math:`c_j` points
+    to) when the curvature is below the rounding of c.  Picture: the gradient, u, beta."""
+    k = s.shape[0]
+    grad, c, u, beta = work[0, :k], work[1, : k - 1], work[2, : k - 1], work[3, : k - 1]
+    aq = M * M * q
+    violation = 0.0
+    cmax = 0.0
+    p = 0
+    for j in range(k):
+        grad[j] = 0.0
+        if j != y:
+            grad[j] = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
+            violation = max(violation, box_violation(grad[j], a[j], C))
+            c[p] = -grad[j] + aq * (a[j] - a[y])
+            cmax = max(cmax, abs(c[p]))
+            p += 1
+    curved = aq * k * C > EPS * cmax
+    p = 0
+    for j in range(k):
+        if j != y:
+            u[p] = c[p] / aq if curved else c[p]
+            beta[p] = a[j]
+            p += 1
+    if picture.shape[0] > 0:
+        picture[0, :] = grad
+        picture[1, : k - 1] = u
+        picture[2, : k - 1] = beta
+    if shrink and at_rest(grad, a, y, 1.0, margin, C):
+        return violation, -1
+    if violation == 0.0:  # every projected gradient 0: the block is at its optimum
+        return violation, 0
+    if curved:
+        ww_block_row(u, C, beta, work[4, : 2 * (k - 1)], iwork[: 2 * (k - 1)])
+    else:  # the linear block
+        for p in range(k - 1):
+            beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
+    total = 0.0
+    p = 0
+    for j in range(k):
+        if j != y:
+            a[j] = beta[p]
+            total += beta[p]
+            p += 1
+    a[y] = -total  # alpha_{i y_i} = -1'beta
+    if picture.shape[0] > 0:
+        picture[2, : k - 1] = beta
+    return violation, 1
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def llw_block(s, a, y, q, C, margin, shrink, work, picture):
+    """The exact Lee-Lin-Wahba block (:mod:`svmteach.losses.lee_lin_wahba`): with
+    :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`, :func:`llw_block_row` at
+    :math:`u = c / q`, or linear when the curvature is below the rounding of c.  Picture: the gradient,
+    u, beta."""
+    k = s.shape[0]
+    grad, c, u, beta = work[0, :k], work[1, : k - 1], work[2, : k - 1], work[3, : k - 1]
+    total = 0.0
+    for m in range(k):
+        total += a[m]
+    violation = 0.0
+    cmax = 0.0
+    p = 0
+    for m in range(k):
+        grad[m] = 0.0
+        if m != y:
+            grad[m] = -(1.0 + s[m])  # d f / d alpha_im
+            violation = max(violation, box_violation(grad[m], a[m], C))
+            c[p] = 1.0 + s[m] + q * (a[m] - total / k)
+            cmax = max(cmax, abs(c[p]))
+            p += 1
+    curved = q * k * C > EPS * cmax
+    p = 0
+    for m in range(k):
+        if m != y:
+            u[p] = c[p] / q if curved else c[p]
+            beta[p] = a[m]
+            p += 1
+    if picture.shape[0] > 0:
+        picture[0, :] = grad
+        picture[1, : k - 1] = u
+        picture[2, : k - 1] = beta
+    if shrink and at_rest(grad, a, y, 1.0, margin, C):
+        return violation, -1
+    if curved:
+        llw_block_row(u, C, k, beta, work[4, : 2 * k])
+    else:  # the linear block: each beta_m at the bound its c_m points to
+        for p in range(k - 1):
+            beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
+    p = 0
+    for m in range(k):
+        if m != y:
+            a[m] = beta[p]
+            p += 1
+    if picture.shape[0] > 0:
+        picture[2, : k - 1] = beta
+    return violation, 1
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work, iwork, picture):
+    """Blondel's Crammer-Singer block (:mod:`svmteach.losses.crammer_singer`) over the classes looked at:
+    skipped when :math:`v_i \\le` ``skip_tol``; else :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p` with
+    p the unit-simplex projection of :math:`\\hat\\beta / z`, :math:`\\hat\\beta = q (u_i - \\alpha_i) + g_i`,
+    z = C q (C shared by the largest entries of :math:`\\hat\\beta` when z is below its rounding).
+
+    With ``shrink_classes`` a class at its bound 0 whose gradient is below every free class's is set
+    aside in ``look`` (never the label); with ``margin`` = +inf none is.  A skipped sample is at rest when
+    :math:`\\alpha_i = 0` and every :math:`s_y - s_m > 1 + \\mu` over the classes looked at.
+    Picture: g over every class, :math:`\\hat\\beta` and the share :math:`p / \\mathbf 1^\\top p` (0 off the
+    classes kept)."""
+    k = s.shape[0]
+    g, beta_hat, beta, scaled = work[0, :k], work[1, :k], work[2, :k], work[3, :k]
+    looked, keep = iwork[:k], iwork[k : 2 * k]
+    class_margin = 0.0 if margin < np.inf else np.inf
+    na = 0
+    gmax = -np.inf
+    gmin = np.inf
+    for m in range(k):
+        if look[m]:
+            looked[na] = m
+            na += 1
+            g[m] = s[m] + (0.0 if m == y else 1.0)  # g_i^m = w_m' x_i + [m != y_i]
+            gmax = max(gmax, g[m])
+            if a[m] < (C * (1.0 - AT_C) if m == y else 0.0):
+                gmin = min(gmin, g[m])  # over the free classes
+    violation = gmax - gmin
+    nb = 0
+    for t in range(na):
+        m = looked[t]
+        if shrink_classes and m != y and a[m] == 0.0 and g[m] < gmin - class_margin:
+            look[m] = False  # at its bound 0, below every free class: set aside
+        else:
+            keep[nb] = m
+            nb += 1
+    moves = 0
+    if violation <= skip_tol or nb <= 1:  # nothing to move (one class kept: its entry is fixed)
+        if shrink:
+            rest = True
+            for m in range(k):
+                if a[m] != 0.0:
+                    rest = False
+            for t in range(na):
+                m = looked[t]
+                if rest and C > 0.0 and m != y and not g[y] - g[m] > margin:
+                    rest = False
+            if rest:
+                moves = -1
+    else:
+        moves = 1
+        z = C * q
+        hmax = 0.0
+        for t in range(nb):
+            m = keep[t]
+            beta_hat[t] = q * ((C if m == y else 0.0) - a[m]) + g[m]
+            hmax = max(hmax, abs(beta_hat[t]))
+        if z > EPS * hmax:  # proj(beta_hat, z) = z proj(beta_hat / z, 1), which keeps a subnormal z's bits
+            for t in range(nb):
+                scaled[t] = beta_hat[t] / z
+            project_simplex_row(scaled[:nb], 1.0, beta[:nb])
+        else:  # the linear block: C shared by the largest entries of beta_hat
+            top = beta_hat[:nb].max()
+            for t in range(nb):
+                beta[t] = 1.0 if beta_hat[t] == top else 0.0
+        mass = 0.0
+        for t in range(nb):
+            mass += beta[t]
+        rest_sum = 0.0
+        for t in range(nb):
+            if keep[t] != y:
+                rest_sum += C * (beta[t] / mass)
+        for t in range(nb):  # alpha_i = u_i - C p / 1'p, the label entry from the others (the row sums to 0)
+            m = keep[t]
+            a[m] = min(rest_sum, C) if m == y else -C * (beta[t] / mass)
+    if picture.shape[0] > 0:
+        for m in range(k):
+            picture[0, m] = s[m] + (0.0 if m == y else 1.0)
+            picture[1, m] = q * ((C if m == y else 0.0) - a[m]) + picture[0, m]
+            picture[2, m] = 0.0
+        if moves > 0:
+            for t in range(nb):
+                picture[1, keep[t]] = beta_hat[t]
+                picture[2, keep[t]] = beta[t] / mass
+    return violation, moves
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, work, picture, record):
+    """Shark's greedy coordinate moves on the Weston-Watkins block (:mod:`svmteach.solvers.ww_shark`),
+    :func:`shark_inner` from the negative gradient :math:`1 - M (s_y - s_m)`.  Picture: that gradient."""
+    k = s.shape[0]
+    g = work[0, :k]
+    violation = 0.0
+    for m in range(k):
+        g[m] = 1.0 - M * (s[y] - s[m])  # the negative gradient -d f / d alpha_im
+        if m != y:
+            violation = max(violation, box_violation(-g[m], a[m], C))
+    g[y] = 0.0
+    if picture.shape[0] > 0:
+        picture[0, :] = g
+    if shrink and at_rest(g, a, y, -1.0, margin, C):
+        return violation, -1
+    return violation, shark_inner(g, a, y, q, M, C, max_inner, inner_tol, record)
+
+
+@njit(cache=True)
+def shark_inner(g, a_i, y, q, M, C, max_inner, inner_tol, record):
+    """Shark's inner loop on one sample, in place on ``g`` (negative gradient) and ``a_i``, in the box
+    [0, ``C``]: the coordinate of largest KKT violation is moved to its greedy step, clipped, until the
+    largest violation is below ``inner_tol`` or ``max_inner`` moves were made.
+
+    Returns the number of moves; when ``record`` is a (max_inner, k + 3) array each
+    row holds the move's j, m unclipped, m, then the gradient after it.
+    """
+    k = g.shape[0]
+    curv = 2.0 * M * M * q  # d^2 f / d m^2 along (e_j - e_y)
+    for it in range(max_inner):
+        idx = -1
+        kkt = 0.0
+        for c in range(k):
+            if c == y:
+                continue
+            if g[c] > kkt and a_i[c] < C:
+                kkt = g[c]
+                idx = c
+            elif -g[c] > kkt and a_i[c] > 0.0:
+                kkt = -g[c]
+                idx = c
+        if idx < 0 or kkt < inner_tol:
+            return it
+        if curv > 0.0:
+            m_unc = g[idx] / curv
+        else:  # zero row: the dual is linear along the move, go to the bound
+            m_unc = np.inf if g[idx] > 0 else -np.inf
+        m = m_unc
+        a_new = a_i[idx] + m
+        if a_new <= 0.0:
+            m = -a_i[idx]
+            a_new = 0.0
+        elif a_new >= C:
+            m = C - a_i[idx]
+            a_new = C
+        a_i[idx] = a_new
+        a_i[y] -= m
+        dg = M * M * m * q
+        for c in range(k):
+            if c != y:
+                g[c] -= dg
+        g[idx] -= dg
+        if record.shape[0] > 0:
+            record[it, 0] = idx
+            record[it, 1] = m_unc
+            record[it, 2] = m
+            for c in range(k):
+                record[it, 3 + c] = g[c]
+    return max_inner
+
+
+# ---- the exact row solutions ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def project_simplex_row(v, z, out):
+    """One row of :func:`~svmteach.projections.project_simplex_sort`: writes the projection of ``v`` onto
+    the simplex of mass ``z`` into ``out`` (no checks: finite rows, z > 0; shifted by the row's maximum)."""
+    top = v.max()
+    u = -np.sort(-(v - top))
+    css = 0.0
+    theta = -z  # the support's first entry, u_0 = 0: theta = (0 - z) / 1
+    for j in range(u.shape[0]):
+        css += u[j]
+        t = (css - z) / (j + 1)
+        if u[j] - t > 0:
+            theta = t
+    for j in range(v.shape[0]):
+        out[j] = max((v[j] - top) - theta, 0.0)
+
+
+@njit(cache=True)
+def ww_block_row(u, C, out, points, order):
+    """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row (as
+    :func:`~svmteach.projections.ww_block_solve`); returns t = 1'b.
+
+    ``points`` (2m floats) and ``order`` (2m ints) are work space.  The sweep: below every breakpoint all
+    coordinates sit at C; passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.  On
+    each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first breakpoint where psi
+    is non-negative closes the piece that holds the root.
+    """
+    m = u.shape[0]
+    for j in range(m):
+        points[j] = u[j] - C  # coordinate j leaves C
+        points[m + j] = u[j]  # coordinate j reaches 0
+    _argsort_small(points, order)
+    n_C = m
+    n_free = 0
+    s_free = 0.0
+    found = False
+    for q in order:
+        b = points[q]
+        if b - (n_C * C + s_free - n_free * b) >= 0.0:
+            found = True
+            break
+        j = q % m
+        if q < m:  # leaves C, becomes free
+            n_C -= 1
+            n_free += 1
+            s_free += u[j]
+        else:  # free coordinate reaches 0
+            n_free -= 1
+            s_free -= u[j]
+    # root of t = n_C C + s_free - n_free t on the piece found (or past every breakpoint: t = 0)
+    t = (n_C * C + s_free) / (1.0 + n_free) if found else 0.0
+    total = 0.0
+    for j in range(m):
+        out[j] = min(max(u[j] - t, 0.0), C)
+        total += out[j]
+    return total
+
+
+@njit(cache=True)
+def _argsort_small(values, order):
+    """Stable argsort into ``order``: insertion sort for the few breakpoints of a block, else mergesort."""
+    n = values.shape[0]
+    if n > 64:
+        order[:] = np.argsort(values, kind="mergesort")
+        return
+    for a in range(n):
+        order[a] = a
+    for a in range(1, n):
+        key = order[a]
+        v = values[key]
+        b = a - 1
+        while b >= 0 and values[order[b]] > v:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = key
+
+
+@njit(cache=True)
+def llw_block_row(u, C, k, out, points):
+    """The Lee-Lin-Wahba block ``clip(u + T / k, 0, C)`` at the root T of
+    :math:`\\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T` (as
+    :func:`~svmteach.losses.lee_lin_wahba.solve_blocks`), in place on ``out``; ``points`` is scratch of
+    length 2 len(u) + 2."""
+    p = u.shape[0]
+    top = (k - 1) * C
+    for m in range(p):
+        points[2 * m] = min(max(-k * u[m], 0.0), top)
+        points[2 * m + 1] = min(max(k * (C - u[m]), 0.0), top)
+    points[2 * p] = 0.0
+    points[2 * p + 1] = top
+    points.sort()
+    T0 = 0.0
+    f0 = 0.0
+    T = top
+    for j in range(2 * p + 2):
+        Tj = points[j]
+        fj = -Tj  # phi(Tj)
+        for m in range(p):
+            fj += min(max(u[m] + Tj / k, 0.0), C)
+        if fj <= 0.0:
+            T = Tj
+            if j > 0 and f0 - fj > 0.0:
+                product = f0 * (Tj - T0)  # the fraction in [0, 1] first where this overflows
+                T = T0 + product / (f0 - fj) if np.isfinite(product) else T0 + f0 / (f0 - fj) * (Tj - T0)
+            break
+        T0 = Tj
+        f0 = fj
+    for m in range(p):
+        out[m] = min(max(u[m] + T / k, 0.0), C)
