@@ -59,8 +59,8 @@ from ..backend import is_numpy, to_numpy
 from ..problems import CACHE_SIZE, check_cache_size
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
-from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, linear_gradient,
-                            maximize_parabola, next_epoch, projected_gradient, shuffle_prefix, steps_gram, steps_linear)
+from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, after_visit,
+                            linear_gradient, shuffle_prefix, steps_gram, steps_linear, visit)
 from .kernel_scores import exact_gradient, kernel_row
 
 
@@ -249,49 +249,27 @@ class DualCoordinateAscent(Solver):
                       state.seed)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
-        """One coordinate step: the shrinking test and the parabola's maximiser of the compiled loops, from the
-        coordinate's gradient as they read it (with the linear kernel from ``w``, which the step keeps too)."""
+        """One coordinate step by the compiled loops' own kernels: :func:`~svmteach.solvers.numba_dual_cd.visit`
+        (the shrinking test, then the parabola's maximiser) on the coordinate's gradient as they read it (with
+        the linear kernel from ``w``, which the step keeps too), then
+        :func:`~svmteach.solvers.numba_dual_cd.after_visit` (set aside or move on; close the epoch at its end)."""
         grad = exact_gradient(problem, state.alpha, self.cache_size) if state.grad is None else state.grad
-        alpha, index, pos, n_active = state.alpha, state.index, state.pos, state.n_active
         linear = problem.kernel.is_linear
-        w = (_weights(problem, alpha) if state.w is None else state.w) if linear else None
-        pg_max, pg_min = state.pg_max, state.pg_min
-        i = int(index[pos])
-        C = float(problem.C_i[i])  # this coordinate's box [0, C_i]
-        Qii = float(problem.diag[i])  # Q_ii = K_ii, the curvature of coordinate i
-        alpha_i = float(alpha[i])
+        w = (_weights(problem, state.alpha) if state.w is None else state.w) if linear else None
+        i = int(state.index[state.pos])
         g_i = _linear_gradient(problem, w, i) if linear else float(grad[i])
-        a = -0.5 * Qii  # coefficient of x^2
-        b = g_i + Qii * alpha_i  # coefficient of x
-        shrink, pg = projected_gradient(-g_i, alpha_i, C, state.shrink_hi, state.shrink_lo)
-        if shrink:  # set aside: i swaps places with the last active coordinate, which is visited next
-            index = index.copy()
-            n_active -= 1
-            index[pos], index[n_active] = index[n_active], i
-            picture = CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=math.nan, alpha_clipped=alpha_i, delta=0.0,
-                                        shrunk=True)
+        alpha = np.array(to_numpy(state.alpha), dtype=np.float64)  # visit writes alpha_i into this copy
+        picture, pg = visit(i, g_i, float(problem.diag[i]), float(problem.C_i[i]), alpha, state.shrink_hi,
+                            state.shrink_lo)
+        if picture.delta != 0.0:
+            alpha = problem.xp.asarray(alpha)
+            grad = grad - picture.delta * _column(problem, i, self.cache_size)  # g <- g - delta Q e_i
+            if linear:
+                w = _add_row(problem, w, i, picture.delta * float(problem.y[i]))  # w <- w + delta y_i x_i
         else:
-            unclipped, new = maximize_parabola(a, b, C, alpha_i)
-            delta = new - alpha_i
-            if delta != 0.0:
-                alpha = problem.xp.asarray(alpha, copy=True)
-                alpha[i] = new
-                grad = grad - delta * _column(problem, i, self.cache_size)  # g <- g - delta Q e_i
-                if linear:
-                    w = _add_row(problem, w, i, delta * float(problem.y[i]))  # w <- w + delta y_i x_i
-            pos += 1
-            pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
-            picture = CoordinatePicture(i=i, a=a, b=b, alpha_unclipped=unclipped, alpha_clipped=new, delta=delta,
-                                        shrunk=False)
-        sweep = _sweep(state)._replace(pos=pos, n_active=n_active, pg_max=pg_max, pg_min=pg_min)
-        if pos == n_active:  # the epoch is over: close it, shuffle the next one (as the loops do)
-            index = index.copy() if index is state.index else index
-            n_active, hi, lo, reactivate_at, violation, _ = next_epoch(
-                index, problem.n_samples, sweep.epoch, n_active, pg_max, pg_min, sweep.reactivate_at,
-                self.shrinking, state.seed)
-            sweep = Sweep(epoch=sweep.epoch + 1, pos=0, n_active=n_active, shrink_hi=hi, shrink_lo=lo,
-                          pg_max=-math.inf, pg_min=math.inf, reactivate_at=reactivate_at,
-                          epoch_violation=violation, epoch_active=sweep.n_active)
+            alpha = state.alpha
+        index = state.index.copy()  # after_visit swaps and shuffles this copy
+        sweep, _ = after_visit(index, state.seed, self.shrinking, _sweep(state), picture.shrunk, pg)
         P, D, gap, kkt = stopping_measures(problem, alpha, grad)
         return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, w=w, index=index,
                               **sweep._asdict(), **picture._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)

@@ -1,16 +1,15 @@
 """Compiled kernels of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`: the coordinate step, the epochs and their loops.
 
-A leaf: this module imports nothing from the step path.  Numba's on-disk cache
-(``cache=True``) checks only the file that holds a compiled function, so every compiled
-function here calls compiled functions of this file only, except the row access
-:func:`~svmteach.rows.row_dot` / :func:`~svmteach.rows.row_axpy` of :mod:`svmteach.rows`, through
-which the linear kernel's helpers read a dense or a CSR X, and the kernel-row cache's
-:func:`~svmteach.solvers.numba_kernel_rows.get_row`, through which the other reads rows of K
-(``tests/test_architecture.py`` lists these exceptions).
-The step path (:mod:`svmteach.solvers.dual_cd`) calls :func:`projected_gradient`,
-:func:`maximize_parabola`, :func:`next_epoch` and, with the linear kernel, :func:`linear_gradient`
-and :func:`add_row` from here, so both paths take the same shrinking decisions from the same
-gradient, the same one-dimensional maximisation and the same visiting order, and drives the loops:
+A leaf: this module imports nothing from the step path (the step path imports it).  The linear
+kernel's helpers read a dense or a CSR X through :func:`~svmteach.rows.row_dot` /
+:func:`~svmteach.rows.row_axpy`, the other loop reads rows of K through
+:func:`~svmteach.solvers.numba_kernel_rows.get_row`; edits to those files recompile this one
+(:mod:`svmteach.compiled_cache`).
+
+The step path (:mod:`svmteach.solvers.dual_cd`) takes each step with the loops' own kernels:
+:func:`visit` (the shrinking test and the parabola's maximiser), :func:`after_visit` (set aside or
+move on, close the epoch and shuffle the next) and, with the linear kernel, :func:`linear_gradient`
+and :func:`add_row`; so both paths take the same decisions from the same numbers.  The loops:
 
 - any kernel (:func:`steps_gram`): the cached gradient ``g`` is updated with row i of
   :math:`Q_{it} = y_i y_t K_{it}`, the row of K read from the problem's bounded row cache
@@ -261,6 +260,37 @@ def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinki
     return n_active_new, hi, lo, reactivate_at, violation, decision
 
 
+@njit(cache=True)
+def after_visit(index, seed, shrinking, sweep, shrunk, pg):
+    """Where the epochs stand after the visit of ``index[sweep.pos]``; returns ``(sweep, decision)``.
+
+    A coordinate set aside (``shrunk``) swaps places in ``index`` with the last active entry and
+    ``n_active`` drops (``pos`` stays: the entry now there is visited next); otherwise ``pos`` moves on
+    and the projected gradient ``pg`` joins the epoch's extremes.  The visit that ends an epoch closes
+    it and shuffles the next (:func:`next_epoch`); ``decision`` is its LIBLINEAR decision (False
+    inside an epoch).  Called by both loops and by the step path, on ``index`` in place.
+    """
+    n_active, pos, pg_max, pg_min = sweep.n_active, sweep.pos, sweep.pg_max, sweep.pg_min
+    if shrunk:
+        n_active -= 1
+        i = index[pos]
+        index[pos] = index[n_active]
+        index[n_active] = i
+    else:
+        pos += 1
+        pg_max = max(pg_max, pg)
+        pg_min = min(pg_min, pg)
+    if pos < n_active:
+        return Sweep(epoch=sweep.epoch, pos=pos, n_active=n_active, shrink_hi=sweep.shrink_hi,
+                     shrink_lo=sweep.shrink_lo, pg_max=pg_max, pg_min=pg_min, reactivate_at=sweep.reactivate_at,
+                     epoch_violation=sweep.epoch_violation, epoch_active=sweep.epoch_active), False
+    n_next, hi, lo, reactivate_at, violation, decision = next_epoch(
+        index, index.shape[0], sweep.epoch, n_active, pg_max, pg_min, sweep.reactivate_at, shrinking, seed)
+    return Sweep(epoch=sweep.epoch + 1, pos=0, n_active=n_next, shrink_hi=hi, shrink_lo=lo, pg_max=-math.inf,
+                 pg_min=math.inf, reactivate_at=reactivate_at, epoch_violation=violation,
+                 epoch_active=n_active), decision
+
+
 # ---- the loops ---------------------------------------------------------------------------------------
 # Both run up to n_steps steps from where ``sweep`` stands, in place on alpha, index and grad (or w);
 # C holds each coordinate's bound C_i (n,) (all equal without sample weights).  A
@@ -285,40 +315,23 @@ def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_s
     n = alpha.shape[0]
     for t in range(n):
         grad[t] *= y[t]  # v = y o g (exact: y_t = +-1)
-    epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
-    hi, lo, pg_max, pg_min = sweep.shrink_hi, sweep.shrink_lo, sweep.pg_max, sweep.pg_min
-    reactivate_at, violation, epoch_active = sweep.reactivate_at, sweep.epoch_violation, sweep.epoch_active
     picture = NO_COORDINATE
     taken = 0
     while taken < n_steps:
         taken += 1
-        i = index[pos]
-        picture, pg = visit(i, y[i] * grad[i], diag[i], C[i], alpha, hi, lo)  # g_i = y_i v_i
-        if picture.shrunk:
-            n_active -= 1
-            index[pos] = index[n_active]
-            index[n_active] = i
-        else:
-            pos += 1
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
-            if picture.delta != 0.0:
-                K_i = get_row(rows, i)  # row i of K, computed on a miss
-                step = picture.delta * y[i]
-                for t in range(n):
-                    grad[t] -= step * K_i[t]  # v_t -= Delta y_i K_it, i.e. g_t -= Delta Q_it
-        if pos == n_active:  # the epoch is over
-            epoch_active = n_active
-            n_active, hi, lo, reactivate_at, violation, decision = next_epoch(
-                index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinking, seed)
-            epoch, pos, pg_max, pg_min = epoch + 1, 0, -math.inf, math.inf
-            if decision:
-                break
+        i = index[sweep.pos]
+        picture, pg = visit(i, y[i] * grad[i], diag[i], C[i], alpha, sweep.shrink_hi, sweep.shrink_lo)  # g_i = y_i v_i
+        if picture.delta != 0.0:
+            K_i = get_row(rows, i)  # row i of K, computed on a miss
+            step = picture.delta * y[i]
+            for t in range(n):
+                grad[t] -= step * K_i[t]  # v_t -= Delta y_i K_it, i.e. g_t -= Delta Q_it
+        sweep, decision = after_visit(index, seed, shrinking, sweep, picture.shrunk, pg)
+        if decision:
+            break
     for t in range(n):
         grad[t] *= y[t]  # g = y o v
-    return picture, Sweep(epoch=epoch, pos=pos, n_active=n_active, shrink_hi=hi, shrink_lo=lo, pg_max=pg_max,
-                          pg_min=pg_min, reactivate_at=reactivate_at, epoch_violation=violation,
-                          epoch_active=epoch_active), taken
+    return picture, sweep, taken
 
 
 @njit(cache=True)
@@ -327,33 +340,15 @@ def steps_linear(X, y, sqnorm, C, alpha, w, index, seed, shrinking, sweep, n_ste
     ``C`` the (n,) bounds C_i):
     :math:`g_i = 1 - y_i w^\\top x_i`, then :math:`w \\leftarrow w + \\Delta y_i x_i`.
     Returns ``(picture, sweep, steps taken)``."""
-    n = alpha.shape[0]
-    epoch, pos, n_active = sweep.epoch, sweep.pos, sweep.n_active
-    hi, lo, pg_max, pg_min = sweep.shrink_hi, sweep.shrink_lo, sweep.pg_max, sweep.pg_min
-    reactivate_at, violation, epoch_active = sweep.reactivate_at, sweep.epoch_violation, sweep.epoch_active
     picture = NO_COORDINATE
     taken = 0
     while taken < n_steps:
         taken += 1
-        i = index[pos]
-        picture, pg = visit(i, linear_gradient(X, y, w, i), sqnorm[i], C[i], alpha, hi, lo)
-        if picture.shrunk:
-            n_active -= 1
-            index[pos] = index[n_active]
-            index[n_active] = i
-        else:
-            pos += 1
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
-            if picture.delta != 0.0:
-                add_row(X, i, picture.delta * y[i], w)
-        if pos == n_active:  # the epoch is over
-            epoch_active = n_active
-            n_active, hi, lo, reactivate_at, violation, decision = next_epoch(
-                index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinking, seed)
-            epoch, pos, pg_max, pg_min = epoch + 1, 0, -math.inf, math.inf
-            if decision:
-                break
-    return picture, Sweep(epoch=epoch, pos=pos, n_active=n_active, shrink_hi=hi, shrink_lo=lo, pg_max=pg_max,
-                          pg_min=pg_min, reactivate_at=reactivate_at, epoch_violation=violation,
-                          epoch_active=epoch_active), taken
+        i = index[sweep.pos]
+        picture, pg = visit(i, linear_gradient(X, y, w, i), sqnorm[i], C[i], alpha, sweep.shrink_hi, sweep.shrink_lo)
+        if picture.delta != 0.0:
+            add_row(X, i, picture.delta * y[i], w)
+        sweep, decision = after_visit(index, seed, shrinking, sweep, picture.shrunk, pg)
+        if decision:
+            break
+    return picture, sweep, taken

@@ -38,9 +38,8 @@ Compiled functions
     :math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`, shape (n,), the decision values
     without bias, from the rows of ``support`` (each asked for with :func:`get_row`).
 
-Calling them from another file's compiled function makes a cross-file compiled call:
-list it in ``tests/test_architecture.py`` (``ALLOWED_CROSS_FILE``), and delete the numba
-cache files after editing this file (numba's cache checks only the caller's own file).
+Another file's compiled functions call them (SMO's and dual coordinate ascent's loops): an edit
+here recompiles those too, through :mod:`svmteach.compiled_cache`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Compiled kernels of :class:`~svmteach.solvers.smo.SMO`: the pair update and the fast path's loop.
 
-A leaf: this module imports nothing from the step path.  Numba's on-disk cache
-(``cache=True``) checks only the file that holds a compiled function, so every compiled
-function here calls compiled functions of this file only (``tests/test_architecture.py``
-asserts it); editing any of them invalidates the cache of all of them.
+A leaf: this module imports nothing from the step path (the step path imports it); its loop
+reads rows of K through :mod:`svmteach.solvers.numba_kernel_rows`, whose edits recompile it
+(:mod:`svmteach.compiled_cache`).
 
 One source: the step path (:mod:`svmteach.solvers.smo`) takes each step with the kernels
 :func:`smo_loop` runs: the working-set rules (:func:`random_pair`, :func:`first_index` and
