@@ -88,7 +88,7 @@ def to_device(a, device):
 
     "cpu" brings arrays of any library to NumPy; "gpu" (and "auto" with a GPU) copies
     them to CuPy.  Lists and other NumPy-compatible input pass through to
-    :func:`svmteach.problems.check_X`, which validates them.
+    :func:`svmteach.validation.check_X`, which validates them.
     """
     if device is None:
         return a

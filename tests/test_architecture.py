@@ -120,7 +120,7 @@ def test_compiled_fast_paths_are_leaves():
 #: a part (a top-level module, or a subpackage as a whole) imports only parts on floors below its own.
 FLOORS = [
     {"backend", "rows", "data", "compiled_cache"},
-    {"kernels", "projections"},
+    {"kernels", "projections", "validation"},
     {"losses"},
     {"problems", "objectives"},
     {"solvers"},

@@ -109,7 +109,7 @@ def test_problem_is_immutable_and_copies_the_callers_arrays():
     X, y = random_binary()
     X_orig, y_orig = X.copy(), y.copy()
     p = BinaryProblem(X, y, C=2.0)
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError, match="^C cannot be set"):
         p.C = 3.0
     with pytest.raises(ValueError):
         p.X[0, 0] = 1.0  # read-only

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..backend import to_numpy
-from ..problems import check_X
+from ..validation import check_X
 from ..rows import is_sparse, times
 from .columns import check_features
 

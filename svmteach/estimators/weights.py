@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.class_weight import compute_class_weight
 
-from ..problems import check_labels
+from ..validation import check_labels
 
 
 def check_class_weight(value, name: str = "class_weight"):
@@ -34,7 +34,7 @@ def sample_weights(y, sample_weight, class_weight):
     ``class_weight="balanced"`` gives class c the weight ``n / (k * n_c)``, as scikit-learn's
     :func:`~sklearn.utils.class_weight.compute_class_weight` (which computes it here); a label of the
     dict that is not in ``y`` is a ValueError naming ``class_weight``.  ``sample_weight`` is checked by
-    the problem (:func:`svmteach.problems.check_sample_weight`), naming it.
+    the problem (:func:`svmteach.validation.check_sample_weight`), naming it.
     """
     if class_weight is None:
         return sample_weight

@@ -29,7 +29,8 @@ from matplotlib.ticker import MaxNLocator
 
 from .. import objectives as obj
 from ..kernels import canonical_kernel_name
-from ..problems import BinaryProblem, check_X
+from ..problems import BinaryProblem
+from ..validation import check_X
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, make_solver
 from ..solvers.base import check_choice, check_tol
 from ..solvers.smo import RULES

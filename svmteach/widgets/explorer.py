@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from ..backend import one_blas_thread
-from ..problems import check_positive
+from ..validation import check_positive
 from .editing import ADD, REMOVE, click_action, without_nearest
 from .figure import (
     FIGURE_DPI,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import make_kernel
-from ..problems import check_labels, check_X
+from ..validation import check_labels, check_X
 from ..rls import check_lambdas, loo_errors, regularization_path
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES

@@ -1,0 +1,305 @@
+"""Input validation: each check returns the value as the package uses it, or raises naming the argument.
+
+Every ``ValueError`` / ``TypeError`` raised here starts with the offending argument's name, so bad input
+never reaches a solver.  Arrays are copied (never modified) and the copies made read-only.  The problems
+(:mod:`svmteach.problems`), the estimators and the widgets all validate through these functions.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .backend import array_namespace, is_numpy, to_device, to_numpy
+from .rows import is_sparse, row_blocks
+
+
+def _reject_sparse(A, name):
+    if is_sparse(A):
+        raise TypeError(f"{name} is a sparse matrix: sparse input is not supported here; pass a dense array ({name}.toarray())")
+
+
+def check_sparse_X(X, name: str = "X", dtype=None, bias=None, copy: bool = True):
+    """Return a SciPy sparse ``X`` as a read-only ``scipy.sparse.csr_array``, float32 kept and anything else
+    float64 (``dtype`` given: converted to it), its duplicate entries summed, its column indices sorted and
+    its explicit zeros removed; raise naming ``name`` when it is empty, complex or not finite.
+
+    At most one copy of X: CSC, COO and the other formats are converted once, and a CSR X is copied once
+    (``copy=False``: only if it must be put in that form).  ``bias``: a last column of that constant is
+    written into the copy (:func:`with_bias_column`), the only copy made then.
+    """
+    import scipy.sparse as sp
+
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {X.shape}")
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name} is complex: Complex data not supported")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has dtype {X.dtype}: sparse data must be numbers")
+    if dtype is None:
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    n, d = X.shape
+    if n == 0:
+        raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    if d == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    arr = sp.csr_array(X)  # a CSR X: its own arrays; another format: new ones
+
+    def shares(A):
+        theirs = [getattr(X, part, None) for part in ("data", "indices", "indptr")]
+        return any(isinstance(b, np.ndarray) and np.may_share_memory(a, b)
+                   for a in (A.data, A.indices, A.indptr) for b in theirs)
+
+    if not (arr.has_canonical_format and np.count_nonzero(arr.data) == arr.nnz):
+        arr = arr.astype(dtype, copy=shares(arr))  # put in canonical form in a copy of the dtype asked for
+        arr.sum_duplicates()  # also sorts the column indices of every row
+        arr.eliminate_zeros()
+    if arr.nnz and not (math.isfinite(arr.data.min()) and math.isfinite(arr.data.max())):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if bias is not None:
+        return with_bias_column(arr, bias, dtype)  # converted to dtype as it is written: the one copy
+    if arr.dtype != dtype or (copy and shares(arr)):
+        arr = arr.astype(dtype, copy=copy or arr.dtype == dtype)
+    if not shares(arr):
+        for part in (arr.data, arr.indices, arr.indptr):
+            part.setflags(write=False)
+    return arr
+
+
+def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: bool = True, bias=None):
+    """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
+
+    ``copy=False`` (prediction, which only reads X): a NumPy X that is already a C-contiguous float
+    array comes back as it is, neither copied nor made read-only.  ``bias`` (a float): X with a last
+    column of that constant (:func:`with_bias_column`), written in the one copy made (any dtype or order).
+
+    NumPy-compatible input (lists, Fortran-ordered arrays, integers) becomes a
+    NumPy array; arrays of another array-API library (CuPy, array-api-strict)
+    stay in their library.  ``dtype=None`` keeps float32 and float64 and turns
+    everything else into float64.  With ``accept_sparse``, a SciPy sparse matrix becomes a
+    read-only CSR array (:func:`check_sparse_X`); without, it is refused naming ``name``.
+    """
+    if X is None:
+        raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
+    if accept_sparse and is_sparse(X):
+        return check_sparse_X(X, name, dtype, bias=bias, copy=copy)
+    _reject_sparse(X, name)
+    xp = array_namespace(X)
+    if is_numpy(xp):
+        arr = np.asarray(X)
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{name} is complex: Complex data not supported")
+        if arr.dtype.kind in "OUSVMm":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{name} has dtype {arr.dtype}: every argument must be a string or a number that converts to float"
+                ) from None
+        if dtype is None:
+            dtype = arr.dtype if arr.dtype in (np.float32, np.float64) else np.float64
+        if arr.ndim != 2:
+            raise ValueError(
+                f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D shape {arr.shape}. "
+                "Reshape your data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
+            )
+        if bias is None:
+            arr = np.array(arr, dtype=dtype, order="C", copy=True if copy else None)
+        else:  # X converted (dtype, order) as it is written into the (n, d + 1) array: one copy
+            out = np.empty((arr.shape[0], arr.shape[1] + 1), dtype=dtype)
+            out[:, :-1] = arr
+            out[:, -1] = bias
+            arr = out
+    else:
+        if X.ndim != 2:
+            raise ValueError(
+                f"{name} must be 2-D of shape (n_samples, n_features), got shape {X.shape}. Reshape your data"
+            )
+        if dtype is None:
+            dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+        arr = xp.asarray(X, dtype=dtype, copy=True if bias is None else None)
+        if bias is not None:
+            arr = with_bias_column(arr, bias)
+    n, d = arr.shape[0], arr.shape[1] - (bias is not None)
+    if n == 0:
+        raise ValueError(f"{name} is empty: found 0 sample(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    if d == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
+    if is_numpy(xp):  # NaN and infinities show in the extremes: no (n, d) boolean array beside X
+        finite = math.isfinite(arr.min()) and math.isfinite(arr.max())
+    else:
+        finite = bool(xp.all(xp.isfinite(arr)))
+    if not finite:
+        raise ValueError(f"{name} contains NaN or infinity")
+    if is_numpy(xp) and (copy or bias is not None):
+        arr.setflags(write=False)
+    return arr
+
+
+def placed(X, device, name: str = "X"):
+    """``X`` on ``device`` (:func:`~svmteach.backend.to_device`); a sparse X stays on the host (NumPy and
+    SciPy): ``device="gpu"`` refuses it naming ``name``, ``"auto"`` keeps it on the CPU."""
+    if is_sparse(X):
+        if device == "gpu":
+            raise TypeError(f"{name} is sparse: sparse data is solved on the CPU; pass {name}.toarray() to use device='gpu'")
+        return X
+    return to_device(X, device)
+
+
+def check_labels(y, n_samples: int, name: str = "y"):
+    """Return ``(classes, codes)``: the sorted distinct labels and each sample's index into them.
+
+    Labels may be integers, strings, booleans or integer-valued floats; floats
+    with fractional parts are a regression target ("continuous") and are refused.
+    """
+    if y is None:
+        raise ValueError(f"{name} is None: this estimator requires y to be passed, but the target y is None")
+    _reject_sparse(y, name)
+    arr = to_numpy(y) if hasattr(y, "__array_namespace__") else np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
+        warnings.warn(f"A column-vector y was passed when a 1d array was expected ({name} has shape {arr.shape}); "
+                      "it is used as a 1-D array", DataConversionWarning, stacklevel=3)
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one label per sample), got shape {arr.shape}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_samples} samples")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} is complex: complex labels are not supported")
+    if arr.dtype.kind == "O":
+        # non-integer reals of any type (float, np.float32, np.float16, ...): NaN != NaN would make
+        # each NaN a class of its own, and a fractional value is a regression target
+        reals = [float(v) for v in arr if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral)]
+        if any(not math.isfinite(v) for v in reals):
+            raise ValueError(f"{name} contains NaN or infinity")
+        if any(v != round(v) for v in reals):
+            raise ValueError(
+                f"{name} holds non-integer floats (Unknown label type: continuous); a classifier needs class labels"
+            )
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        if np.any(arr != np.round(arr)):
+            raise ValueError(
+                f"{name} holds non-integer floats (Unknown label type: continuous); a classifier needs class labels"
+            )
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"{name} holds labels that cannot be compared with each other") from None
+    return classes, codes.reshape(-1)
+
+
+def check_positive(value, name: str, none_means: str | None = None):
+    """Return ``value`` as a positive finite float, or raise a TypeError / ValueError naming ``name``.
+
+    ``none_means``: None is allowed and returned, and the messages say what it means.
+    """
+    if value is None and none_means is not None:
+        return None
+    alternative = f" (or None for {none_means})" if none_means else ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive number{alternative}, got {type(value).__name__}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be positive and finite{alternative}, got {value}")
+    return value
+
+
+def check_C(C) -> float:
+    """Return ``C`` as a positive finite float, or raise naming ``C``."""
+    return check_positive(C, "C")
+
+
+def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sample_weight"):
+    """Return ``sample_weight`` as a read-only (n,) float64 array of the problem's namespace, or None
+    for None (every weight 1).
+
+    Each weight scales its sample's penalty: sample i's dual variables live in the box of
+    :math:`C_i = C w_i` (LIBLINEAR's and LIBSVM's per-instance C).  Weights must be finite and
+    >= 0 (a weight 0 drops the sample: its box is {0}), with at least one positive.
+    """
+    if sample_weight is None:
+        return None
+    _reject_sparse(sample_weight, name)
+    w = to_numpy(sample_weight) if hasattr(sample_weight, "__array_namespace__") else np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers, got dtype {w.dtype}")
+    w = np.array(w, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},) (one weight per sample), got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if np.any(w < 0):
+        raise ValueError(f"{name} has negative weights (the smallest is {w.min():g}); weights must be >= 0")
+    if not np.any(w > 0):
+        raise ValueError(f"{name} is zero for every sample: at least one weight must be positive")
+    return readonly(xp.asarray(w))
+
+
+def check_bias(bias, name: str = "bias"):
+    """Return ``bias`` (the value of the constant feature appended to X, LIBLINEAR's ``-B``) as a
+    positive finite float, or None for no constant feature."""
+    return check_positive(bias, name, none_means="no constant feature")
+
+
+def check_squared_norms(sqnorm, xp=np, name: str = "X"):
+    """``sqnorm`` (the rows' :math:`\\|x_i\\|^2`), or a ValueError naming ``name`` when 4 times the largest is not
+    finite in float64, as :class:`~svmteach.problems.BinaryProblem` refuses a linear kernel that overflows: every product
+    :math:`x_i^\\top x_j` (and :math:`\\|x_i - x_j\\|^2 \\le 4 \\max \\|x\\|^2`) then stays finite."""
+    largest = float(xp.max(sqnorm))
+    if not math.isfinite(4.0 * largest):
+        raise ValueError(f"{name} overflows: its largest squared row norm |x|^2 = {largest:.3g} (4 |x|^2 must be below "
+                         f"{np.finfo(np.float64).max:.3g} in float64); rescale {name}, e.g. with "
+                         "sklearn.preprocessing.StandardScaler or by dividing it by a constant")
+    return sqnorm
+
+
+def with_bias_column(X, bias, dtype=None):
+    """``X`` (as :func:`check_X` returned it) with a last column of constant ``bias`` appended (a read-only
+    copy of ``dtype``, X's by default; CSR stays CSR), or ``X`` itself for ``bias=None``.  :func:`check_X` with
+    ``bias`` writes it in its one copy.
+
+    The weight of that column, times ``bias``, is the model's intercept: it is penalised with
+    the other weights (LIBLINEAR's ``-B`` and scikit-learn's ``LinearSVC(intercept_scaling=bias)``).
+    """
+    if bias is None:
+        return X
+    n = X.shape[0]
+    if is_sparse(X):  # row i's entries, then the constant (column d) at the end of the row
+        import scipy.sparse as sp
+
+        index = np.int64 if X.nnz + n > np.iinfo(np.int32).max else X.indices.dtype
+        indptr = X.indptr.astype(index) + np.arange(n + 1, dtype=index)
+        data, indices = np.empty(X.nnz + n, dtype=dtype or X.dtype), np.empty(X.nnz + n, dtype=index)
+        for rows in row_blocks(X):  # np.insert's temporaries bounded by a block
+            lo, hi, ends = X.indptr[rows.start], X.indptr[rows.stop], X.indptr[rows.start + 1 : rows.stop + 1]
+            at = slice(indptr[rows.start], indptr[rows.stop])
+            data[at] = np.insert(X.data[lo:hi].astype(data.dtype, copy=False), ends - lo, bias)
+            indices[at] = np.insert(X.indices[lo:hi], ends - lo, X.shape[1])
+        out = sp.csr_array((data, indices, indptr), shape=(n, X.shape[1] + 1))
+        for part in (out.data, out.indices, out.indptr):
+            part.setflags(write=False)
+        return out
+    xp = array_namespace(X)
+    if not is_numpy(xp):  # CuPy or another array-API library
+        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
+        return join([X, xp.full((n, 1), bias, dtype=X.dtype)], axis=1)
+    out = np.empty((n, X.shape[1] + 1), dtype=X.dtype)
+    out[:, :-1] = X
+    out[:, -1] = bias
+    out.setflags(write=False)
+    return out
+
+
+def readonly(a):
+    """``a``, made read-only when it is a NumPy array (other libraries' arrays have no such flag)."""
+    if isinstance(a, np.ndarray):
+        a.setflags(write=False)
+    return a
