@@ -31,18 +31,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import NamedTuple
 
-import numpy as np
-from numba import njit
 
 from ..rows import times, transpose_times
 
 #: A block whose quadratic term is below ``EPS`` times its linear term is solved as linear:
 #: its curvature is lost in the rounding of the gradient.
 EPS = 2.220446049250313e-16
-
-#: The compiled epochs may reassociate and fuse sums (so the dot products use SIMD);
-#: NaN and infinity keep their meaning.  Results match the step path to rounding.
-EPOCH_FASTMATH = {"reassoc", "contract"}
 
 
 class Embedding(NamedTuple):
@@ -64,8 +58,8 @@ class MulticlassLoss(ABC):
     Attributes a subclass sets: ``name`` (its key in the registry and the estimators'
     ``loss=`` value), ``title`` (for people), ``Block`` (the NamedTuple picture of one exact
     block step, documented field by field), ``default_solver`` (the name of the solver the
-    estimators use when none is given), ``block_options`` (the keyword options its block step
-    accepts, e.g. Crammer-Singer's ``skip_tol``), ``uses_M``.
+    estimators use when none is given), ``kernel`` (the name of its block kernel in
+    :mod:`svmteach.solvers.numba_multiclass`), ``uses_M``.
     """
 
     name = ""
@@ -74,7 +68,7 @@ class MulticlassLoss(ABC):
     #: Whether the loss has the margin scale ``problem.M`` (Weston-Watkins; the others ignore it).
     uses_M = False
     default_solver = "exact"
-    block_options = ()
+    kernel = ""
     #: The loss's dual as the interior-point programme (an :class:`Embedding`); None: the interior-point
     #: solver does not solve it.
     embedding = None
@@ -146,17 +140,6 @@ class MulticlassLoss(ABC):
         can do it more cheaply."""
         return self.feasible(problem, alpha)
 
-    @staticmethod
-    def sample_C(problem, C):
-        """The bound of one sample's block, as a float: ``C`` (its :math:`C_i`), or, left out (None),
-        the problem's C, which is every sample's only without sample weights (else a TypeError: the
-        block would be solved in the wrong box)."""
-        if C is None:
-            if problem.sample_weight is not None:
-                raise TypeError("C must be given (the sample's problem.C_i[i]) on a problem with sample weights")
-            return float(problem.C)
-        return float(C)
-
     def weights(self, problem, alpha):
         """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64."""
         xp = problem.xp
@@ -184,13 +167,6 @@ class MulticlassLoss(ABC):
         a = problem.sqnorm * self.curvature_scale(problem)
         return xp.maximum(a, 1e-12 * max(float(xp.max(a)), 1.0))
 
-    def check_block_options(self, options):
-        unknown = set(options) - set(self.block_options)
-        if unknown:
-            raise TypeError(f"the {self.title} block step takes no option {sorted(unknown)[0]!r}"
-                            f" (it takes {list(self.block_options) or 'none'})")
-
-
 # ---- helpers every loss uses ---------------------------------------------------------------------
 
 
@@ -212,41 +188,8 @@ def column_C(problem):
 
 def off_label_box_violation(problem, alpha, G):
     """The largest projected-gradient entry over the off-label entries, each in its sample's box
-    [0, C_i] (:func:`box_violation` of every entry; 0 in a box {0})."""
+    [0, C_i] (0 in a box {0}: nothing may move)."""
     xp, C = problem.xp, column_C(problem)
     pg = xp.where(alpha <= 0.0, xp.where(C > 0.0, xp.minimum(G, 0.0), 0.0),
                   xp.where(alpha >= C, xp.maximum(G, 0.0), G))
     return float(xp.max(xp.abs(xp.where(one_hot(problem), 0.0, pg))))
-
-
-@njit(cache=True, inline="always")
-def box_violation(g, a, C):
-    """The KKT violation of one variable ``a`` in the box [0, C] with gradient ``g`` of the minimised
-    dual: the size of its projected gradient, :math:`\\max(-g, 0)` at 0 (only an increase is
-    allowed), :math:`\\max(g, 0)` at C, :math:`|g|` inside, 0 in a box {0} (C = 0: nothing may move;
-    compiled, for the epochs)."""
-    if a <= 0.0:
-        return max(-g, 0.0) if C > 0.0 else 0.0
-    if a >= C:
-        return max(g, 0.0)
-    return abs(g)
-
-
-def no_shrinking(active):
-    """``active`` for the compiled epochs: an empty bool array (shrink nothing) for None."""
-    return np.zeros(0, dtype=np.bool_) if active is None else active
-
-
-@njit(cache=True, inline="always")
-def at_rest(g, alpha, i, y, sign, margin, C):
-    """Whether sample i is at rest in a box-constrained off-label dual (Weston-Watkins, Lee-Lin-Wahba,
-    Shark-style steps; ``sign`` -1 when ``g`` is the negative gradient):
-    :math:`\\alpha_i = 0` and :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\; g_m > \\mu \\ge 0` (``margin``)
-    for every :math:`m \\ne y`, so every entry is pushed strictly into its lower bound 0: the block is optimal
-    and its loss is 0 with room to spare (Weston-Watkins: :math:`M (s_y - s_m) > 1 + \\mu`; Lee-Lin-Wahba:
-    :math:`1 + s_m < -\\mu`).  A sample whose bound ``C`` (:math:`C_i`) is 0 is at rest once
-    :math:`\\alpha_i = 0`: its block is {0}."""
-    for m in range(g.shape[0]):
-        if alpha[i, m] != 0.0 or (C > 0.0 and m != y and not sign * g[m] > margin):
-            return False
-    return True

@@ -101,7 +101,7 @@ class CSBlock(NamedTuple):
 
 
 class CrammerSinger(MulticlassLoss):
-    """The Crammer-Singer loss (see the module docstring).  Block option: ``skip_tol``."""
+    """The Crammer-Singer loss (see the module docstring)."""
 
     name = "cs"
     title = "Crammer-Singer"
@@ -110,7 +110,6 @@ class CrammerSinger(MulticlassLoss):
     kernel = "cs"
     embedding = Embedding(off=-1.0, label=1.0, set="simplex")
     default_solver = "blondel"
-    block_options = ("skip_tol",)
 
     def weight_rows(self, problem, alpha):
         return alpha  # W = alpha' X

@@ -50,6 +50,11 @@ class ExactBlock(MulticlassSolver):
     def blank_block(self, problem):
         return problem.loss_object.blank_block(problem)
 
+    @classmethod
+    def solves(cls, loss) -> bool:
+        """Whether this solver solves ``loss``: one with a block kernel (its ``kernel``)."""
+        return super().solves(loss) and getattr(loss, "kernel", "") in nm.KERNELS
+
     def kernel(self, problem) -> int:
         return nm.KERNELS[problem.loss_object.kernel]
 
