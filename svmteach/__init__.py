@@ -40,7 +40,7 @@ sys.meta_path.insert(0, _InstallCompiledCache)
 #: Each public name and the module that defines it.
 _SOURCES = {
     "BinarySVC": ".estimators", "MulticlassSVC": ".estimators",
-    "OneVsRestSVC": ".reductions", "OneVsOneSVC": ".reductions",
+    "OneVsRestSVC": ".estimators", "OneVsOneSVC": ".estimators", "RLSClassifier": ".estimators",
     "BinaryProblem": ".problems", "MulticlassProblem": ".problems",
     "Kernel": ".kernels", "gram": ".kernels", "make_kernel": ".kernels",
     "SMO": ".solvers", "DualCoordinateAscent": ".solvers", "PrimalSubgradient": ".solvers", "WWExact": ".solvers",
@@ -51,10 +51,9 @@ _SOURCES = {
 __all__ = list(_SOURCES)
 
 if TYPE_CHECKING:  # what a type checker and the import-graph test read
-    from .estimators import BinarySVC, MulticlassSVC
+    from .estimators import BinarySVC, MulticlassSVC, OneVsOneSVC, OneVsRestSVC, RLSClassifier
     from .kernels import Kernel, gram, make_kernel
     from .problems import BinaryProblem, MulticlassProblem
-    from .reductions import OneVsOneSVC, OneVsRestSVC
     from .solvers import (
         SMO,
         CSBlondel,

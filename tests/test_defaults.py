@@ -63,10 +63,10 @@ def test_direct_finish_only_on_small_problems():
     """The default's interior-point finish stays for small problems: a run stopped short at n = 4,000 is not
     handed to Newton steps (it warns instead)."""
     X, y = random_binary(n=4000, d=3, seed=5)
-    with pytest.warns(ConvergenceWarning, match="max_iter=4000"):
-        m = BinarySVC(max_iter=4000, tol=1e-8).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 epochs"):
+        m = BinarySVC(max_iter=1, tol=1e-8).fit(X, y)
     assert m.solver_ == "dual_cd" and not m.result_.converged
-    small = BinarySVC(max_iter=5, tol=1e-8).fit(X[:200], y[:200])
+    small = BinarySVC(max_iter=1, tol=1e-8).fit(X[:200], y[:200])
     assert small.solver_ == "interior_point" and small.result_.converged
 
 
@@ -104,8 +104,8 @@ def log_lines(capsys):
 
 
 @pytest.mark.parametrize("make, data", [
-    (lambda: BinarySVC(max_iter=5, tol=1e-6, verbose=1), lambda: random_binary(n=40, seed=3)),
-    (lambda: BinarySVC(kernel="rbf", max_iter=5, tol=1e-6, verbose=1), lambda: random_binary(n=40, seed=3)),
+    (lambda: BinarySVC(max_iter=1, tol=1e-8, verbose=1), lambda: random_binary(n=40, seed=3)),
+    (lambda: BinarySVC(kernel="rbf", max_iter=1, tol=1e-8, verbose=1), lambda: random_binary(n=40, seed=3)),
     (lambda: MulticlassSVC(max_iter=1, tol=1e-9, verbose=1), lambda: random_multiclass(n=40, d=3, k=3, seed=2)),
 ], ids=["binary-linear", "binary-rbf", "multiclass"])
 def test_verbose_prints_the_direct_finish_and_the_final_verdict(make, data, capsys):
@@ -123,7 +123,7 @@ def test_verbose_prints_the_direct_finish_and_the_final_verdict(make, data, caps
 def test_verbose_without_a_finish_is_unchanged(capsys):
     X, y = random_binary(n=40, seed=3)
     with pytest.warns(ConvergenceWarning):
-        BinarySVC(solver="smo", max_iter=5, verbose=1).fit(X, y)
+        BinarySVC(solver="smo", max_iter=1, tol=1e-8, verbose=1).fit(X, y)
     lines = log_lines(capsys)
     assert lines[-1].startswith("not converged:") and not any("interior-point" in line for line in lines)
 

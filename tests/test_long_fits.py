@@ -18,7 +18,7 @@ from test_weights_multiclass import dual_and_weights, primal
 import svmteach.estimators.binary as binary_module
 import svmteach.estimators.multiclass as multiclass_module
 from svmteach import BinarySVC, MulticlassSVC, OneVsOneSVC, OneVsRestSVC
-from svmteach.rls import RLSClassifier
+from svmteach.estimators import RLSClassifier
 
 
 def rel(a, b):

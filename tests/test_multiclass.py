@@ -173,15 +173,15 @@ def test_history_per_epoch_with_paused_clock():
 # ---- bad and awkward input -------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"C": 0}, ValueError, "^C must be positive"),
-    ({"C": np.inf}, ValueError, "^C must be positive and finite"),
+    ({"C": 0}, ValueError, "^The 'C' parameter"),
+    ({"C": np.inf}, ValueError, "^The 'C' parameter"),
     ({"loss": "hinge"}, ValueError, "^loss must be one of"),
     ({"solver": "newton"}, ValueError, "^solver must be one of"),
     ({"loss": "cs", "solver": "exact"}, ValueError, "^solver must be one of"),
-    ({"M": 0}, ValueError, "^M must be positive"),
-    ({"M": -0.5}, ValueError, "^M must be positive"),
-    ({"M": "1"}, TypeError, "^M must be a positive number"),
-    ({"max_iter": 0}, ValueError, "^max_iter must be a positive integer"),
+    ({"M": 0}, ValueError, "^The 'M' parameter"),
+    ({"M": -0.5}, ValueError, "^The 'M' parameter"),
+    ({"M": "1"}, TypeError, "^The 'M' parameter"),
+    ({"max_iter": 0}, ValueError, "^The 'max_iter' parameter"),
 ])
 def test_bad_parameters(kwargs, exc, match):
     X, y = random_multiclass()

@@ -321,7 +321,7 @@ def check_static_figure(fig, ax, X, codes, k, predict):
 
 def test_draw_decision_regions_svm_and_rls_notebook_5():
     from svmteach import BinarySVC
-    from svmteach.rls import RLSClassifier
+    from svmteach.estimators import RLSClassifier
     from svmteach.viz import draw_decision_regions
 
     X, y = data.moons(120, noise=0.2, seed=0)

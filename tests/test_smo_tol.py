@@ -57,7 +57,7 @@ def test_a_looser_tol_takes_fewer_steps_and_each_gap_is_certified():
     best = a.sum() - 0.5 * (a * y) @ K @ (a * y)
     assert best - D <= 1e-4 * abs(P) + 1e-7 * abs(best)  # the tol = 1e-4 model is within tol of the optimum
     # the estimator passes tol through: the same ordering
-    fitted = [BinarySVC(kernel="rbf", gamma=0.2, solver="smo", tol=tol).fit(X, y).n_iter_ for tol in (1e-1, 1e-4)]
+    fitted = [BinarySVC(kernel="rbf", gamma=0.2, solver="smo", tol=tol).fit(X, y).result_.n_iter for tol in (1e-1, 1e-4)]
     assert fitted[0] < fitted[1]
 
 
@@ -90,7 +90,7 @@ def test_the_estimator_on_the_reproducer_takes_few_steps():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the gap is below float64's resolution of the primal
         model = BinarySVC(kernel="rbf", gamma=1.0, tol=1e-6, class_weight={-1: 1e6, 1: 1e-6}, solver="smo").fit(X, y)
-    assert model.n_iter_ < 500
+    assert model.result_.n_iter < 500
     K, C_i = rbf_kernel(X, gamma=1.0), np.where(y < 0, 1e6, 1e-6)
     best, _ = binary_dual_optimum(K, y, C_i, bias=True)
     assert objectives(K, y, C_i, model.alpha_, model.intercept_[0])[1] == pytest.approx(best, rel=1e-6)

@@ -5,26 +5,21 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..backend import one_blas_thread, to_numpy
+from ..backend import to_numpy
 from ..kernels import canonical_kernel_name, gram
 from ..problems import BinaryProblem
 from ..rows import is_sparse, transpose_times
-from ..solvers import BINARY_SOLVERS, InteriorPoint, make_solver, solve
+from ..solvers import BINARY_SOLVERS, make_solver
 from ..solvers.registry import check_solver
-from ..solvers.base import check_random_state
 from ..solvers.smo import RULES
-from .parameters import (SHARED_PARAMETERS, ValidatedParameters, check_choice_of, check_flag, check_optional_max_iter,
-                         check_tol, checked_by_problem, checked_by_solver)
-from .direct import finish_directly
+from sklearn.utils._param_validation import StrOptions
+
+from .base import CONSTRAINTS, KERNEL_CONSTRAINTS, POSITIVE, DualSVC
 from .prediction import check_fitted, check_predict_X, linear_scores
-from .columns import record_features
-from .progress import fit_progress
-from .stopping import STALLED, warn_interrupted, warn_not_converged
-from .warm_start import remember, warm_state
 from .weights import sample_weights
 
 
-class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
+class BinarySVC(DualSVC):
     """Binary soft-margin SVM whose solver can be watched step by step.
 
     .. math::
@@ -58,10 +53,11 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         SMO's working-set rule (ignored by the other solvers).
     tol : float, default 1e-3
         Stop at this relative duality gap ``(P - D) / P``.
-    max_iter : int or None
-        Most steps (SMO pairs, coordinate steps, subgradient or Newton iterations); None means
-        ``max(10**6, 1000 n)`` for the methods that step on one sample or pair (n steps an epoch) and
-        10000 for those whose every step reads all the data (the subgradient and interior-point methods).
+    max_iter : int or None, default None
+        Most epochs (passes over the data), as in LIBLINEAR: an epoch is n steps of SMO (pairs) or of
+        dual coordinate ascent, one step of the subgradient or interior-point methods (each reads all
+        the data).  None: the solver's default budget (``default_max_iter``: 1000 epochs, at least
+        100,000 steps).
     random_state : int, Generator or None
     record_history : bool, default False
         Keep the primal / dual / gap / KKT curves in ``history_``.
@@ -96,7 +92,7 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
     solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
     small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
-    n_iter_ : int;  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult` (its
+    n_iter_ : int, epochs run (Newton steps for ``"interior_point"``);  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult` (its
     ``state`` only with ``warm_start``: a fitted model keeps what ``predict`` needs, not the data).
     """
 
@@ -123,15 +119,8 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.cache_size = cache_size
 
-    PARAMETERS = {
-        "C": checked_by_problem, "kernel": checked_by_problem, "gamma": checked_by_problem,
-        "degree": checked_by_problem, "coef0": checked_by_problem, "device": checked_by_problem,
-        "solver": lambda value, name: None if value is None else check_solver(value, "binary"),
-        "selection": check_choice_of(RULES),
-        "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_optional_max_iter(value),
-        "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
-        **SHARED_PARAMETERS, "cache_size": checked_by_solver,
-    }
+    _parameter_constraints = {**CONSTRAINTS, **KERNEL_CONSTRAINTS, "selection": [StrOptions(set(RULES))],
+                              "cache_size": [POSITIVE]}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -145,24 +134,30 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = linear and (self.solver is None or (named is not None and named.takes_sparse))
         return tags
 
-    def solver_name(self, params, sparse: bool) -> str:
-        """The solver's name: ``params["solver"]``, or for None ``"dual_cd"`` for the linear kernel (fast at
-        any n: SMO's kernel steps with a linear kernel crawl at n = 10,000), sparse X, or
-        ``fit_intercept=False`` (the no-bias problem), and ``"smo"`` otherwise."""
-        name = params["solver"]
-        if name is None:
-            linear = (getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)) == "linear"
-            return "dual_cd" if linear or sparse or not params["fit_intercept"] else "smo"
-        return name
+    def check_params(self):
+        """The constraints, then the solver: a registered binary solver (the registry's check, naming it)."""
+        super().check_params()
+        if self.solver is not None:
+            check_solver(self.solver, "binary")
 
-    @staticmethod
-    def own_bias(params, solver_name: str) -> bool:
+    def solver_name(self, sparse: bool) -> str:
+        """The solver's name: ``solver``, or for None ``"dual_cd"`` for the linear kernel (fast at any n: SMO's
+        kernel steps with a linear kernel crawl at n = 10,000), sparse X, or ``fit_intercept=False`` (the
+        no-bias problem), and ``"smo"`` otherwise."""
+        if self.solver is None:
+            return "dual_cd" if self._kernel_name() == "linear" or sparse or not self.fit_intercept else "smo"
+        return self.solver
+
+    def _kernel_name(self) -> str:
+        return getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
+
+    def own_bias(self, solver_name: str) -> bool:
         """Whether the solver fits the intercept as its own unpenalised bias b (``fit_intercept`` and a solver
         whose dual can have the equality :math:`y^\\top\\alpha = 0`, LIBSVM's) rather than as a constant
         feature."""
-        return params["fit_intercept"] and True in BINARY_SOLVERS[solver_name].bias_options
+        return self.fit_intercept and True in BINARY_SOLVERS[solver_name].bias_options
 
-    def bias_column(self, params, solver_name: str, kernel_name: str, sparse: bool = False):
+    def bias_column(self, solver_name: str, sparse: bool = False):
         """The constant feature that carries the intercept (``intercept_scaling``), or None.
 
         SMO fits an unpenalised bias b of its own, so it needs none.  Dual coordinate ascent and the
@@ -170,80 +165,40 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         feature (LIBLINEAR's ``-B``, LinearSVC's ``intercept_scaling``), which the linear kernel only
         turns into an intercept: another kernel with ``fit_intercept=True`` is a ValueError naming it.
         """
-        if (not params["fit_intercept"] or self.own_bias(params, solver_name)
-                or (sparse and kernel_name != "linear")):
+        kernel_name = self._kernel_name()
+        if not self.fit_intercept or self.own_bias(solver_name) or (sparse and kernel_name != "linear"):
             return None  # (the problem refuses a sparse X with another kernel, naming X)
         if kernel_name != "linear":
             raise ValueError(f"fit_intercept=True with solver={solver_name!r} appends a constant feature, which is an "
                              f"intercept for kernel='linear' only, not for kernel={kernel_name!r}: use solver='smo' "
                              "(an unpenalised bias for every kernel) or fit_intercept=False (no bias)")
-        return params["intercept_scaling"]
+        return self.intercept_scaling
 
-    def problem_for(self, X, y, sample_weight=None, params=None) -> BinaryProblem:
+    def problem_for(self, X, y, sample_weight=None) -> BinaryProblem:
         """The :class:`~svmteach.problems.BinaryProblem` that ``fit(X, y, sample_weight)`` solves: its bias
         column (:meth:`bias_column`) and per-sample C included.  A fitted model keeps no copy of the
         data; this rebuilds the problem, to draw it or to recompute the fit's objectives."""
-        params = self.checked_params() if params is None else params
-        name = self.solver_name(params, is_sparse(X))
-        kernel_name = getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
+        self.check_params()
+        sparse = is_sparse(X)
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                             coef0=self.coef0, device=self.device, bias=self.bias_column(params, name, kernel_name, is_sparse(X)),
-                             sample_weight=sample_weights(y, sample_weight, params["class_weight"]))
+                             coef0=self.coef0, device=self.device, bias=self.bias_column(self.solver_name(sparse), sparse),
+                             sample_weight=sample_weights(y, sample_weight, self.class_weight))
 
-    def make_solver(self, params=None, sparse: bool = False):
-        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand)
-        for dense X, or for sparse X with ``sparse`` (:meth:`solver_name`), built by the registry
-        (:func:`~svmteach.solvers.make_solver`), which refuses, naming ``solver``, one that does not take
-        sparse X or the kernel, or, with ``fit_intercept=False``, one that always fits its bias (SMO)."""
-        params = self.checked_params() if params is None else params
-        name = self.solver_name(params, sparse)
-        return make_solver(name, "binary", sparse=sparse, kernel=getattr(self.kernel, "name", self.kernel),
-                           bias=self.own_bias(params, name), selection=params["selection"],
-                           random_state=params["random_state"], cache_size=self.cache_size)
+    def make_solver(self, sparse: bool = False):
+        """The solver the parameters name for dense X, or for sparse X with ``sparse`` (:meth:`solver_name`),
+        built by the registry (:func:`~svmteach.solvers.make_solver`), which refuses, naming ``solver``, one
+        that is not registered, does not take sparse X or the kernel, or, with ``fit_intercept=False``, one
+        that always fits its bias (SMO)."""
+        name = self.solver_name(sparse)
+        return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
+                           selection=self.selection, random_state=self.random_state, cache_size=self.cache_size)
 
-    def fit(self, X, y, sample_weight=None):
-        """Solve the dual on ``X`` (n, d) and labels ``y`` (two classes).
-
-        ``sample_weight`` (n,) and ``class_weight`` scale each sample's C (:mod:`.weights`); with
-        ``warm_start`` the previous fit's solution is the starting point (:mod:`.warm_start`).
-        """
-        params = self.checked_params()
-        record_features(self, X)
-        solver = self.make_solver(params, sparse=is_sparse(X))
-        tol = params["tol"]
-        problem = self.problem_for(X, y, sample_weight, params)
+    def store(self, solver, problem, result):
+        """alpha_, support_, support_vectors_, dual_coef_, intercept_ and (linear kernel) coef_."""
         bias = problem.bias
-        n = problem.n_samples
-        max_iter = params["max_iter"]
-        if max_iter is None:
-            max_iter = 10_000 if solver.steps_per_epoch(problem) == 1 else max(10**6, 1000 * n)
-        start = warm_state(self, solver, problem) if params["warm_start"] else None
-        # one BLAS thread (backend.one_blas_thread): a second one spins while it waits, and on a busy CPU made
-        # the parallel solver's products 40 times slower; on a GPU the limit does not apply
-        with fit_progress(self, solver, problem, params["verbose"]) as progress, one_blas_thread():
-            result = solve(solver, problem, max_iter=int(max_iter), tol=tol, record_history=self.record_history,
-                           state=start, callback=progress)
-        taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
-        direct = None
-        if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
-            direct = finish_directly(problem, result, tol, solver.bias, self.record_history)
-        if progress is not None:
-            progress.finish(result, direct)
-        if direct is not None:
-            solver, result, taken = InteriorPoint(bias=solver.bias), direct, direct.n_iter
-        if result.interrupted:
-            warn_interrupted(self, result)
-        elif not result.converged:
-            why = (f"stopped at max_iter={max_iter}" if taken >= max_iter else
-                   f"stopped after {taken} steps, before max_iter={max_iter}, {STALLED}")
-            warn_not_converged(self, solver.name, result, tol, why, problem.X)
         alpha, b = solver.coefficients(problem, result.state)
         alpha = np.array(to_numpy(alpha), dtype=np.float64)
         yv = to_numpy(problem.y)
-        remember(self, problem, result, params["warm_start"])
-        self.solver_ = solver.name
-        self.classes_ = problem.classes
-        self.n_features_in_ = problem.n_features - (bias is not None)
         self.alpha_ = alpha
         self.support_ = np.flatnonzero(alpha > 0)
         # rows of X (CSR rows of a sparse X, never made dense); with a bias column, the weight of that
@@ -251,8 +206,6 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         rows = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
         self.support_vectors_ = rows if bias is None else rows[:, : self.n_features_in_]
         self.dual_coef_ = (alpha * yv)[self.support_][None, :]
-        self.n_iter_ = taken
-        self.history_ = result.history
         self._kernel = problem.kernel
         if problem.kernel.is_linear:
             # w = sum_i alpha_i y_i x_i over the support vectors: (SV^T dual_coef^T)^T, shape (1, d [+ 1])
@@ -263,7 +216,6 @@ class BinarySVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         else:
             self._linear_coef = None
         self.intercept_ = np.array([float(b)])
-        return self
 
     @property
     def coef_(self):

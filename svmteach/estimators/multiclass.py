@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..backend import is_numpy, one_blas_thread, to_numpy
-from ..losses import get_loss
+from ..backend import to_numpy
+from ..losses import MulticlassLoss, get_loss
 from ..problems import MulticlassProblem
-from ..rows import is_sparse
-from ..solvers import MULTICLASS_SOLVERS, InteriorPoint, make_multiclass_solver, solve
-from ..solvers.base import check_random_state
-from .parameters import (SHARED_PARAMETERS, ValidatedParameters, check_flag, check_max_iter, check_tol,
-                         checked_by_problem)
-from .direct import finish_directly
+from ..solvers import MULTICLASS_SOLVERS, make_multiclass_solver
+from ..solvers.registry import check_solver
+from .base import CONSTRAINTS, POSITIVE, DualSVC
 from .prediction import check_fitted, linear_scores
-from .columns import record_features
-from .progress import fit_progress
-from .stopping import STALLED, warn_interrupted, warn_not_converged
-from .warm_start import remember, warm_state
 from .weights import sample_weights
 
 
-class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
+class MulticlassSVC(DualSVC):
     """Linear multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
 
     The course's problems have no bias; ``fit_intercept=True`` (the default, as scikit-learn's
@@ -59,9 +49,10 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices (the registry's).
     tol : float, default 1e-3
         Stop at this relative duality gap, checked once per epoch.
-    max_iter : int, default 1000
-        Most epochs (passes over the data), as in LIBLINEAR; for "parallel", most steps
-        (each reads the data twice).
+    max_iter : int or None, default None
+        Most epochs (passes over the data), as in LIBLINEAR; for "parallel" an epoch is one step (it
+        updates every sample at once), for "interior_point" one Newton step.  None: the solver's default
+        budget (``default_max_iter``: 1000 epochs, at least 100,000 sample visits).
     random_state : int, Generator or None
     record_history : bool
         Keep per-epoch curves (time with the clock paused for the objectives, primal,
@@ -94,11 +85,11 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
     alpha_ : (n, k) dual variables (a property, built from the two);
     solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
     small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
-    n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult (its ``state`` only with
+    n_iter_ : int, epochs run (Newton steps for "interior_point");  history_ : dict or None;  result_ : SolveResult (its ``state`` only with
     ``warm_start``).
     """
 
-    def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=1000, random_state=None,
+    def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=None, random_state=None,
                  record_history=False, device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
                  warm_start=False, verbose=0):
         self.device = device
@@ -116,73 +107,40 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.verbose = verbose
 
-    PARAMETERS = {
-        "C": checked_by_problem, "M": checked_by_problem, "device": checked_by_problem,
-        "loss": lambda value, name: get_loss(value).name, "solver": checked_by_problem,  # by the registry, below
-        "tol": lambda value, name: check_tol(value), "max_iter": lambda value, name: check_max_iter(value),
-        "random_state": lambda value, name: check_random_state(value), "record_history": check_flag,
-        **SHARED_PARAMETERS,
-    }
+    _parameter_constraints = {**CONSTRAINTS, "loss": [str, MulticlassLoss], "M": [POSITIVE]}
 
-    def make_solver(self, params=None, sparse: bool = False):
-        """The solver the parameters name (``params``: those :meth:`checked_params` returned, if at hand),
-        built by the registry (:func:`~svmteach.solvers.make_multiclass_solver`), which refuses, naming
-        ``solver``, one that does not solve the loss or, with ``sparse``, does not take sparse X."""
-        params = self.checked_params() if params is None else params
-        return make_multiclass_solver(params["solver"], get_loss(params["loss"]), params["random_state"], sparse)
+    def check_params(self):
+        """The constraints, then the loss (a registered name, :func:`~svmteach.losses.get_loss`) and the solver (a
+        registered solver of that loss, the registry's check), each naming its parameter."""
+        super().check_params()
+        loss = get_loss(self.loss)
+        if self.solver is not None:
+            check_solver(self.solver, "multiclass", loss)
 
-    def problem_for(self, X, y, sample_weight=None, params=None) -> MulticlassProblem:
+    def make_solver(self, sparse: bool = False):
+        """The solver the parameters name, built by the registry (:func:`~svmteach.solvers.make_multiclass_solver`),
+        which refuses, naming ``solver``, one that does not solve the loss or, with ``sparse``, does not take
+        sparse X."""
+        return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse)
+
+    def problem_for(self, X, y, sample_weight=None) -> MulticlassProblem:
         """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves: its bias
         column and per-sample C included.  A fitted model keeps no copy of the data; this rebuilds the
         problem, to draw it or to recompute the fit's objectives."""
-        params = self.checked_params() if params is None else params
-        bias = params["intercept_scaling"] if params["fit_intercept"] else None
+        self.check_params()
+        bias = self.intercept_scaling if self.fit_intercept else None
         return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
-                                 sample_weight=sample_weights(y, sample_weight, params["class_weight"]))
+                                 sample_weight=sample_weights(y, sample_weight, self.class_weight))
 
-    def fit(self, X, y, sample_weight=None):
-        """Solve the dual on ``X`` (n, d) and labels ``y``.
+    def fit_label(self, solver, problem) -> str:
+        """The loss and the solver: "ww, exact"."""
+        return f"{problem.loss}, {solver.name}"
 
-        ``sample_weight`` (n,) and ``class_weight`` scale each sample's C (:mod:`.weights`); with
-        ``warm_start`` the previous fit's solution is the starting point (:mod:`.warm_start`).
-        """
-        params = self.checked_params()
-        record_features(self, X)
-        solver = self.make_solver(params, sparse=is_sparse(X))
-        tol = params["tol"]
-        max_epochs = params["max_iter"]
-        problem = self.problem_for(X, y, sample_weight, params)
-        if solver.prefers_gpu and is_numpy(problem.xp):
-            warnings.warn(f"solver={solver.name!r} is meant for a GPU (device='gpu'): it updates every sample at once; "
-                          "on the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)
+    def store(self, solver, problem, result):
+        """support_ and dual_coef_ (the nonzero rows of alpha), coef_ and intercept_."""
         bias = problem.bias
-        n = solver.steps_per_epoch(problem)
-        start = warm_state(self, solver, problem) if params["warm_start"] else None
-        # one BLAS thread (backend.one_blas_thread): a second one spins while it waits, and on a busy CPU made
-        # the parallel solver's products 40 times slower; on a GPU the limit does not apply
-        with fit_progress(self, solver, problem, params["verbose"]) as progress, one_blas_thread():
-            result = solve(solver, problem, max_iter=max_epochs * n, tol=tol, record_history=self.record_history,
-                           state=start, callback=progress)
-        taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
-        direct = None
-        if params["solver"] is None and not result.interrupted:  # a small problem the default could not finish
-            direct = finish_directly(problem, result, tol, False, self.record_history)
-        if progress is not None:
-            progress.finish(result, direct)
-        if direct is not None:
-            solver, result, n, taken = InteriorPoint(bias=False), direct, 1, direct.n_iter
-        if result.interrupted:
-            warn_interrupted(self, result)
-        elif not result.converged:
-            why = (f"stopped after max_iter={max_epochs} epochs" if taken >= max_epochs * n else
-                   f"stopped after {-(-taken // n)} epochs, before max_iter={max_epochs}, {STALLED}")
-            warn_not_converged(self, f"{problem.loss}, {solver.name}", result, tol, why, problem.X)
         alpha, W = solver.coefficients(problem, result.state)
         alpha, W = to_numpy(alpha), to_numpy(W)
-        remember(self, problem, result, params["warm_start"])
-        self.solver_ = solver.name
-        self.classes_ = problem.classes
-        self.n_features_in_ = problem.n_features - (bias is not None)
         # the dual solution, kept by its nonzero rows (a sample with alpha_i = 0 is not a support vector)
         self.support_ = np.flatnonzero(np.any(alpha != 0, axis=1))
         self.dual_coef_ = np.ascontiguousarray(alpha[self.support_])
@@ -190,9 +148,6 @@ class MulticlassSVC(ValidatedParameters, ClassifierMixin, BaseEstimator):
         # with a bias column, its weights times its value are the intercepts: w_m'x + w_mB B
         self.coef_ = np.ascontiguousarray(W if bias is None else W[:, :-1])
         self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
-        self.n_iter_ = -(-taken // n)  # this fit's epochs, counting a partial one
-        self.history_ = result.history
-        return self
 
     @property
     def alpha_(self):

@@ -22,6 +22,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import to_numpy
+from ..problems import MulticlassProblem
+
+
+def labels(problem):
+    """The problem's labels as it codes them: class indices (multiclass) or +-1 (binary)."""
+    return to_numpy(problem.codes if isinstance(problem, MulticlassProblem) else problem.y)
 
 
 def warm_state(est, solver, problem):
@@ -36,7 +42,7 @@ def warm_state(est, solver, problem):
     if (old_C is None or len(old_C) != problem.n_samples or alpha.shape[0] != problem.n_samples
             or not np.array_equal(est.classes_, problem.classes)
             or getattr(est, "_fit_n_columns", None) != problem.n_features
-            or not np.array_equal(getattr(est, "_fit_y", None), to_numpy(problem.y))):
+            or not np.array_equal(getattr(est, "_fit_y", None), labels(problem))):
         return None
     new_C = to_numpy(problem.C_i)
     # alpha_i C_i^new / C_i^old, sample by sample (0 where the old bound was 0: alpha_i was 0 there)
@@ -55,7 +61,7 @@ def remember(est, problem, result, warm_start: bool):
     if warm_start:
         est.result_ = result
         est._fit_C_i = to_numpy(problem.C_i).copy()
-        est._fit_y = to_numpy(problem.y).copy()
+        est._fit_y = labels(problem).copy()
         est._fit_n_columns = problem.n_features
     else:
         est.result_ = result._replace(state=None, states=None)

@@ -23,7 +23,7 @@ from sklearn.svm import SVC, LinearSVC  # noqa: E402
 
 import svmteach  # noqa: E402
 from svmteach import data  # noqa: E402
-from svmteach.rls import RLSClassifier  # noqa: E402
+from svmteach.estimators import RLSClassifier  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

@@ -1,7 +1,8 @@
 """Multiclass by reduction to binary SVMs: one-vs-rest and one-vs-one, built from BinarySVC.
 
-Their parameters are BinarySVC's (``solver=None``: dual coordinate ascent for the linear kernel, its
-intercept a penalised constant feature, and SMO for the other kernels), and ``fit`` takes ``sample_weight``,
+Their parameters are BinarySVC's, validated by its constraints before any fit (``solver=None``: dual
+coordinate ascent for the linear kernel, its intercept a penalised constant feature, and SMO for the other
+kernels; ``max_iter``: most epochs of each binary fit, None its solver's default), and ``fit`` takes ``sample_weight``,
 handed to each binary fit (its subset's weights for one-vs-one).
 
 The course compares these with the single-machine losses of Weston-Watkins and
@@ -16,9 +17,10 @@ from itertools import combinations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .estimators import BinarySVC, check_fitted, check_predict_X
-from .estimators.columns import record_features
-from .problems import check_labels, check_sample_weight, check_X
+from ..validation import check_labels, check_sample_weight, check_X
+from .binary import BinarySVC
+from .columns import record_features
+from .prediction import check_fitted, check_predict_X
 
 
 class _Reduction(ClassifierMixin, BaseEstimator):
@@ -37,6 +39,10 @@ class _Reduction(ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.cache_size = cache_size
 
+    _parameter_constraints = {name: BinarySVC._parameter_constraints[name] for name in
+                              ("C", "kernel", "gamma", "degree", "coef0", "solver", "tol", "max_iter", "random_state",
+                               "fit_intercept", "intercept_scaling", "cache_size")}
+
     def _binary(self):
         return BinarySVC(C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
                          solver=self.solver, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state,
@@ -49,6 +55,7 @@ class _Reduction(ClassifierMixin, BaseEstimator):
         return tags
 
     def _prepare(self, X, y, sample_weight):
+        self._validate_params()  # before any work, naming this estimator
         record_features(self, X)
         X = check_X(X, "X", accept_sparse=True)  # a sparse X goes to BinarySVC's sparse solvers
         classes, codes = check_labels(y, X.shape[0], "y")
@@ -70,7 +77,7 @@ class _Reduction(ClassifierMixin, BaseEstimator):
 class OneVsRestSVC(_Reduction):
     """k binary SVMs, class c against all others; predicts the class with the largest score.
 
-    Attributes: ``estimators_`` (one BinarySVC per class), ``classes_``, ``n_iter_`` (steps of each).
+    Attributes: ``estimators_`` (one BinarySVC per class), ``classes_``, ``n_iter_`` (epochs of each).
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -96,7 +103,7 @@ class OneVsOneSVC(_Reduction):
     """k(k-1)/2 binary SVMs, one per pair of classes; each votes, ties go to the larger total confidence.
 
     Attributes: ``estimators_`` (one BinarySVC per pair), ``pairs_`` (the class indices of each),
-    ``n_iter_`` (steps of each).
+    ``n_iter_`` (epochs of each).
     """
 
     def fit(self, X, y, sample_weight=None):
