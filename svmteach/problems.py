@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import NamedTuple
 
 import numpy as np
 
 from .backend import array_namespace, is_numpy
-from .kernels import (canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal, kernel_params,
+from .kernels import (canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal,
                       make_kernel)
 from .losses import get_loss
 from .rows import is_sparse, row_squared_norms
@@ -26,67 +25,6 @@ from .validation import (check_bias, check_C, check_labels, check_positive, chec
 #: Above this many samples, ``BinaryProblem.kernel_row`` on a non-NumPy device computes kernel rows one
 #: at a time instead of the whole (n, n) matrix (on NumPy, SMO reads its rows from the bounded cache).
 FULL_GRAM_UP_TO = 4096
-
-#: The default size of the kernel-row cache, in MB (LIBSVM's ``-m`` default).
-CACHE_SIZE = 200.0
-
-
-class KernelRowCache(NamedTuple):
-    """Rows of a binary problem's kernel matrix, at most ``cache_size`` MB of them, kept for the compiled loops.
-
-    Made by :meth:`BinaryProblem.kernel_rows`; filled and read by the compiled functions of
-    :mod:`svmteach.solvers.numba_kernel_rows` (its docstring says how).  A row depends on X and the
-    kernel only, never on C, y or a run, so every problem with the same X and kernel may share one
-    cache: :meth:`BinaryProblem.with_C` does.  Every array is allocated here, by NumPy.
-
-    Attributes
-    ----------
-    X : (n, d) float64, the problem's points;  sqnorm : (n,) float64, their squared norms;
-    params : (5,) float64, :func:`~svmteach.kernels.kernel_params` of the kernel;
-    buffer : (m, n) float64, slot s holds row ``owner[s]`` (slot i holds row i when m = n);
-    slot : (n,) int64, the slot of row i or -1;  owner : (m,) int64, the row in slot s or -1;
-    stamp : (m,) int64, the last use of slot s;  clock : (1,) int64, the number of rows asked for.
-    """
-
-    X: np.ndarray
-    sqnorm: np.ndarray
-    params: np.ndarray
-    buffer: np.ndarray
-    slot: np.ndarray
-    owner: np.ndarray
-    stamp: np.ndarray
-    clock: np.ndarray
-
-    @staticmethod
-    def rows_for(n: int, cache_size: float) -> int:
-        """How many rows of n float64 numbers ``cache_size`` MB hold: at least 2 (a step holds two), at most n."""
-        return int(min(n, max(2, (cache_size * 2**20) // (8 * n))))
-
-    @classmethod
-    def make(cls, X, kernel, cache_size: float = CACHE_SIZE) -> KernelRowCache:
-        """An empty cache of :meth:`rows_for` ``(n, cache_size)`` rows for the NumPy ``X`` and ``kernel``."""
-        n = X.shape[0]
-        m = cls.rows_for(n, cache_size)
-        return cls(X=X, sqnorm=np.einsum("ij,ij->i", X, X), params=kernel_params(kernel),
-                   buffer=np.empty((m, n), dtype=np.float64), slot=np.full(n, -1, dtype=np.int64),
-                   owner=np.full(m, -1, dtype=np.int64), stamp=np.zeros(m, dtype=np.int64),
-                   clock=np.zeros(1, dtype=np.int64))
-
-    @property
-    def have(self):
-        """(n,) bool: which rows are in the cache now."""
-        return self.slot >= 0
-
-    @property
-    def size_mb(self) -> float:
-        """The rows' memory in MB."""
-        return self.buffer.nbytes / 2**20
-
-
-def check_cache_size(cache_size, name: str = "cache_size") -> float:
-    """Return ``cache_size`` (MB of kernel rows) as a positive finite float, or raise naming ``name``."""
-    return check_positive(cache_size, name)
-
 
 class Problem:
     """What both problems share: attributes set once, by the constructor, and the data's namespace and sizes.
@@ -179,7 +117,6 @@ class BinaryProblem(Problem):
     C_i : (n,) float64, each sample's box bound :math:`C w_i`;
     kernel : Kernel;  gram : (n, n) kernel matrix (computed on first use);
     Q : (n, n) ``y_i y_j K_ij`` (on first use);  diag : (n,) ``K_ii``;
-    _kernel_rows : the :class:`KernelRowCache` of the compiled loops (made by :meth:`kernel_rows`, NumPy only).
     gamma, degree, coef0 : the kernel's.  Every cached attribute depends on X, y and the kernel only, never on C:
     :meth:`with_C` shares them.
     """
@@ -253,18 +190,6 @@ class BinaryProblem(Problem):
         if "gram" in vars(self) or self.n_samples <= FULL_GRAM_UP_TO:
             return self.gram[i, :]
         return gram(self.X[i : i + 1, :], self.X, self.kernel)[0, :]
-
-    def kernel_rows(self, cache_size: float = CACHE_SIZE) -> KernelRowCache:
-        """The problem's :class:`KernelRowCache` of ``cache_size`` MB (NumPy X only), kept for later calls.
-
-        The same cache is handed back while ``cache_size`` stays the same (and to :meth:`with_C`
-        copies made after it exists); a size that holds another number of rows replaces it with an empty one.
-        """
-        cache_size = check_cache_size(cache_size)
-        rows = vars(self).get("_kernel_rows")
-        if rows is None or rows.buffer.shape[0] != KernelRowCache.rows_for(self.n_samples, cache_size):
-            rows = vars(self)["_kernel_rows"] = KernelRowCache.make(self.X, self.kernel, cache_size)
-        return rows
 
     def kernel_with(self, Z):
         """Kernel matrix between the training points and new points ``Z``: shape (n, len(Z))."""

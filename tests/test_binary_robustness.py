@@ -210,7 +210,7 @@ def test_large_gamma_kernel_rows_have_a_unit_diagonal(name):
     best, _ = binary_dual_optimum(K, y.astype(float), 1.0, bias=True)
     lazy = BinaryProblem(X, y, C=1.0, kernel=name, gamma=gamma)
     r = solve(SMO(), lazy, tol=1e-8)  # the compiled loop fills its own rows
-    rows = vars(lazy)["_kernel_rows"]
+    rows = r.state.rows
     np.testing.assert_allclose(rows.buffer[rows.have], K[rows.have], rtol=1e-9, atol=1e-300)
     assert np.all(np.diag(rows.buffer)[rows.have] == 1.0)
     assert r.converged and rel(r.dual, best) < 1e-6

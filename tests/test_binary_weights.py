@@ -238,7 +238,7 @@ def test_dual_cd_with_a_cache_of_a_few_rows_reaches_the_qp_optimum(rows_kept):
     C = 3.0
     p = BinaryProblem(X, y, C=C, sample_weight=weights, kernel="gaussian", gamma=2.0)
     cache_size = rows_kept * p.n_samples * 8 / 1e6  # MB holding rows_kept rows of n float64 numbers
-    assert p.kernel_rows(cache_size).buffer.shape[0] == rows_kept
+    assert DualCoordinateAscent(cache_size=cache_size).init(p).rows.buffer.shape[0] == rows_kept
     K = gram(X, X, p.kernel)
     best, _ = binary_dual_optimum(K, y, C * weights, bias=False)
     for fast in (True, False):

@@ -9,8 +9,8 @@ from conftest import random_binary
 from oracles import binary_dual_optimum
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from svmteach import SMO, BinaryProblem, solve
-from svmteach.problems import KernelRowCache
+from svmteach import SMO, BinaryProblem, DualCoordinateAscent, solve
+from svmteach.solvers.kernel_scores import KernelRowCache, row_cache
 from svmteach.solvers.numba_kernel_rows import get_row, scores
 
 MB = 2**20
@@ -36,7 +36,7 @@ def test_rows_equal_sklearn_kernels_through_evictions(name):
     p = BinaryProblem(X, y, kernel=name, gamma=0.3, degree=3, coef0=1.0)
     K = sklearn_kernel(name, X, 0.3)
     size = 3 * 8 * 200 / MB  # three rows of n float64
-    cache = p.kernel_rows(size)
+    cache = row_cache(p, size)
     assert cache.buffer.shape == (3, 200) and cache.buffer.dtype == np.float64
     order = np.random.default_rng(0).integers(0, 200, size=60)
     for k, i in enumerate(order):
@@ -54,15 +54,35 @@ def test_rows_equal_sklearn_kernels_through_evictions(name):
 def test_cache_size_sets_the_rows_and_is_checked():
     X, y = random_binary(n=1000, d=3, seed=0)
     p = BinaryProblem(X, y, kernel="gaussian", gamma=0.5)
-    assert p.kernel_rows().buffer.shape == (1000, 1000)  # 200 MB hold every row: slot i is row i
-    assert p.kernel_rows(1.0).buffer.shape == (131, 1000)  # 1 MB / 8000 bytes a row
-    assert p.kernel_rows(1e-9).buffer.shape == (2, 1000)  # at least the two rows of a step
-    assert p.kernel_rows(1e-9) is p.kernel_rows(1e-9)  # kept for later calls
-    assert p.with_C(3.0).kernel_rows(1e-9) is p.kernel_rows(1e-9)  # and shared across C
+    assert row_cache(p).buffer.shape == (1000, 1000)  # 200 MB hold every row: slot i is row i
+    assert row_cache(p, 1.0).buffer.shape == (131, 1000)  # 1 MB / 8000 bytes a row
+    assert row_cache(p, 1e-9).buffer.shape == (2, 1000)  # at least the two rows of a step
     for bad, err in [(0, ValueError), (-1.0, ValueError), (np.inf, ValueError), ("200", TypeError), (True, TypeError)]:
         with pytest.raises(err, match="cache_size"):
             SMO(cache_size=bad)
     assert isinstance(KernelRowCache.make(p.X, p.kernel, 1.0), tuple)
+
+
+@pytest.mark.parametrize("make", [SMO, DualCoordinateAscent], ids=["smo", "dual_cd"])
+def test_the_row_cache_belongs_to_the_run(make):
+    """A run makes its cache in ``init`` and its states carry it (the steps, the compiled loop and the measure
+    fill that one); a warm start on the same X and kernel keeps it, on other data or another size gets a new
+    one; the problem holds none, and two runs on one problem have two."""
+    X, y = random_binary(n=40, d=3, seed=2)
+    p = BinaryProblem(X, y, C=1.0, kernel="gaussian", gamma=0.5)
+    solver = make(random_state=0, cache_size=1e-9)
+    start = solver.init(p)
+    rows = start.rows
+    assert isinstance(rows, KernelRowCache) and rows.X is p.X and rows.have.sum() == 0
+    moved = solver.advance(p, solver.step(p, start), 30)
+    assert solver.step(p, start).rows is rows and moved.rows is rows and solver.measure(p, moved).rows is rows
+    assert rows.clock[0] > 0  # the run's reads went to its own cache
+    assert solver.init(p).rows is not rows  # another run, another cache
+    assert "_kernel_rows" not in vars(p) and not any(isinstance(v, KernelRowCache) for v in vars(p).values())
+    assert solver.warm_start(p.with_C(3.0), moved).rows is rows  # same X and kernel: the rows are still good
+    other = BinaryProblem(X + 1.0, y, C=1.0, kernel="gaussian", gamma=0.5)
+    assert solver.warm_start(other, moved).rows is not rows
+    assert make(random_state=0).warm_start(p, moved).rows.buffer.shape == (40, 40)  # 200 MB: every row
 
 
 @pytest.mark.parametrize("kern", [{"kernel": "gaussian", "gamma": 0.5}, {"kernel": "linear"},
@@ -78,7 +98,7 @@ def test_a_tiny_cache_takes_the_same_steps_as_a_big_one(kern, selection):
     small = SMO(selection, random_state=1, cache_size=1e-9)
     b = small.advance(tiny, small.init(tiny), 300)
     assert np.array_equal(a.alpha, b.alpha) and a.b == b.b and a.dual == b.dual
-    rows = tiny.kernel_rows(1e-9)
+    rows = b.rows
     assert rows.buffer.shape[0] == 2 and rows.have.sum() == 2 and rows.clock[0] > 300
     state = small.init(tiny)
     path = SMO(selection, random_state=1).init(big)
@@ -105,7 +125,7 @@ def test_memory_is_bounded_by_the_cache_at_n_50000(kernel):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert r.n_iter == 2_000 and q.kernel_rows(10).buffer.shape == (26, n)  # 10 MB: 26 rows of 400 kB
+    assert r.n_iter == 2_000 and r.state.rows.buffer.shape == (26, n)  # 10 MB: 26 rows of 400 kB
     assert peak < 64 * MB, peak / MB  # against n^2 * 8 bytes = 20,000 MB
     alpha = np.asarray(r.state.alpha)
     assert np.all(alpha >= 0) and np.all(alpha <= 0.5) and abs(alpha @ q.y) < 1e-9 * alpha.sum()

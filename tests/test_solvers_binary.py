@@ -363,31 +363,38 @@ def test_separable_data_large_C_is_the_hard_margin():
     assert np.all(r.state.alpha < 1e6 * (1 - 1e-9))  # no slack is paid
 
 
-def test_with_C_shares_the_kernel_row_cache_and_nothing_else_of_a_run():
-    """After a C = 1e6 solve, ``with_C(0.01)`` solves as a fresh problem does, reusing the rows."""
+def test_a_warm_start_on_with_C_keeps_the_runs_kernel_row_cache():
+    """After a C = 1e6 solve, a run warm-started on ``with_C(0.01)`` solves as a fresh problem does, reusing the
+    rows of the first run's cache (its state's); the problems hold nothing of either run."""
     X, y = random_binary(n=60, d=2, seed=21, shift=0.3)
     kern = dict(kernel="gaussian", gamma=0.8)
     hard = BinaryProblem(X, y, C=1e6, **kern)
-    solve(SMO(), hard, tol=1e-8, max_iter=200_000)
-    cache = vars(hard)["_kernel_rows"]
+    first = solve(SMO(), hard, tol=1e-8, max_iter=200_000)
+    cache = first.state.rows
     held = cache.have.copy()
     rows_before = cache.buffer[held].copy()
     soft = hard.with_C(0.01)
     assert soft.C == 0.01 and hard.C == 1e6
-    assert vars(soft)["_kernel_rows"] is cache  # shared: the rows depend on X and the kernel only
-    r = solve(SMO(), soft, tol=1e-8)
+    warm = solve(SMO(), soft, tol=1e-8, state=first.state)
+    assert warm.state.rows is cache  # kept: the rows depend on X and the kernel only
+    r = solve(SMO(), soft, tol=1e-8)  # a cold run on the with_C copy: its own cache
+    assert r.state.rows is not cache
     fresh = solve(SMO(), BinaryProblem(X, y, C=0.01, **kern), tol=1e-8)
     K = np.exp(-0.8 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
     best, _ = binary_dual_optimum(K, y, 0.01, bias=True)
     assert r.converged and rel(r.dual, best) < 1e-6 and rel(fresh.dual, best) < 1e-6
     np.testing.assert_allclose(r.state.alpha, fresh.state.alpha, atol=1e-9)
     assert r.state.b == pytest.approx(fresh.state.b, abs=1e-6)
+    # the warm run: the optimum too (no free support vector here, so b is any point of an interval: its gap
+    # certifies it)
+    assert warm.converged and warm.gap <= 1e-8 and rel(warm.dual, best) < 1e-6
+    np.testing.assert_allclose(warm.state.alpha, fresh.state.alpha, atol=1e-8)
     assert np.all(cache.have[held])  # the rows already there were kept ...
     assert np.array_equal(cache.buffer[held], rows_before)  # ... unchanged
     np.testing.assert_allclose(cache.buffer[cache.have], K[cache.have], rtol=1e-12, atol=1e-12)
     # the problems hold their data and caches of X, y and the kernel only: nothing of a run
-    cached = {"gram", "Q", "diag", "_kernel_rows"}
-    fields = {"X", "y", "C", "kernel", "gamma", "degree", "coef0", "device", "sample_weight", "bias", "C_i", "classes"}
+    cached = {"gram", "Q", "diag"}
+    fields = {"X", "y", "C", "kernel", "device", "sample_weight", "bias", "C_i", "classes"}
     assert set(vars(hard)) <= fields | cached and set(vars(soft)) <= fields | cached
 
 
@@ -399,7 +406,7 @@ def test_smo_fast_path_with_kernel_rows_on_demand(kern):
     full = BinaryProblem(X, y, C=1.0, **kern)
     r_lazy = solve(SMO(), lazy, tol=1e-5)
     assert "gram" not in vars(lazy)  # it never built the whole matrix
-    rows = vars(lazy)["_kernel_rows"]
+    rows = r_lazy.state.rows
     assert rows.buffer.dtype == np.float64 and 0 < rows.have.sum() < len(y)  # only the rows steps needed
     np.testing.assert_allclose(rows.buffer[rows.have], full.gram[rows.have], rtol=1e-12, atol=1e-12)
     best, _ = binary_dual_optimum(np.array(full.gram), y, 1.0, bias=True)

@@ -245,7 +245,8 @@ class Solver(ABC):
 
         alpha, b = self.coefficients(problem, state)
         alpha = problem.xp.asarray(alpha, dtype=problem.xp.float64)
-        f = problem.y * (1.0 - exact_gradient(problem, alpha))
+        rows = getattr(state, "rows", None)  # the run's kernel-row cache, where its states carry one
+        f = problem.y * (1.0 - exact_gradient(problem, alpha, rows))
         magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
         return obj.gap_rounding(problem, alpha, f, float(b), magnitudes)
 

@@ -56,18 +56,17 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from ..problems import CACHE_SIZE, check_cache_size
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, after_visit,
                             linear_gradient, shuffle_prefix, steps_gram, steps_linear, visit)
-from .kernel_scores import exact_gradient, kernel_row
+from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 
 
 class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object), ("grad", object), ("w", object),
                                              ("index", np.ndarray), ("seed", int), *Sweep.__annotations__.items(),
                                              *CoordinatePicture.__annotations__.items(), ("primal", float),
-                                             ("dual", float), ("gap", float), ("kkt", float)])):
+                                             ("dual", float), ("gap", float), ("kkt", float), ("rows", object)])):
     """State of :class:`DualCoordinateAscent` after ``n_iter`` coordinate steps.
 
     Attributes
@@ -96,6 +95,8 @@ class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object),
         :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture` (documented there; i = -1 at the start).
     primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure
         (every state of the step path is measured; a compiled run's state after ``measure``).
+    rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy): bookkeeping,
+        shared by the states of one run, which fill it.
     """
 
     __slots__ = ()
@@ -128,7 +129,7 @@ def _sweep(state) -> Sweep:
     return Sweep(**{name: getattr(state, name) for name in Sweep._fields})
 
 
-def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
+def _start(problem, n_iter, epoch, alpha, grad, seed, rows) -> DualCDState:
     """A measured state at ``alpha`` at the start of ``epoch``: every coordinate active, no step to picture."""
     P, D, gap, kkt = stopping_measures(problem, alpha, grad)
     n, inf = problem.n_samples, math.inf
@@ -137,7 +138,8 @@ def _start(problem, n_iter, epoch, alpha, grad, seed) -> DualCDState:
     sweep = Sweep(epoch=epoch, pos=0, n_active=n, shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf,
                   reactivate_at=REACTIVATE_AT, epoch_violation=inf, epoch_active=0)
     return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, w=None, index=index, seed=seed,
-                       **sweep._asdict(), **NO_COORDINATE._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
+                       **sweep._asdict(), **NO_COORDINATE._asdict(), primal=P, dual=D, gap=gap, kkt=kkt,
+                       rows=rows)
 
 
 def _weights(problem, alpha):
@@ -165,10 +167,10 @@ def _add_row(problem, w, i, a):
     return w + a * problem.X[i, :]
 
 
-def _column(problem, i: int, cache_size: float):
+def _column(problem, i: int, rows):
     """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`; the (n, n) Q is never made.
 
-    :math:`K_{:, i}` is read from the problem's row cache of ``cache_size`` MB (the compiled loop's
+    :math:`K_{:, i}` is read from the run's row cache ``rows`` (the compiled loop's
     numbers; :func:`~svmteach.solvers.kernel_scores.kernel_row`), except for the linear kernel, whose compiled
     loop keeps w instead: :meth:`~svmteach.problems.BinaryProblem.kernel_row` for a dense X (from the
     Gram matrix of a small problem, else computed alone) and :math:`K_{:, i} = X x_i`, a sparse
@@ -179,7 +181,7 @@ def _column(problem, i: int, cache_size: float):
     elif problem.kernel.is_linear:  # the compiled loop keeps w and reads no row of K: the problem's row
         K_i = problem.kernel_row(i)
     else:
-        K_i = kernel_row(problem, i, cache_size)
+        K_i = kernel_row(problem, i, rows)
     return problem.y * (float(problem.y[i]) * K_i)
 
 
@@ -222,17 +224,21 @@ class DualCoordinateAscent(Solver):
         """Without shrinking an epoch visits every coordinate: if none moves, none ever will."""
         return not self.shrinking
 
+    def _row_cache(self, problem, reuse=None):
+        """The run's kernel-row cache; None for the linear kernel, whose loop keeps w and reads no row of K."""
+        return None if problem.kernel.is_linear else row_cache(problem, self.cache_size, reuse)
+
     def init(self, problem) -> DualCDState:
         xp, n = problem.xp, problem.n_samples
-        seed = seed_from(self.random_state)
+        seed, rows = seed_from(self.random_state), self._row_cache(problem)
         if self.init_rule == "zero":
             alpha = xp.zeros(n, dtype=problem.X.dtype)
             grad = xp.ones(n, dtype=problem.X.dtype)  # g = 1 - Q 0
         else:
             C_i = to_numpy(problem.C_i)  # alpha_i ~ U(0, C_i): C_i times a U(0, 1) draw
             alpha = xp.asarray(np.random.default_rng([seed, 2**32 - 1]).uniform(0.0, C_i, n), dtype=problem.X.dtype)
-            grad = exact_gradient(problem, alpha, self.cache_size)
-        return _start(problem, 0, 0, alpha, grad, seed)
+            grad = exact_gradient(problem, alpha, rows)
+        return _start(problem, 0, 0, alpha, grad, seed, rows)
 
     def warm_start(self, problem, state: DualCDState) -> DualCDState:
         """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
@@ -245,15 +251,16 @@ class DualCoordinateAscent(Solver):
         xp = problem.xp
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
         alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))
-        return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha, self.cache_size),
-                      state.seed)
+        rows = self._row_cache(problem, state.rows)  # kept when X and the kernel are the same
+        return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha, rows), state.seed,
+                      rows)
 
     def step(self, problem, state: DualCDState) -> DualCDState:
         """One coordinate step by the compiled loops' own kernels: :func:`~svmteach.solvers.numba_dual_cd.visit`
         (the shrinking test, then the parabola's maximiser) on the coordinate's gradient as they read it (with
         the linear kernel from ``w``, which the step keeps too), then
         :func:`~svmteach.solvers.numba_dual_cd.after_visit` (set aside or move on; close the epoch at its end)."""
-        grad = exact_gradient(problem, state.alpha, self.cache_size) if state.grad is None else state.grad
+        grad = exact_gradient(problem, state.alpha, state.rows) if state.grad is None else state.grad
         linear = problem.kernel.is_linear
         w = (_weights(problem, state.alpha) if state.w is None else state.w) if linear else None
         i = int(state.index[state.pos])
@@ -263,7 +270,7 @@ class DualCoordinateAscent(Solver):
                             state.shrink_lo)
         if picture.delta != 0.0:
             alpha = problem.xp.asarray(alpha)
-            grad = grad - picture.delta * _column(problem, i, self.cache_size)  # g <- g - delta Q e_i
+            grad = grad - picture.delta * _column(problem, i, state.rows)  # g <- g - delta Q e_i
             if linear:
                 w = _add_row(problem, w, i, picture.delta * float(problem.y[i]))  # w <- w + delta y_i x_i
         else:
@@ -282,7 +289,7 @@ class DualCoordinateAscent(Solver):
         A state without a gradient (a compiled linear run's) then carries that one; a cached gradient
         is kept as it is, so that measuring never changes the iterates that follow.
         """
-        exact = exact_gradient(problem, state.alpha, self.cache_size)
+        exact = exact_gradient(problem, state.alpha, state.rows)
         P, D, gap, kkt = stopping_measures(problem, state.alpha, exact)
         grad = exact if state.grad is None else state.grad
         return state._replace(grad=grad, primal=P, dual=D, gap=gap, kkt=kkt)
@@ -325,9 +332,9 @@ class DualCoordinateAscent(Solver):
             grad = None
         else:
             w = None
-            grad = np.array(state.grad if state.grad is not None else exact_gradient(problem, alpha, self.cache_size),
+            grad = np.array(state.grad if state.grad is not None else exact_gradient(problem, alpha, state.rows),
                             dtype=np.float64)
-            rows, y, diag = problem.kernel_rows(self.cache_size), problem.y, np.asarray(problem.diag, dtype=np.float64)
+            rows, y, diag = state.rows, problem.y, np.asarray(problem.diag, dtype=np.float64)
         sweep = _sweep(state)
         every = n_steps if tol is None else self.steps_between_measures(problem)
         done = 0

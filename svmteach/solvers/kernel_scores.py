@@ -1,4 +1,5 @@
-"""The binary dual's gradient recomputed from alpha alone, and kernel rows as the compiled loops see them.
+"""The binary dual's gradient recomputed from alpha alone, and kernel rows as the compiled loops see them,
+from the row cache a solver run owns (:class:`KernelRowCache`, made by :func:`row_cache`).
 
 Below :mod:`~svmteach.solvers.base` (it imports no solver), so that the contract's rounding bound, SMO and
 dual coordinate ascent share one definition.
@@ -6,28 +7,102 @@ dual coordinate ascent share one definition.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from ..kernels import gram
-from ..problems import CACHE_SIZE
+from ..kernels import gram, kernel_params
+from ..validation import check_positive
 from .numba_kernel_rows import get_row
 from .numba_kernel_rows import scores as row_scores
+
+#: The default size of the kernel-row cache, in MB (LIBSVM's ``-m`` default).
+CACHE_SIZE = 200.0
+
+
+class KernelRowCache(NamedTuple):
+    """Rows of a binary problem's kernel matrix, at most ``cache_size`` MB of them, kept for the compiled loops.
+
+    Made by :func:`row_cache` for a solver run, which carries it in its state; filled and read by the
+    compiled functions of :mod:`svmteach.solvers.numba_kernel_rows` (its docstring says how).  A row depends
+    on X and the kernel only, never on C, y or a run, so a run warm-started on the same X and kernel (another C)
+    takes over its cache.  Every array is allocated here, by NumPy.
+
+    Attributes
+    ----------
+    X : (n, d) float64, the problem's points;  sqnorm : (n,) float64, their squared norms;
+    params : (5,) float64, :func:`~svmteach.kernels.kernel_params` of the kernel;
+    buffer : (m, n) float64, slot s holds row ``owner[s]`` (slot i holds row i when m = n);
+    slot : (n,) int64, the slot of row i or -1;  owner : (m,) int64, the row in slot s or -1;
+    stamp : (m,) int64, the last use of slot s;  clock : (1,) int64, the number of rows asked for.
+    """
+
+    X: np.ndarray
+    sqnorm: np.ndarray
+    params: np.ndarray
+    buffer: np.ndarray
+    slot: np.ndarray
+    owner: np.ndarray
+    stamp: np.ndarray
+    clock: np.ndarray
+
+    @staticmethod
+    def rows_for(n: int, cache_size: float) -> int:
+        """How many rows of n float64 numbers ``cache_size`` MB hold: at least 2 (a step holds two), at most n."""
+        return int(min(n, max(2, (cache_size * 2**20) // (8 * n))))
+
+    @classmethod
+    def make(cls, X, kernel, cache_size: float = CACHE_SIZE) -> KernelRowCache:
+        """An empty cache of :meth:`rows_for` ``(n, cache_size)`` rows for the NumPy ``X`` and ``kernel``."""
+        n = X.shape[0]
+        m = cls.rows_for(n, cache_size)
+        return cls(X=X, sqnorm=np.einsum("ij,ij->i", X, X), params=kernel_params(kernel),
+                   buffer=np.empty((m, n), dtype=np.float64), slot=np.full(n, -1, dtype=np.int64),
+                   owner=np.full(m, -1, dtype=np.int64), stamp=np.zeros(m, dtype=np.int64),
+                   clock=np.zeros(1, dtype=np.int64))
+
+    @property
+    def have(self):
+        """(n,) bool: which rows are in the cache now."""
+        return self.slot >= 0
+
+    @property
+    def size_mb(self) -> float:
+        """The rows' memory in MB."""
+        return self.buffer.nbytes / 2**20
+
+
+def check_cache_size(cache_size, name: str = "cache_size") -> float:
+    """Return ``cache_size`` (MB of kernel rows) as a positive finite float, or raise naming ``name``."""
+    return check_positive(cache_size, name)
+
+
+def row_cache(problem, cache_size: float = CACHE_SIZE, reuse=None):
+    """The kernel-row cache of a run on ``problem``: ``reuse`` (a warm start's) when it holds rows of the same X and
+    kernel and as many of them, else an empty :class:`KernelRowCache` of ``cache_size`` MB; None off NumPy."""
+    if not is_numpy(problem.xp):
+        return None
+    if (reuse is not None and reuse.X is problem.X and reuse.params.tolist() == kernel_params(problem.kernel).tolist()
+            and reuse.buffer.shape[0] == KernelRowCache.rows_for(problem.n_samples, cache_size)):
+        return reuse
+    return KernelRowCache.make(problem.X, problem.kernel, cache_size)
+
 
 #: Off NumPy, the exact gradient evaluates kernel rows of at most this many support vectors at a time.
 EXACT_BLOCK = 256
 
 
-def exact_gradient(problem, alpha, cache_size=CACHE_SIZE):
+def exact_gradient(problem, alpha, rows=None):
     """The dual gradient :math:`g = \\mathbf 1 - Q\\alpha` recomputed from ``alpha`` alone, in float64.
 
     :math:`g_t = 1 - y_t f_t` with :math:`f_t = \\sum_s \\alpha_s y_s k(x_s, x_t)`, the sum over the
     support vectors (:math:`\\alpha_s \\ne 0`).  It drops whatever rounding a cached gradient has
     gathered (the rounding of many small updates).  The linear kernel needs no kernel row:
     :math:`f = X w` with :math:`w = X^\\top (\\alpha \\circ y)`, in O(nd).  Another kernel on NumPy reads
-    the support vectors' rows from the problem's row cache of ``cache_size`` MB (computing those
-    missing); elsewhere (CuPy) they are computed in blocks.  Never the whole (n, n) matrix.
+    the support vectors' rows from the run's row cache ``rows`` (computing those missing; None: a new
+    one of :data:`CACHE_SIZE`); elsewhere (CuPy) they are computed in blocks.  Never the whole (n, n) matrix.
     """
     xp = problem.xp
     if problem.kernel.is_linear:
@@ -35,7 +110,7 @@ def exact_gradient(problem, alpha, cache_size=CACHE_SIZE):
     coef = alpha * problem.y
     support = np.flatnonzero(to_numpy(alpha) != 0)
     if is_numpy(xp):
-        return 1.0 - problem.y * row_scores(problem.kernel_rows(cache_size), support, coef)
+        return 1.0 - problem.y * row_scores(row_cache(problem) if rows is None else rows, support, coef)
     f = xp.zeros(problem.n_samples, dtype=xp.float64)
     for s in range(0, support.size, EXACT_BLOCK):
         rows = xp.asarray(support[s : s + EXACT_BLOCK])
@@ -43,10 +118,10 @@ def exact_gradient(problem, alpha, cache_size=CACHE_SIZE):
     return 1.0 - problem.y * f
 
 
-def kernel_row(problem, i, cache_size=CACHE_SIZE):
-    """Row i of the kernel matrix, (n,): on NumPy a copy of the row in the problem's row cache of
-    ``cache_size`` MB (the compiled loop's numbers), else :meth:`~svmteach.problems.BinaryProblem.kernel_row`."""
-    if is_numpy(problem.xp):
-        return np.array(get_row(problem.kernel_rows(cache_size), int(i)))
+def kernel_row(problem, i, rows):
+    """Row i of the kernel matrix, (n,): a copy of the row in the run's row cache ``rows`` (the compiled loop's
+    numbers), or :meth:`~svmteach.problems.BinaryProblem.kernel_row` without one (off NumPy)."""
+    if rows is not None:
+        return np.array(get_row(rows, int(i)))
     return problem.kernel_row(i)
 

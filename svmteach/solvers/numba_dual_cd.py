@@ -305,7 +305,7 @@ def after_visit(index, seed, shrinking, sweep, shrunk, pg):
 def steps_gram(rows, y, diag, C, alpha, grad, index, seed, shrinking, sweep, n_steps):
     """Coordinate steps with the cached gradient (any kernel; ``C`` the (n,) bounds C_i, ``diag`` the (n,)
     :math:`K_{ii} = Q_{ii}`): after alpha_i += delta, :math:`g_t \\leftarrow g_t - \\Delta\\, y_i y_t K_{it}`
-    (Q is symmetric), row i of K from ``rows``, a :class:`~svmteach.problems.KernelRowCache`.
+    (Q is symmetric), row i of K from ``rows``, a :class:`~svmteach.solvers.kernel_scores.KernelRowCache`.
     Returns ``(picture, sweep, steps taken)``.
 
     Inside the loop ``grad`` holds :math:`v = y \\circ g` (so :math:`v_t \\leftarrow v_t - \\Delta y_i K_{it}`,

@@ -10,11 +10,10 @@ no exception: its row is :math:`X x_i`, computed and cached like any other.
 
 The cache
 ---------
-A cache is a :class:`svmteach.problems.KernelRowCache`, a NamedTuple of NumPy arrays allocated
-in Python (so that ``tracemalloc`` sees its memory).  Make one with
-``problem.kernel_rows(cache_size)`` (``cache_size`` in MB, LIBSVM's ``-m``, default 200): the
-problem keeps it, hands it to every later call with the same size and to its
-``with_C`` copies (a row depends on X and the kernel only).  Its arrays:
+A cache is a :class:`svmteach.solvers.kernel_scores.KernelRowCache`, a NamedTuple of NumPy arrays
+allocated in Python (so that ``tracemalloc`` sees its memory).  A solver run makes one in ``init``
+(:func:`~svmteach.solvers.kernel_scores.row_cache`, ``cache_size`` MB, LIBSVM's ``-m``, default 200) and its
+states carry it; a run warm-started on the same X and kernel keeps it (a row depends on those only).  Its arrays:
 
 ``X`` : (n, d) float64, the problem's points (read only);
 ``sqnorm`` : (n,) float64, :math:`\\|x_i\\|^2` (for the distance kernels);

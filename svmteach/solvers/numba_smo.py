@@ -10,8 +10,8 @@ One source: the step path (:mod:`svmteach.solvers.smo`) takes each step with the
 and the bias (:func:`intercept`).  The loop runs them many steps per call; every ``CHECK_EVERY``
 steps it evaluates the relative duality gap (with the KKT bias) and stops once it is at most ``tol``.
 
-Kernel rows come from the problem's bounded row cache
-(:mod:`svmteach.solvers.numba_kernel_rows`, ``problem.kernel_rows(cache_size)``): a row is
+Kernel rows come from the run's bounded row cache
+(:mod:`svmteach.solvers.numba_kernel_rows`, the state's ``rows``): a row is
 computed when a step first needs it, as LIBSVM does (a step touches rows i and j only, and many
 points are never selected), and kept while there is room.  They are exact kernel values in
 float64, the same numbers on the step path, which reads the same cache (LIBSVM's float32

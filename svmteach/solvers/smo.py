@@ -55,10 +55,10 @@ import numpy as np
 
 from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
-from ..problems import CACHE_SIZE, BinaryProblem, check_cache_size
+from ..problems import BinaryProblem
 from ..rows import is_sparse
 from .base import KKT_PER_TOL, Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
-from .kernel_scores import exact_gradient, kernel_row
+from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
                         random_pair, smo_loop)
 
@@ -67,7 +67,8 @@ RULES = ("random", "max_violating_pair", "second_order")
 
 class SMOState(NamedTuple("SMOState", [("n_iter", int), ("alpha", object), ("grad", object), ("seed", int),
                                        *PairPicture.__annotations__.items(), ("b", float), ("b_rule", str),
-                                       ("primal", float), ("dual", float), ("gap", float), ("kkt", float)])):
+                                       ("primal", float), ("dual", float), ("gap", float), ("kkt", float),
+                                       ("rows", object)])):
     """State of :class:`SMO` after ``n_iter`` pair steps.
 
     Attributes
@@ -79,6 +80,8 @@ class SMOState(NamedTuple("SMOState", [("n_iter", int), ("alpha", object), ("gra
         last step's :class:`~svmteach.solvers.numba_smo.PairPicture` (documented there; -1 and NaN at the start).
     b : float, the bias now;  b_rule : str, the rule that set it.
     primal, dual, gap, kkt : float (kkt is the maximal violating pair gap m - M).
+    rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy): bookkeeping,
+        shared by the states of one run, which fill it.
     """
 
     __slots__ = ()
@@ -155,16 +158,16 @@ def pair_violates(problem, alpha, grad) -> bool:
     return i >= 0 and partner(1, i, np.empty(0), _host(problem.diag), y, C, alpha, grad) >= 0
 
 
-def _start(problem, n_iter, alpha, grad, seed) -> SMOState:
+def _start(problem, n_iter, alpha, grad, seed, rows) -> SMOState:
     """A measured state at ``alpha`` with no last step to picture (i = j = -1, the rest NaN)."""
-    return _measured(problem, n_iter, alpha, grad, seed, NO_PAIR)
+    return _measured(problem, n_iter, alpha, grad, seed, NO_PAIR, rows)
 
 
-def _measured(problem, n_iter, alpha, grad, seed, picture: PairPicture) -> SMOState:
+def _measured(problem, n_iter, alpha, grad, seed, picture: PairPicture, rows) -> SMOState:
     """The state at ``alpha`` (with its cached ``grad``) after the step ``picture`` shows, measured in O(n)."""
     b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
     return SMOState(n_iter=n_iter, alpha=alpha, grad=grad, seed=seed, **picture._asdict(),
-                    b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
+                    b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt, rows=rows)
 
 
 class SMO(Solver):
@@ -204,19 +207,20 @@ class SMO(Solver):
         xp, n = check_dense(problem).xp, problem.n_samples
         alpha = xp.zeros(n, dtype=problem.X.dtype)
         grad = xp.ones(n, dtype=problem.X.dtype)
-        return _start(problem, 0, alpha, grad, seed_from(self.random_state))
+        return _start(problem, 0, alpha, grad, seed_from(self.random_state), row_cache(problem, self.cache_size))
 
     def warm_start(self, problem, state: SMOState) -> SMOState:
         """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
 
         alpha is scaled into the box (:func:`feasible_alpha`), the gradient recomputed from it
         exactly (:func:`exact_gradient`), the picture of the last step cleared; the step count
-        and the seed carry on.
+        and the seed carry on, and so does the row cache when X and the kernel are the same.
         """
         check_state(self, state)
         check_dense(problem)
         alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
-        return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha, self.cache_size), state.seed)
+        rows = row_cache(problem, self.cache_size, reuse=state.rows)
+        return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha, rows), state.seed, rows)
 
     def select(self, problem, state):
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
@@ -233,7 +237,7 @@ class SMO(Solver):
         i = first_index(y, C, alpha, grad)
         if i < 0:
             return -1, -1, None
-        Ki = _host(kernel_row(problem, i, self.cache_size)) if rule == 2 else None
+        Ki = _host(kernel_row(problem, i, state.rows)) if rule == 2 else None
         j = partner(rule, i, np.empty(0) if Ki is None else Ki, _host(problem.diag), y, C, alpha, grad)
         return (i, j, Ki) if j >= 0 else (-1, -1, None)
 
@@ -245,12 +249,13 @@ class SMO(Solver):
         if i < 0:  # KKT conditions hold: a null step
             return state._replace(n_iter=state.n_iter + 1, **NO_PAIR._asdict())
         # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
-        Ki = _host(kernel_row(problem, i, self.cache_size)) if Ki is None else Ki
-        Kj = _host(kernel_row(problem, j, self.cache_size))
+        Ki = _host(kernel_row(problem, i, state.rows)) if Ki is None else Ki
+        Kj = _host(kernel_row(problem, j, state.rows))
         alpha, grad = np.array(_host(state.alpha)), np.array(_host(state.grad))  # the step writes these copies
         picture = pair_step(_host(problem.y), _host(problem.C_i), alpha, grad, i, j, Ki, Kj, state.b)
         xp = problem.xp
-        return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(grad), state.seed, picture)
+        return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(grad), state.seed, picture,
+                         state.rows)
 
     def measure(self, problem, state: SMOState) -> SMOState:
         """The state with its gradient recomputed from alpha (:func:`exact_gradient`), and b, primal, dual,
@@ -260,7 +265,7 @@ class SMO(Solver):
         O(nd) for the linear kernel (through :math:`w`); otherwise a kernel row per support vector,
         read from the row cache where it is there.
         """
-        grad = exact_gradient(problem, state.alpha, self.cache_size)
+        grad = exact_gradient(problem, state.alpha, state.rows)
         b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
         return state._replace(grad=grad, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
@@ -304,7 +309,7 @@ class SMO(Solver):
         uniforms = uniforms.reshape(n_steps, 2)
         alpha = np.array(state.alpha, dtype=np.float64)
         grad = np.array(state.grad, dtype=np.float64)
-        rows = problem.kernel_rows(self.cache_size)
+        rows = state.rows
         done = 0
         for restart in range(RESTARTS + 1):
             taken, picture = smo_loop(rows, problem.diag, problem.y, problem.C_i, alpha, grad, int(n_steps - done),
@@ -313,9 +318,9 @@ class SMO(Solver):
             stuck = picture.i < 0 or (rule != 0 and picture.alpha_i_new == picture.alpha_i_old
                                       and picture.alpha_j_new == picture.alpha_j_old)
             if tol is None and not stuck:  # every step taken: the cached measures, O(n)
-                return _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture)
-            grad = exact_gradient(problem, alpha, self.cache_size)  # drop the loop's rounding
-            out = _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture)
+                return _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture, rows)
+            grad = exact_gradient(problem, alpha, rows)  # drop the loop's rounding
+            out = _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture, rows)
             if done >= n_steps or (tol is not None and self.converged(out, tol)):
                 break
             if stuck and not pair_violates(problem, alpha, grad):
