@@ -76,7 +76,7 @@ class Problem:
 
 
 class BinaryProblem(Problem):
-    """A binary soft-margin SVM problem.
+    """A binary soft-margin SVM problem, immutable (``with_C(C)``: the same problem with another C).
 
     .. math::
 
@@ -198,7 +198,8 @@ class BinaryProblem(Problem):
 
 class MulticlassProblem(Problem):
     r"""A linear multiclass SVM without bias: Weston-Watkins (``"ww"``), Crammer-Singer (``"cs"``) or
-    Lee-Lin-Wahba (``"llw"``); each loss is a module of :mod:`svmteach.losses`.
+    Lee-Lin-Wahba (``"llw"``); each loss is a module of :mod:`svmteach.losses`.  Immutable (``with_C(C)``: the same
+    problem with another C).
 
     .. math::
 
