@@ -50,7 +50,7 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
         np.testing.assert_allclose(slow.alpha, fast.alpha, rtol=0, atol=1e-10)
         np.testing.assert_allclose(slow.W, fast.W, rtol=0, atol=1e-10)
         np.testing.assert_allclose(slow.sweep_violation, fast.sweep_violation, rtol=1e-8, atol=1e-10)
-        assert slow.eps_shrink == fast.eps_shrink
+        assert slow.reactivate_at == fast.reactivate_at
         np.testing.assert_allclose(slow.rest_margin, fast.rest_margin, rtol=1e-8, atol=1e-10)
         if len(fast.perm) == p.n_samples:  # the fast path's verdict of a full epoch is the step path's
             np.testing.assert_allclose(fast.violation, slow.sweep_violation, rtol=1e-8, atol=1e-10)

@@ -1,7 +1,7 @@
 """Shrinking in the sequential multiclass solvers' fast path (:mod:`svmteach.solvers.multiclass_base`).
 
 A sample whose block is 0 with its loss 0 and room to spare is set aside; as LIBLINEAR does, an epoch
-whose largest block violation is below ``eps_shrink`` is followed by one over every sample.  The
+whose largest block violation is below ``reactivate_at`` is followed by one over every sample.  The
 results are checked against the Clarabel QP oracle (tests/oracles.py) and against gaps recomputed here
 from the alpha a run returns, never against the solvers' own fields.
 """
@@ -96,14 +96,14 @@ def test_shrinking_reaches_the_qp_optimum(loss, M, Solver, C):
 def test_samples_wrongly_set_aside_come_back(loss, M, Solver):
     """A state at the end of an epoch with a large violation, every sample of classes 0 and 1 set aside
     at alpha = 0 (a wrong guess: W = 0, none has any slack, and the optimum needs many of them): the
-    epochs over the others bring their violation below ``eps_shrink``, every sample comes back, and the
+    epochs over the others bring their violation below ``reactivate_at``, every sample comes back, and the
     run ends at the QP optimum."""
     X, y = clustered(n=40, k=3, spread=2.0, seed=1)
     p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
     solver = Solver(random_state=0)
     start = solver.init(p)
     wrong = p.codes >= 2
-    state = start._replace(pos=len(start.perm), active=wrong.copy(), sweep_violation=10.0, eps_shrink=1.0)
+    state = start._replace(pos=len(start.perm), active=wrong.copy(), sweep_violation=10.0, reactivate_at=1.0)
     state = solver.advance(p, state, int(wrong.sum()))
     assert np.array_equal(np.sort(state.perm), np.flatnonzero(wrong))  # the epoch after visits the others only
     assert state.pos == len(state.perm) and state.violation == math.inf
@@ -151,7 +151,7 @@ def test_classes_wrongly_set_aside_come_back():
     """A state at the end of an epoch with a large violation, the samples of class 0 set aside and, for all
     the others, the classes 0 and 1 (a wrong guess: at W = 0 every class ties, and the optimum moves
     many of those entries off 0): the shrunk epochs never look at them, their violation falls below
-    ``eps_shrink``, the epoch over all samples takes every class back, and the run ends at the QP optimum."""
+    ``reactivate_at``, the epoch over all samples takes every class back, and the run ends at the QP optimum."""
     X, y = many_classes(n=48, seed=6)
     p = MulticlassProblem(X, y, C=1.0, loss="cs")
     solver = CSBlondel(random_state=0)
@@ -161,13 +161,13 @@ def test_classes_wrongly_set_aside_come_back():
     classes[:, :2] = False
     classes[p.codes == 1, 1] = True  # the label is never set aside
     state = start._replace(pos=len(start.perm), active=kept.copy(), active_classes=classes.copy(),
-                           sweep_violation=10.0, eps_shrink=1.0)
+                           sweep_violation=10.0, reactivate_at=1.0)
     state = solver.advance(p, state, 5)
     aside = ~classes & kept[:, None]
     # still aside in the shrunk epoch (the step path's replay of its last visit may move one: then taken back)
     assert np.all(~state.active_classes[aside] | (state.alpha[aside] != 0.0))
     assert np.sum(~state.active_classes[aside]) >= aside.sum() - 2
-    while len(state.perm) < p.n_samples:  # shrunk epochs, until their violation is below eps_shrink
+    while len(state.perm) < p.n_samples:  # shrunk epochs, until their violation is below reactivate_at
         state = solver.advance(p, state, len(state.perm) - state.pos + 1)
     # the epoch over all samples took every class back (its first visit, by the step path, may set some aside again)
     assert state.pos == 1 and state.active_classes[np.arange(p.n_samples) != state.i].all()
@@ -228,10 +228,10 @@ def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(
         full = len(new.perm) == p.n_samples
         # an epoch over all samples looks at every class (its first visit may set some aside again)
         assert not full or new.active_classes[np.arange(p.n_samples) != new.i].all()
-        small = state.sweep_violation < state.eps_shrink
+        small = state.sweep_violation < state.reactivate_at
         assert full == (small or state.active.all())  # after a small violation comes a full epoch ...
-        if small:  # ... and eps_shrink is halved
-            assert new.eps_shrink == max(state.eps_shrink / 2, SHRINK_FLOOR)
+        if small:  # ... and reactivate_at is halved
+            assert new.reactivate_at == max(state.reactivate_at / 2, SHRINK_FLOOR)
             seen_back = seen_back or len(state.perm) < p.n_samples
         else:  # else the samples still active, those set aside in the last epoch included
             np.testing.assert_array_equal(np.sort(new.perm), np.flatnonzero(state.active))

@@ -31,8 +31,8 @@ in an epoch with no previous one measured: with :math:`\\mu = 0` (LIBLINEAR's ``
 epochs, where W still moves a lot, set aside samples that soon violate again: Crammer-Singer on the
 issue's dense 20000 x 100 problem needed 86 epochs' worth of visits to a gap of 1e-3, against 36
 without shrinking and 40 with this rule.  A guess can still turn wrong as W moves, so, as LIBLINEAR
-does, an epoch whose largest block violation is below ``eps_shrink`` (1 at first) is followed by an
-epoch over every sample, and ``eps_shrink`` is halved (down to :data:`SHRINK_FLOOR`).  The stop never
+does, an epoch whose largest block violation is below ``reactivate_at`` (1 at first) is followed by an
+epoch over every sample, and ``reactivate_at`` is halved (down to :data:`SHRINK_FLOOR`).  The stop never
 trusts a shrunk epoch: its ``violation`` is +inf (it says nothing of the samples set aside), only a
 full epoch's counts, and :func:`~svmteach.solvers.solve` certifies every result with the duality gap
 over all samples.  With shrinking, a fast ``advance`` without ``tol`` returns at the end of an epoch
@@ -61,11 +61,11 @@ from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
 from .dual_cd import epoch_permutation
 
-#: ``eps_shrink`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
+#: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
 #: violation's units (a margin of 1).
 SHRINK_START = 1.0
-#: ``eps_shrink`` is never halved below this.  A shrunk epoch comes back to all samples only once its
-#: violation is below ``eps_shrink``, and rounding keeps a violation from reaching 0, so the floor
+#: ``reactivate_at`` is never halved below this.  A shrunk epoch comes back to all samples only once its
+#: violation is below ``reactivate_at``, and rounding keeps a violation from reaching 0, so the floor
 #: stays far above the rounding of the gradients (about 1e-16 times the scores, which are of the order
 #: of the margin, 1), else a wrong guess could never be undone; and low enough that near the end shrunk
 #: epochs still run between full ones (the tests reach gaps of 1e-9).  LIBLINEAR's floor is its
@@ -78,31 +78,40 @@ class MulticlassState(NamedTuple):
 
     Attributes
     ----------
+    The iterate:
+
     n_iter : int, sample visits so far.
     alpha : (n, k) float64 dual variables (the convention of the problem's loss).
     W : (k, d) float64 weights, updated incrementally (recomputed from alpha by ``measure``).
-    epoch : int, passes begun;  pos : int, the position in this epoch's order;
-    perm : (n,) int64 this epoch's visiting order;  seed : int, the seed the orders are drawn from.
-    i : int, the sample the last step visited (-1 before the first step).
     primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
         violation, as of the last ``measure`` (NaN before it).
     violation : float, the largest block KKT violation (the scale of the loss's ``kkt_violation``,
         0 at the optimum) met by the compiled epochs of the last ``advance`` chunk, each block
-        measured before its step: a free estimate of ``kkt`` without a pass over the data.  It
-        covers the visits those epochs made (all but the chunk's last visit, which the step path
-        replays); NaN after ``init``, ``warm_start``, ``step`` and a chunk with no compiled epoch;
-        +inf after a chunk that visited a shrunk epoch (one that left samples aside).
+        measured before its step: a free estimate of ``kkt`` without a pass over the data (with
+        shrinking, at the end of an epoch over all samples, that epoch's ``sweep_violation``); NaN after
+        ``init``, ``warm_start``, ``step`` and a chunk with no compiled epoch; +inf after a chunk that
+        visited a shrunk epoch (one that left samples aside).
+
+    The step's picture:
+
+    i : int, the sample the last step visited (-1 before the first step).
+    block : a NamedTuple documented by its solver (the loss's ``Block`` for the exact block solvers,
+        :class:`~svmteach.solvers.ww_shark.SharkMoves` for Shark's).
+
+    The engine's bookkeeping (the same on the step path and the fast path):
+
+    epoch : int, passes begun;  pos : int, the position in this epoch's order;
+    perm : (n,) int64 this epoch's visiting order;  seed : int, the seed the orders are drawn from.
     active : (n,) bool, the samples this epoch's order was drawn from (False: set aside by shrinking).
-    active_classes : (n, k) bool, the classes of each sample the compiled epochs still look at (False: set
-        aside, see the loss's ``epoch``); all True at the start of every epoch over all samples; (0, 0)
+    active_classes : (n, k) bool, the classes of each sample the visits still look at (False: set aside
+        by Crammer-Singer's kernel); all True at the start of every epoch over all samples; (0, 0)
         without shrinking.
-    eps_shrink : float, an epoch whose violation is below this is followed by one over all samples.
-    sweep_violation : float, the largest block violation the compiled visits of the current epoch met so
-        far (NaN before any).
+    reactivate_at : float, a shrunk epoch whose violation is below this is followed by one over all
+        samples (as dual coordinate ascent's).
+    sweep_violation : float, the largest block violation the visits of the current epoch met so far
+        (NaN before any).
     rest_margin : float, the slack a sample must have to be set aside in this epoch: the previous epoch's
         ``sweep_violation`` (+inf, nothing set aside, in an epoch after none was measured).
-    block : the picture of the last step, a NamedTuple documented by its solver (the loss's
-        ``Block`` for the exact block solvers, :class:`~svmteach.solvers.ww_shark.SharkMoves` for Shark's).
     """
 
     n_iter: int
@@ -120,7 +129,7 @@ class MulticlassState(NamedTuple):
     violation: float
     active: np.ndarray
     active_classes: np.ndarray
-    eps_shrink: float
+    reactivate_at: float
     sweep_violation: float
     rest_margin: float
     block: object
@@ -159,7 +168,7 @@ class MulticlassSolver(Solver):
         return not self.shrinking
 
     def shrink_floor(self) -> float:
-        """The least ``eps_shrink``: :data:`SHRINK_FLOOR` (a solver whose blocks stop short of their
+        """The least ``reactivate_at``: :data:`SHRINK_FLOOR` (a solver whose blocks stop short of their
         optimum by a tolerance raises it above that tolerance, or a shrunk epoch could never end)."""
         return SHRINK_FLOOR
 
@@ -183,7 +192,7 @@ class MulticlassSolver(Solver):
         state = self.State(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
                            active_classes=self._every_class(problem),
-                           eps_shrink=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),
+                           reactivate_at=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),
                            block=self.blank_block(problem))
         return self.measure(problem, state)
 
@@ -204,7 +213,7 @@ class MulticlassSolver(Solver):
         state = state._replace(alpha=alpha, W=obj.multiclass_weights(problem, alpha), i=-1,
                                violation=math.nan, active=np.ones(problem.n_samples, dtype=bool),
                                active_classes=self._every_class(problem),
-                               eps_shrink=SHRINK_START, sweep_violation=math.nan,
+                               reactivate_at=SHRINK_START, sweep_violation=math.nan,
                                rest_margin=self._rest_margin(math.nan), block=self.blank_block(problem))
         return self.measure(problem, state)
 
@@ -283,14 +292,14 @@ class MulticlassSolver(Solver):
         shape = (problem.n_samples, problem.k) if self.shrinking else (0, 0)
         return np.ones(shape, dtype=bool)
 
-    def _new_epoch(self, problem, state, active, eps_shrink):
+    def _new_epoch(self, problem, state, active, reactivate_at):
         """The state at the start of its next epoch, whose order is drawn over ``active``; one over all
         samples has every class active again."""
         epoch = state.epoch + 1
         classes = self._every_class(problem) if active.all() else state.active_classes
         return state._replace(epoch=epoch, pos=0, perm=epoch_permutation(state.seed, epoch, active), active=active,
                               active_classes=classes,
-                              eps_shrink=eps_shrink, sweep_violation=math.nan,
+                              reactivate_at=reactivate_at, sweep_violation=math.nan,
                               rest_margin=self._rest_margin(state.sweep_violation))
 
     @staticmethod
@@ -307,15 +316,15 @@ class MulticlassSolver(Solver):
 
     def _next_epoch(self, problem, state):
         """The next epoch (``state`` at the end of one): over every sample without shrinking; with it, over
-        the samples still active, or, as LIBLINEAR does, over all of them, ``eps_shrink`` halved, when the
-        epoch that ended had its largest block violation below ``eps_shrink`` (or none measured, or nothing
+        the samples still active, or, as LIBLINEAR does, over all of them, ``reactivate_at`` halved, when the
+        epoch that ended had its largest block violation below ``reactivate_at`` (or none measured, or nothing
         left active)."""
-        active, eps_shrink = state.active, state.eps_shrink
+        active, reactivate_at = state.active, state.reactivate_at
         if not self.shrinking:
-            return self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), eps_shrink)
-        if not (state.sweep_violation >= eps_shrink) or not active.any():
-            active, eps_shrink = np.ones(problem.n_samples, dtype=bool), max(eps_shrink / 2, self.shrink_floor())
-        return self._new_epoch(problem, state, active, eps_shrink)
+            return self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), reactivate_at)
+        if not (state.sweep_violation >= reactivate_at) or not active.any():
+            active, reactivate_at = np.ones(problem.n_samples, dtype=bool), max(reactivate_at / 2, self.shrink_floor())
+        return self._new_epoch(problem, state, active, reactivate_at)
 
     def step(self, problem, state):
         state, i = self._next_sample(problem, state)
