@@ -2,11 +2,13 @@
 
 Numba (``@njit(cache=True)``) stamps a cached function with its own file only, so a compiled function
 that calls a compiled helper of another file, or reads a constant imported from one, would keep stale
-machine code after that other file changes.  :func:`install` puts a stamp of the package's compiled
-sources into every cache index of the package: each file that compiles with numba and each package
-file it imports from (that covers the helpers it calls and the constants it reads).  An edit to any
-of them makes every cached function of the package recompile in the next process; the cache files
-stay where numba puts them (``__pycache__``, or ``NUMBA_CACHE_DIR``).
+machine code after that other file changes; and an index that names a type the package has since moved
+or renamed fails to load at all (numba unpickles it before it checks its stamp).  :func:`install` keeps
+the package's cached code in a folder named by a digest of its compiled sources, inside the one numba
+uses (``__pycache__``, or ``NUMBA_CACHE_DIR``): each file that compiles with numba and each package file
+it imports from (that covers the helpers it calls and the constants it reads).  An edit to any of them
+gives a new folder, so the next process recompiles the package's cached functions and never reads an
+older index; an old folder stays until it is deleted (as numba's own stale files do).
 
 Functions outside the package keep numba's own locators.  ``svmteach/__init__.py`` installs this
 before any compiled module is imported (a locator is chosen when ``@njit(cache=True)`` decorates).
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -69,10 +72,10 @@ def _in_package(py_file) -> bool:
 
 
 def _stamped(locator_class):
-    """``locator_class`` for the package's functions, its freshness stamp joined by :func:`sources_digest`."""
+    """``locator_class`` for the package's functions, its cache folder inside one named by :func:`sources_digest`."""
 
-    def get_source_stamp(self):
-        return (locator_class.get_source_stamp(self), sources_digest())
+    def get_cache_path(self):
+        return os.path.join(locator_class.get_cache_path(self), f"svmteach-{sources_digest()[:16]}")
 
     def from_function(cls, py_func, py_file):
         if not _in_package(py_file):
@@ -80,7 +83,7 @@ def _stamped(locator_class):
         return super(stamped, cls).from_function(py_func, py_file)
 
     stamped = type(f"Stamped{locator_class.__name__}", (locator_class,),
-                   {"get_source_stamp": get_source_stamp, "from_function": classmethod(from_function),
+                   {"get_cache_path": get_cache_path, "from_function": classmethod(from_function),
                     "__module__": __name__})
     return stamped
 
