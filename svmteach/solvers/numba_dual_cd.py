@@ -260,7 +260,7 @@ def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinki
     return n_active_new, hi, lo, reactivate_at, violation, decision
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined in numba IR: the loops' bookkeeping stays in registers
 def after_visit(index, seed, shrinking, sweep, shrunk, pg):
     """Where the epochs stand after the visit of ``index[sweep.pos]``; returns ``(sweep, decision)``.
 

@@ -266,16 +266,19 @@ def partner(rule, i, Ki, diag, y, C, alpha, grad):
     row i of K (unread by rule 1).  Ties go to the first."""
     vi = y[i] * grad[i]
     j = -1
-    best = np.inf
     lowest = np.inf  # M, the smallest y_t g_t over I_low
-    for t in range(y.shape[0]):
-        if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])):
-            continue
-        v = y[t] * grad[t]
-        if rule == 1:
-            if v < lowest:
+    if rule == 1:
+        for t in range(y.shape[0]):
+            if ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])) and y[t] * grad[t] < lowest:
+                lowest = y[t] * grad[t]
                 j = t
-        else:
+    else:
+        best = np.inf
+        for t in range(y.shape[0]):
+            if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])):
+                continue
+            v = y[t] * grad[t]
+            lowest = min(lowest, v)
             bt = vi - v
             if bt > 0:
                 at = diag[i] + diag[t] - 2.0 * Ki[t]
@@ -285,7 +288,6 @@ def partner(rule, i, Ki, diag, y, C, alpha, grad):
                 if score < best:
                     best = score
                     j = t
-        lowest = min(lowest, v)
     if j < 0 or not violates_beyond_rounding(vi, lowest):
         return -1
     return j
