@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..backend import to_numpy
 from ..kernels import canonical_kernel_name, gram
@@ -92,8 +91,9 @@ class BinarySVC(DualSVC):
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
     solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
     small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
-    n_iter_ : int, epochs run (Newton steps for ``"interior_point"``);  history_ : dict or None;  result_ : :class:`~svmteach.solvers.SolveResult` (its
-    ``state`` only with ``warm_start``: a fitted model keeps what ``predict`` needs, not the data).
+    n_iter_ : int, epochs run (Newton steps for ``"interior_point"``);  history_ : dict or None;
+    result_ : :class:`~svmteach.solvers.SolveResult` (its ``state`` only with ``warm_start``: a fitted model
+    keeps what ``predict`` needs, not the data).
     """
 
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None,
