@@ -10,8 +10,9 @@ taken back once off their bound) is decided here and in the kernels, and the ste
 (:meth:`~svmteach.solvers.multiclass_base.MulticlassSolver.update`) calls the same :func:`visit` and
 :func:`weight_change` on one row, with a picture buffer the driver leaves empty.
 
-Every compiled function of the family lives in this one file, so that numba's cache, which stamps a
-function with its own file, sees an edit to any of them; X is read through :mod:`svmteach.rows`.
+Every compiled function of the family lives in this one file (X is read through :mod:`svmteach.rows`).
+The kernels are inlined into the driver (``inline="always"``), so that an epoch is one compiled loop:
+called as functions they cost a fixed overhead a sample that slowed dense epochs measurably.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def epoch(code, X, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, activ
     return worst
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def visit(code, s, a, y, q, C, M, tol, max_inner, margin, shrink, look, shrink_classes, work, iwork, picture,
           record):
     """One sample's block: ``a`` (k,) its row, replaced by the new one; ``s`` its scores (read where
@@ -98,7 +99,7 @@ def visit(code, s, a, y, q, C, M, tol, max_inner, margin, shrink, look, shrink_c
     return shark_block(s, a, y, q, C, M, tol, max_inner, margin, shrink, work, picture, record)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def weight_change(code, new, old, M, coef):
     """``coef`` (k,) = :math:`A(\\delta)` for δ = new - old: W moves by ``coef x_i'``."""
     k = new.shape[0]
@@ -143,7 +144,7 @@ def at_rest(g, a, y, sign, margin, C):
 # ---- the block kernels ------------------------------------------------------------------------------
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
     """The exact Weston-Watkins block (:mod:`svmteach.losses.weston_watkins`): with :math:`a_q = M^2 q`
     and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} - \\alpha_{iy})`, the block is
@@ -163,6 +164,11 @@ def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
             c[p] = -grad[j] + aq * (a[j] - a[y])
             cmax = max(cmax, abs(c[p]))
             p += 1
+    rest = shrink and at_rest(grad, a, y, 1.0, margin, C)
+    # set aside, or every projected gradient 0 (the block at its optimum): no step
+    still = rest or violation == 0.0
+    if still and picture.shape[0] == 0:
+        return violation, -1 if rest else 0
     curved = aq * k * C > EPS * cmax
     p = 0
     for j in range(k):
@@ -174,10 +180,8 @@ def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
         picture[0, :] = grad
         picture[1, : k - 1] = u
         picture[2, : k - 1] = beta
-    if shrink and at_rest(grad, a, y, 1.0, margin, C):
-        return violation, -1
-    if violation == 0.0:  # every projected gradient 0: the block is at its optimum
-        return violation, 0
+    if still:
+        return violation, -1 if rest else 0
     if curved:
         ww_block_row(u, C, beta, work[4, : 2 * (k - 1)], iwork[: 2 * (k - 1)])
     else:  # the linear block
@@ -196,7 +200,7 @@ def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def llw_block(s, a, y, q, C, margin, shrink, work, picture):
     """The exact Lee-Lin-Wahba block (:mod:`svmteach.losses.lee_lin_wahba`): with
     :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`, :func:`llw_block_row` at
@@ -246,7 +250,7 @@ def llw_block(s, a, y, q, C, margin, shrink, work, picture):
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work, iwork, picture):
     """Blondel's Crammer-Singer block (:mod:`svmteach.losses.crammer_singer`) over the classes looked at:
     skipped when :math:`v_i \\le` ``skip_tol``; else :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p` with
@@ -333,7 +337,7 @@ def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work
     return violation, moves
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, work, picture, record):
     """Shark's greedy coordinate moves on the Weston-Watkins block (:mod:`svmteach.solvers.ww_shark`),
     :func:`shark_inner` from the negative gradient :math:`1 - M (s_y - s_m)`.  Picture: that gradient."""
