@@ -197,8 +197,8 @@ def steepest_descent_erratum():
 
 
 def numeric_checks():
-    """``svmteach.solvers.smo.pair_update`` against the derived unclipped step."""
-    from ..solvers.smo import pair_update
+    """``svmteach.solvers.numba_smo.pair_update`` (the step both of SMO's paths run) against the derived unclipped step."""
+    from ..solvers.numba_smo import pair_update
 
     new, _, _ = unclipped_update()
     derived_fn = sp.lambdify([list(K), list(y), list(a), b], new, "numpy")
@@ -215,7 +215,7 @@ def numeric_checks():
         pairs.append((unc, derived_fn(Kn.ravel(), yn, an, bn)))
     return [numeric(MODEL, "pair_update: unclipped alpha_j",
                     r"\alpha_j^{\mathrm{new}} = \alpha_j + \frac{y_j (E_i - E_j)}{\eta}",
-                    "svmteach.solvers.smo.pair_update", pairs,
+                    "svmteach.solvers.numba_smo.pair_update", pairs,
                     note=r"The step every SMO run takes (before clipping to $[L, H]$); each instance has its own "
                          r"labels, kernel matrix, multipliers and bias.",
                     what=r"the unclipped $\alpha_j^{\mathrm{new}}$")]
