@@ -8,7 +8,7 @@ the package's cached code in a folder named by a digest of its compiled sources,
 uses (``__pycache__``, or ``NUMBA_CACHE_DIR``): each file that compiles with numba and each package file
 it imports from (that covers the helpers it calls and the constants it reads).  An edit to any of them
 gives a new folder, so the next process recompiles the package's cached functions and never reads an
-older index; an old folder stays until it is deleted (as numba's own stale files do).
+older index; that process deletes the older folders beside it.
 
 Functions outside the package keep numba's own locators.  ``svmteach/__init__.py`` installs this
 before any compiled module is imported (a locator is chosen when ``@njit(cache=True)`` decorates).
@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import shutil
 from functools import lru_cache
 from pathlib import Path
 
@@ -71,11 +72,30 @@ def _in_package(py_file) -> bool:
         return False
 
 
+_CLEANED: set = set()
+
+
+def _remove_older_folders(parent: str) -> None:
+    """Delete, once a process, the folders of older digests beside this one in ``parent``: they hold code of
+    sources this folder no longer has (numba's parent folder is one per source folder), never read again."""
+    if parent in _CLEANED:
+        return
+    _CLEANED.add(parent)
+    current = f"svmteach-{sources_digest()[:16]}"
+    for old in Path(parent).glob("svmteach-*"):
+        if old.name != current and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def _stamped(locator_class):
     """``locator_class`` for the package's functions, its cache folder inside one named by :func:`sources_digest`."""
 
     def get_cache_path(self):
         return os.path.join(locator_class.get_cache_path(self), f"svmteach-{sources_digest()[:16]}")
+
+    def ensure_cache_path(self):
+        locator_class.ensure_cache_path(self)
+        _remove_older_folders(os.path.dirname(self.get_cache_path()))
 
     def from_function(cls, py_func, py_file):
         if not _in_package(py_file):
@@ -83,7 +103,8 @@ def _stamped(locator_class):
         return super(stamped, cls).from_function(py_func, py_file)
 
     stamped = type(f"Stamped{locator_class.__name__}", (locator_class,),
-                   {"get_cache_path": get_cache_path, "from_function": classmethod(from_function),
+                   {"get_cache_path": get_cache_path, "ensure_cache_path": ensure_cache_path,
+                    "from_function": classmethod(from_function),
                     "__module__": __name__})
     return stamped
 

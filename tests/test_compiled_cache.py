@@ -59,6 +59,8 @@ def test_an_edit_to_another_files_compiled_helper_reaches_the_cached_loop(tmp_pa
     assert text.count(old) == 1
     rows.write_text(text.replace(old, "            acc += 0.5 * v[t] * X[i, t]\n"))  # a dense row's dot halved
     after = _run(root, cache)
+    folders = list(cache.rglob("svmteach-*"))
+    assert folders and len({f.parent for f in folders}) == len(folders)  # the older digest's folders deleted
     fresh = _run(root, tmp_path / "empty-cache")  # nothing cached: certainly the edited helper
     assert after == fresh
     assert after != pytest.approx(before, rel=1e-6)  # and the edit changes the run
