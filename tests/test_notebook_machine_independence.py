@@ -68,8 +68,9 @@ def test_the_rules_catch_what_failed_on_an_avx512_machine():
     assert machine_dependent("converged in 12 iterations")
     # and leave alone what every machine prints
     for fine in ["reached a relative gap of 1e-6: True, within 100 epochs: True",
-                 "for all 120 x 120 pairs, to 1e-12: True", "step  17: pair (28, 23)", "at every one of the 30 steps", "t = 2000  w = [0.489 0.93 ]",
-                 "smallest P - D = 2.6e-05 (never negative)", "dual 75.2086\npair steps: a < b", "gaussian, gamma = 2    smallest eigenvalue 1e-12"]:
+                 "for all 120 x 120 pairs, to 1e-12: True", "step  17: pair (28, 23)", "at every one of the 30 steps",
+                 "t = 2000  w = [0.489 0.93 ]", "smallest P - D = 2.6e-05 (never negative)", "dual 75.2086\npair steps: a < b",
+                 "gaussian, gamma = 2    smallest eigenvalue 1e-12"]:
         assert machine_dependent(fine) == [], fine
 
 

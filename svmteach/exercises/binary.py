@@ -633,8 +633,6 @@ def smo_run(bounds, pair, K, y, C, steps):
 
 
 def _smo_compare(bounds, pair, what):
-    from .. import SMO, solve
-
     X, y, C = blobs()
     K = X @ X.T
     steps = 5000

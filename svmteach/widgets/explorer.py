@@ -2,8 +2,8 @@
 
 A subclass (:class:`~svmteach.widgets.BinaryExplorer`, :class:`~svmteach.widgets.MulticlassExplorer`)
 defines its sliders and dropdowns, ``_make_solver``, ``_problem_on(X, y)`` (the problem of its
-controls on that data), ``_rebuild`` (a new problem, then ``reset``), ``add_point`` and ``redraw``; it sets ``size`` (:func:`~svmteach.widgets.figure.check_size`)
-and calls :meth:`_start` once its controls exist.
+controls on that data), ``_rebuild`` (a new problem, then ``reset``), ``add_point`` and ``redraw``; it sets
+``size`` (:func:`~svmteach.widgets.figure.check_size`) and calls :meth:`_start` once its controls exist.
 
 The figure is a 2 x 2 grid: the data (``ax_data``), the solver's own step (``ax_step``: the
 parabola of dual coordinate ascent, the box of SMO's pair, ... ; with ``step_view=False`` the data

@@ -38,7 +38,8 @@ class RLSPathExplorer(Displayed):
     Parameters
     ----------
     X, y : 2-D points and labels (two classes: one +-1 column; more: one +-1 column per class).
-    kernel : str;  gamma : positive float (outside 1e-2..1e2 it widens the slider's range);  lams : increasing grid of lambdas (default 10^-4 .. 10^2, 61 values);
+    kernel : str;  gamma : positive float (outside 1e-2..1e2 it widens the slider's range);
+    lams : increasing grid of lambdas (default 10^-4 .. 10^2, 61 values);
     lam : the lambda shown first (default: the leave-one-out best).
     X_test, y_test : held-out 2-D points and their labels (among y's classes), or None: their error
         rate against lambda is drawn beside the training and leave-one-out ones.

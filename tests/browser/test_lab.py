@@ -123,8 +123,8 @@ class Page:
         page.goto(f"{lab}/lab/workspaces/{notebook.split('_')[0]}/tree/{notebook}?reset")
         # the kernel up and idle; a fresh server may first ask which kernel to use
         dialog = ".jp-Dialog .jp-mod-accept"
-        while not self.wait(f"() => document.querySelector('{dialog}') ? 'dialog' : window.probe.kernel() === 'idle'",
-                            START_MS, "the notebook's kernel to start") is True:
+        while self.wait(f"() => document.querySelector('{dialog}') ? 'dialog' : window.probe.kernel() === 'idle'",
+                        START_MS, "the notebook's kernel to start") is not True:
             page.locator(dialog).first.click(timeout=ACTION_MS)
         # the copy's saved outputs cleared, so that all the explorer shows comes from the live kernel
         self.command("notebook:clear-all-cell-outputs")
@@ -189,8 +189,8 @@ class Page:
             self.page.mouse.move(x + step, y)
         self.page.mouse.up()
 
-    def finish(self, name, explorer_in_view=False):
-        """Save a screenshot under test-artifacts/ (``name`` may hold a folder), close, fail on page errors.
+    def shoot(self, name, explorer_in_view=False):
+        """Save a screenshot under test-artifacts/ (``name`` may hold a folder).
 
         ``explorer_in_view``: scroll the notebook so that the explorer's first slider is at the top."""
         path = ROOT / "test-artifacts" / name
@@ -200,6 +200,16 @@ class Page:
             self.page.locator(".widget-slider").first.evaluate("e => e.scrollIntoView({block: 'start'})")
             self.wait("() => window.probe.picture() !== null", ACTION_MS, "the canvas after scrolling")
         self.page.screenshot(path=str(path), full_page=True)
+
+    def resize(self, width, height):
+        """The window resized to ``width`` x ``height``; wait until the canvas is drawn again."""
+        self.page.set_viewport_size({"width": width, "height": height})
+        self.wait("(w) => window.innerWidth === w && window.probe.picture() !== null", ACTION_MS,
+                  f"the window at {width} px", arg=width)
+
+    def finish(self, name, explorer_in_view=False):
+        """Save a screenshot (:meth:`shoot`), shut the kernel down, close, fail on page errors."""
+        self.shoot(name, explorer_in_view)
         errors = list(self.errors)
         # the notebook's kernel shut down: a later test of the same notebook starts from a fresh kernel,
         # with none of this one's widgets
@@ -286,17 +296,30 @@ def check_step(notebook, status, C):
     return found
 
 
-@pytest.mark.parametrize("width, height", [(1024, 1150), (1920, 1200)])
+#: the windows the step views are checked in: 1024 px with JupyterLab's side bar open (the explorer must
+#: not overflow the notebook's column), then the same page at 1920 px
+WINDOWS = ((1024, 1150), (1920, 1200))
+
+
+def stays_in_column(nb):
+    """The canvas, the sliders and the status line lie inside the notebook's column, side bar open."""
+    left_stack = nb.extent("#jp-left-stack")
+    assert left_stack is not None and left_stack[1] - left_stack[0] > 200  # the side bar is open
+    column = nb.extent(".jp-Notebook")
+    for selector in (".jupyter-matplotlib-canvas-div", ".widget-slider", ".widget-html"):
+        left, right = nb.extent(selector)
+        assert column[0] <= left and right <= column[1], (selector, left, right, column)
+
+
 @pytest.mark.parametrize("notebook, C", [("03_dual_coordinate_ascent.ipynb", 1.0), ("04_smo.ipynb", 10.0)])
-def test_step_views_in_jupyterlab(lab, notebook, C, width, height):
+def test_step_views_in_jupyterlab(lab, notebook, C):
     """Step, and the step's panel and the status line show the step taken; ten steps, and they show the
-    last; a move of C starts from the solution shown; at 1024 px with the side bar open the explorer
-    stays inside the notebook's column.  (The windows are tall enough for the whole explorer to be in
-    the screenshot.)"""
+    last; a move of C starts from the solution shown; at 1024 px with the side bar open, and then at
+    1920 px, the explorer stays inside the notebook's column.  (The windows are tall enough for the whole
+    explorer to be in the screenshot.)"""
+    (width, height), wide = WINDOWS[0], WINDOWS[1]
     with playwright.sync_playwright() as p:
         nb = Page(p, lab, notebook, width, height)
-        left_stack = nb.extent("#jp-left-stack")
-        assert left_stack is not None and left_stack[1] - left_stack[0] > 200  # the side bar is open
         status, _ = nb.ready(STEP)
         assert int(re.search(STEP, status).group(1)) == 0 and not re.search(STEP_VIEW[notebook], status)
         status = nb.act(lambda: nb.click("step"), STEP)
@@ -307,9 +330,9 @@ def test_step_views_in_jupyterlab(lab, notebook, C, width, height):
         assert last.group(0) != first.group(0)  # the view moved on with the steps
         status = nb.act(lambda: nb.drag_first_slider(40), STEP)  # C: warm-started from the solution shown
         assert f"warm start from the solution at C = {C:g}" in status, status
-        # nothing sticks out of the notebook's column: the canvas, the sliders, the status line
-        column = nb.extent(".jp-Notebook")
-        for selector in (".jupyter-matplotlib-canvas-div", ".widget-slider", ".widget-html"):
-            left, right = nb.extent(selector)
-            assert column[0] <= left and right <= column[1], (selector, left, right, column)
-        nb.finish(f"explorers/{notebook.split('_')[0]}-{width}px.png", explorer_in_view=True)
+        stays_in_column(nb)
+        name = f"explorers/{notebook.split('_')[0]}"
+        nb.shoot(f"{name}-{width}px.png", explorer_in_view=True)
+        nb.resize(*wide)
+        stays_in_column(nb)
+        nb.finish(f"{name}-{wide[0]}px.png", explorer_in_view=True)
