@@ -17,9 +17,6 @@ from .weights import sample_weights
 class MulticlassSVC(DualSVC):
     """Linear multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
 
-    The course's problems have no bias; ``fit_intercept=True`` (the default, as scikit-learn's
-    ``LinearSVC``) appends a constant feature to x, so that each score gets an intercept.
-
     .. math::
 
         \\text{WW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i),
@@ -28,8 +25,7 @@ class MulticlassSVC(DualSVC):
         \\qquad
         \\text{LLW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i), \\ \\textstyle\\sum_m w_m = 0
 
-    X may be dense or SciPy sparse (any format, converted once to CSR; the data stay sparse in
-    ``fit``, ``predict`` and ``decision_function``).
+    X may be dense or SciPy sparse (converted once to CSR, and kept sparse).
 
     Parameters
     ----------
@@ -39,43 +35,37 @@ class MulticlassSVC(DualSVC):
     M : float, default 1.0
         Weston-Watkins margin scale (1/2 is Shark's convention).
     solver : {None, "exact", "shark", "blondel", "parallel", "interior_point"}
-        None picks the loss's default: "exact" (WW, LLW) or "blondel" (CS), one sample at
-        a time, finished by "interior_point" when it stops short on a small problem
-        (:mod:`svmteach.estimators.direct`); "shark" solves WW only; "parallel" (any loss) updates
-        every sample at once (:class:`~svmteach.solvers.ParallelBlock`), the solver for a GPU (on the CPU
-        it warns: the sequential default is faster there);
-        "interior_point" (any loss) takes Newton steps (:class:`~svmteach.solvers.InteriorPoint`),
-        for small problems on any scale of the features.
-        :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices (the registry's).
+        None: the loss's default, "exact" (WW, LLW) or "blondel" (CS), one sample at a time, finished
+        by "interior_point" when it stops short on a small problem (:mod:`svmteach.estimators.direct`).
+        "shark": WW only.  "parallel": every sample at once (:class:`~svmteach.solvers.ParallelBlock`),
+        for a GPU (it warns on the CPU).  "interior_point": Newton steps
+        (:class:`~svmteach.solvers.InteriorPoint`), small problems.
+        :func:`svmteach.solvers.multiclass_solver_names` lists a loss's choices.
     tol : float, default 1e-3
         Stop at this relative duality gap, checked once per epoch.
     max_iter : int or None, default None
-        Most epochs (passes over the data), as in LIBLINEAR; for "parallel" an epoch is one step (it
-        updates every sample at once), for "interior_point" one Newton step.  None: the solver's default
-        budget (``default_max_iter``: 1000 epochs, at least 100,000 sample visits).
+        Most epochs (passes over the data, as in LIBLINEAR; one step of "parallel", one Newton step of
+        "interior_point").  None: ``default_max_iter``, 1000 epochs and at least 100,000 sample visits.
     random_state : int, Generator or None
     record_history : bool
-        Keep per-epoch curves (time with the clock paused for the objectives, primal,
-        dual, gap, KKT violation) in ``history_``.
+        Keep per-epoch curves (time, primal, dual, gap, KKT violation) in ``history_``.
     device : {"cpu", "gpu", "auto"}, default "cpu"
         Where the data and the solver live (see :class:`~svmteach.problems.MulticlassProblem`);
         the fitted attributes are NumPy arrays either way.
     fit_intercept : bool, default True
-        Append a constant feature ``intercept_scaling`` to X (LIBLINEAR's ``-B``, scikit-learn's
-        ``LinearSVC``): its weights times that value are the intercepts, penalised with W.
-        False: the course's problem without a bias.
+        Append a constant feature ``intercept_scaling`` to X (LIBLINEAR's ``-B``): its weights times
+        that value are the intercepts, penalised with W.  False: the course's problem, no bias.
     intercept_scaling : float, default 1.0
         The constant feature's value B; a larger B penalises the intercepts less.
     class_weight : dict, "balanced" or None
         Multiplies the C of every sample of a class (``{label: weight}``); "balanced" uses
         ``n / (k n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\\, w_i`.
     warm_start : bool, default False
-        Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights
-        (useful along a grid of C).  The model then keeps the solver's final state in
-        ``result_.state``; otherwise it keeps no copy of the data.
+        Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights (a grid
+        of C); the model then keeps the solver's final state in ``result_.state``.
     verbose : int, default 0
-        Print the progress of the fit, a line per measured state (epoch, primal, dual, relative
-        gap, seconds).  A Ctrl-C during the fit keeps the model as it stands, with a warning.
+        Print a line per measured state (epoch, primal, dual, gap, seconds).  Ctrl-C keeps the model
+        as it stands, with a warning.
 
     Attributes
     ----------
@@ -83,10 +73,8 @@ class MulticlassSVC(DualSVC):
     intercept_ : (k,) intercepts (zeros without ``fit_intercept``);  classes_ : (k,);
     support_ : (n_SV,) the samples whose dual variables are not all 0;  dual_coef_ : (n_SV, k) their rows;
     alpha_ : (n, k) dual variables (a property, built from the two);
-    solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
-    small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
-    n_iter_ : int, epochs run (Newton steps for "interior_point");  history_ : dict or None;  result_ : SolveResult (its ``state`` only with
-    ``warm_start``).
+    solver_ : str, the solver that produced the model (``"interior_point"`` after :mod:`~svmteach.estimators.direct`);
+    n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult (``state`` only with ``warm_start``).
     """
 
     def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=None, random_state=None,
@@ -110,23 +98,20 @@ class MulticlassSVC(DualSVC):
     _parameter_constraints = {**CONSTRAINTS, "loss": [str, MulticlassLoss], "M": [POSITIVE]}
 
     def check_params(self):
-        """The constraints, then the loss (a registered name, :func:`~svmteach.losses.get_loss`) and the solver (a
-        registered solver of that loss, the registry's check), each naming its parameter."""
+        """The constraints, then the loss and the solver (registered, for that loss), each naming its parameter."""
         super().check_params()
         loss = get_loss(self.loss)
         if self.solver is not None:
             check_solver(self.solver, "multiclass", loss)
 
     def make_solver(self, sparse: bool = False):
-        """The solver the parameters name, built by the registry (:func:`~svmteach.solvers.make_multiclass_solver`),
-        which refuses, naming ``solver``, one that does not solve the loss or, with ``sparse``, does not take
-        sparse X."""
+        """The solver the parameters name (:func:`~svmteach.solvers.make_multiclass_solver`, which refuses one
+        that does not solve the loss or, with ``sparse``, take sparse X)."""
         return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse)
 
     def problem_for(self, X, y, sample_weight=None) -> MulticlassProblem:
-        """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves: its bias
-        column and per-sample C included.  A fitted model keeps no copy of the data; this rebuilds the
-        problem, to draw it or to recompute the fit's objectives."""
+        """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves (bias
+        column and per-sample C included), rebuilt to draw it or recompute the fit's objectives."""
         self.check_params()
         bias = self.intercept_scaling if self.fit_intercept else None
         return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
@@ -141,11 +126,10 @@ class MulticlassSVC(DualSVC):
         bias = problem.bias
         alpha, W = solver.coefficients(problem, result.state)
         alpha, W = to_numpy(alpha), to_numpy(W)
-        # the dual solution, kept by its nonzero rows (a sample with alpha_i = 0 is not a support vector)
         self.support_ = np.flatnonzero(np.any(alpha != 0, axis=1))
         self.dual_coef_ = np.ascontiguousarray(alpha[self.support_])
         self._n_samples = problem.n_samples
-        # with a bias column, its weights times its value are the intercepts: w_m'x + w_mB B
+        # w_m'x + w_mB B: the bias column's weights times its value are the intercepts
         self.coef_ = np.ascontiguousarray(W if bias is None else W[:, :-1])
         self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
 
