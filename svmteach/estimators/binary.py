@@ -25,12 +25,9 @@ class BinarySVC(DualSVC):
 
         \\min_{w, b} \\tfrac12 \\|w\\|^2 + C \\sum_i \\max(0, 1 - y_i (w^\\top \\phi(x_i) + b))
 
-    ``solver="smo"`` solves it with an unpenalised bias b (LIBSVM's, scikit-learn's ``SVC``);
-    ``"dual_cd"`` and ``"primal_subgradient"`` solve the course's no-bias problem, with a constant
-    feature ``intercept_scaling`` appended to X when ``fit_intercept`` (LIBLINEAR's ``-B``,
-    scikit-learn's ``LinearSVC``: an intercept penalised with w).
-    ``fit``, ``predict`` and ``decision_function`` take X dense or, with the linear kernel,
-    SciPy sparse (any format; converted once to CSR, never made dense).
+    ``solver="smo"`` fits an unpenalised bias b (LIBSVM's ``SVC``); the others solve the no-bias
+    problem, with a constant feature for the intercept (LIBLINEAR's ``-B``).  X is dense or, with the
+    linear kernel, SciPy sparse (converted once to CSR, never made dense).
 
     Parameters
     ----------
@@ -40,60 +37,51 @@ class BinarySVC(DualSVC):
     degree : int, default 3
     coef0 : float, default 1.0
     solver : {None, "smo", "dual_cd", "primal_subgradient", "interior_point"}, default None
-        Any name of :data:`svmteach.solvers.BINARY_SOLVERS` (the registry).
-        None: ``"dual_cd"`` for the linear kernel (dense or sparse X), whose steps cost O(d) with w
-        kept, at any n; there the intercept is a penalised constant feature ``intercept_scaling``
-        (LIBLINEAR's ``-B``, as ``LinearSVC``), so ask for ``solver="smo"`` to get the unpenalised
-        bias of LIBSVM / ``SVC``.  Other kernels: ``"smo"`` (its unpenalised bias), or ``"dual_cd"``
-        with ``fit_intercept=False``.  Either is finished by ``"interior_point"`` (Newton steps,
-        :class:`~svmteach.solvers.InteriorPoint`) when it stops short on a small dense problem
-        (:mod:`svmteach.estimators.direct`).
+        Any name of :data:`svmteach.solvers.BINARY_SOLVERS`.  None: ``"dual_cd"`` for the linear
+        kernel (O(d) steps with w kept; a penalised intercept, so ask for ``"smo"`` to get SVC's
+        unpenalised bias); other kernels ``"smo"``, or ``"dual_cd"`` with ``fit_intercept=False``.
+        Either is finished by ``"interior_point"`` (:class:`~svmteach.solvers.InteriorPoint`) when it
+        stops short on a small dense problem (:mod:`svmteach.estimators.direct`).
     selection : {"second_order", "max_violating_pair", "random"}, default "second_order"
         SMO's working-set rule (ignored by the other solvers).
     tol : float, default 1e-3
         Stop at this relative duality gap ``(P - D) / P``.
     max_iter : int or None, default None
-        Most epochs (passes over the data), as in LIBLINEAR: an epoch is n steps of SMO (pairs) or of
-        dual coordinate ascent, one step of the subgradient or interior-point methods (each reads all
-        the data).  None: the solver's default budget (``default_max_iter``: 1000 epochs, at least
-        100,000 steps).
+        Most epochs, as in LIBLINEAR: n steps of SMO or dual coordinate ascent, one step of the
+        subgradient or interior-point methods.  None: ``default_max_iter``, 1000 epochs and at least
+        100,000 steps.
     random_state : int, Generator or None
     record_history : bool, default False
         Keep the primal / dual / gap / KKT curves in ``history_``.
     device : {"cpu", "gpu", "auto"}, default "cpu"
-        Where the problem's arrays live and the solver runs.  On "gpu" SMO takes its
-        steps on CuPy arrays, with kernel rows computed on the GPU (the compiled fast
-        paths are CPU only); the fitted attributes are NumPy arrays either way.
+        Where the arrays live and the solver runs (the compiled fast paths are CPU only); the fitted
+        attributes are NumPy arrays either way.
     fit_intercept : bool, default True
         Fit an intercept: SMO's own bias, or for the other solvers (linear kernel) a constant
         feature.  False: the no-bias problem (solver=None then picks ``"dual_cd"``; SMO refuses it).
     intercept_scaling : float, default 1.0
-        The constant feature's value B for dual_cd / primal_subgradient: the intercept is B times
-        its weight, penalised as :math:`(b / B)^2 / 2`, so a larger B penalises the intercept less.
+        The constant feature's value B: the intercept is B times its weight, penalised as
+        :math:`(b / B)^2 / 2`.
     class_weight : dict, "balanced" or None
         Multiplies the C of every sample of a class (``{label: weight}``); "balanced" uses
         ``n / (2 n_c)``.  ``fit``'s ``sample_weight`` multiplies it: :math:`C_i = C\\, w_i`.
     warm_start : bool, default False
-        Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights
-        (scikit-learn's convention; useful along a grid of C).  The fitted model then keeps the
-        solver's final state in ``result_.state``; otherwise it keeps no copy of the data.
+        Start the next ``fit`` from this fit's dual solution, scaled to the new C and weights (a grid
+        of C); the model then keeps the solver's final state in ``result_.state``.
     cache_size : float, default 200
-        Megabytes of kernel rows kept between steps (LIBSVM's ``-m``), least recently used rows
-        evicted; SMO and dual coordinate ascent never hold the (n, n) kernel matrix.
+        Megabytes of kernel rows kept, least recently used evicted (LIBSVM's ``-m``).
     verbose : int, default 0
-        Print the progress of the fit, a line per measured state (epoch, primal, dual, relative
-        gap, seconds).  A Ctrl-C during the fit keeps the model as it stands, with a warning.
+        Print a line per measured state (epoch, primal, dual, gap, seconds).  Ctrl-C keeps the model
+        as it stands, with a warning.
 
     Attributes
     ----------
     alpha_ : (n,) dual variables;  dual_coef_ : (1, n_SV) ``alpha_i y_i`` of the support vectors;
     support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d), CSR when X was sparse;
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
-    solver_ : str, the solver that produced the model: the one asked for, or, when ``solver=None`` left a
-    small dense problem short of ``tol``, ``"interior_point"`` (:mod:`svmteach.estimators.direct`);
-    n_iter_ : int, epochs run (Newton steps for ``"interior_point"``);  history_ : dict or None;
-    result_ : :class:`~svmteach.solvers.SolveResult` (its ``state`` only with ``warm_start``: a fitted model
-    keeps what ``predict`` needs, not the data).
+    solver_ : str, the solver that produced the model (``"interior_point"`` after :mod:`~svmteach.estimators.direct`);
+    n_iter_ : int, epochs run;  history_ : dict or None;
+    result_ : :class:`~svmteach.solvers.SolveResult` (``state`` only with ``warm_start``).
     """
 
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None,
@@ -135,15 +123,13 @@ class BinarySVC(DualSVC):
         return tags
 
     def check_params(self):
-        """The constraints, then the solver: a registered binary solver (the registry's check, naming it)."""
+        """The constraints, then the solver (a registered binary solver), naming the parameter."""
         super().check_params()
         if self.solver is not None:
             check_solver(self.solver, "binary")
 
     def solver_name(self, sparse: bool) -> str:
-        """The solver's name: ``solver``, or for None ``"dual_cd"`` for the linear kernel (fast at any n: SMO's
-        kernel steps with a linear kernel crawl at n = 10,000), sparse X, or ``fit_intercept=False`` (the
-        no-bias problem), and ``"smo"`` otherwise."""
+        """``solver``, or for None ``"dual_cd"`` (linear kernel, sparse X or ``fit_intercept=False``) else ``"smo"``."""
         if self.solver is None:
             return "dual_cd" if self._kernel_name() == "linear" or sparse or not self.fit_intercept else "smo"
         return self.solver
@@ -152,18 +138,15 @@ class BinarySVC(DualSVC):
         return getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
 
     def own_bias(self, solver_name: str) -> bool:
-        """Whether the solver fits the intercept as its own unpenalised bias b (``fit_intercept`` and a solver
-        whose dual can have the equality :math:`y^\\top\\alpha = 0`, LIBSVM's) rather than as a constant
-        feature."""
+        """Whether the intercept is the solver's own unpenalised bias b (dual equality
+        :math:`y^\\top\\alpha = 0`) rather than a constant feature."""
         return self.fit_intercept and True in BINARY_SOLVERS[solver_name].bias_options
 
     def bias_column(self, solver_name: str, sparse: bool = False):
         """The constant feature that carries the intercept (``intercept_scaling``), or None.
 
-        SMO fits an unpenalised bias b of its own, so it needs none.  Dual coordinate ascent and the
-        subgradient method solve the no-bias problem; with ``fit_intercept`` they get a constant last
-        feature (LIBLINEAR's ``-B``, LinearSVC's ``intercept_scaling``), which the linear kernel only
-        turns into an intercept: another kernel with ``fit_intercept=True`` is a ValueError naming it.
+        None for a solver with its own bias (SMO).  The feature is an intercept for the linear kernel
+        only: another kernel with ``fit_intercept=True`` is a ValueError naming it.
         """
         kernel_name = self._kernel_name()
         if not self.fit_intercept or self.own_bias(solver_name) or (sparse and kernel_name != "linear"):
@@ -175,9 +158,8 @@ class BinarySVC(DualSVC):
         return self.intercept_scaling
 
     def problem_for(self, X, y, sample_weight=None) -> BinaryProblem:
-        """The :class:`~svmteach.problems.BinaryProblem` that ``fit(X, y, sample_weight)`` solves: its bias
-        column (:meth:`bias_column`) and per-sample C included.  A fitted model keeps no copy of the
-        data; this rebuilds the problem, to draw it or to recompute the fit's objectives."""
+        """The :class:`~svmteach.problems.BinaryProblem` that ``fit(X, y, sample_weight)`` solves (bias column
+        and per-sample C included), rebuilt to draw it or recompute the fit's objectives."""
         self.check_params()
         sparse = is_sparse(X)
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
@@ -185,10 +167,8 @@ class BinarySVC(DualSVC):
                              sample_weight=sample_weights(y, sample_weight, self.class_weight))
 
     def make_solver(self, sparse: bool = False):
-        """The solver the parameters name for dense X, or for sparse X with ``sparse`` (:meth:`solver_name`),
-        built by the registry (:func:`~svmteach.solvers.make_solver`), which refuses, naming ``solver``, one
-        that is not registered, does not take sparse X or the kernel, or, with ``fit_intercept=False``, one
-        that always fits its bias (SMO)."""
+        """The solver :meth:`solver_name` names, built by :func:`~svmteach.solvers.make_solver`, which refuses
+        one that does not take sparse X, the kernel, or ``fit_intercept=False``."""
         name = self.solver_name(sparse)
         return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
                            selection=self.selection, random_state=self.random_state, cache_size=self.cache_size)
@@ -201,8 +181,7 @@ class BinarySVC(DualSVC):
         yv = to_numpy(problem.y)
         self.alpha_ = alpha
         self.support_ = np.flatnonzero(alpha > 0)
-        # rows of X (CSR rows of a sparse X, never made dense); with a bias column, the weight of that
-        # column times its value is the intercept: w'x + w_B B
+        # with a bias column, its weight times its value is the intercept: w'x + w_B B
         rows = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
         self.support_vectors_ = rows if bias is None else rows[:, : self.n_features_in_]
         self.dual_coef_ = (alpha * yv)[self.support_][None, :]
