@@ -1,65 +1,38 @@
 """The solver contract, :class:`Solver`, and the two drivers every solver shares: :func:`iterate` and :func:`solve`.
 
-The contract is written down once, as the base class :class:`Solver`; every solver of the
-package inherits from it (``tests/test_contract.py`` checks that, and the rest below).  A base
-class rather than a :class:`typing.Protocol`: the contract has shared defaults (``converged``,
-``measure``, ``steps_per_epoch``, ``steps_between_measures``, ``advance``) that are written here
-once and inherited, which a Protocol cannot give, and ``issubclass(cls, Solver)`` is a check a
-test can make.
+A base class rather than a :class:`typing.Protocol`, so that the shared defaults are written once
+and ``issubclass(cls, Solver)`` is a check ``tests/test_contract.py`` can make.  A solver holds
+hyperparameters only; its members:
 
-A solver holds hyperparameters only.  It offers
+- ``name``, and ``State``: a ``NamedTuple`` built by keyword, whose docstring gives every field's
+  shape; it has at least ``n_iter``, ``alpha``, ``primal``, ``dual``, ``gap`` (relative duality
+  gap) and ``kkt`` (KKT violation), current after ``measure``;
+- ``init(problem)``, and ``step(problem, state)``: one pure step (it never writes into ``state``
+  or ``problem``, so a list of states is a true film of the run);
+- ``advance(problem, state, n_steps, tol=None)``: up to ``n_steps`` steps by the fast path where
+  there is one (the same mathematics as ``step``); with ``tol`` it returns the first measured
+  ``converged`` state;
+- ``measure(problem, state)``: the state with its objectives evaluated;
+- ``converged(state, tol)``: :func:`gap_reached` on the state's gap;
+- ``steps_per_epoch`` (one pass over the data) and ``steps_between_measures`` (the chunk
+  :func:`solve` asks ``advance`` for, one epoch by default);
+- ``violation(state)``: a KKT violation the last ``advance`` computed for free, or NaN;
+- ``warm_start(problem, state)``: a state of another run (another C, say) projected into this
+  problem's box, its caches recomputed, measured; :func:`iterate` and :func:`solve` apply it to
+  every ``state=`` after :func:`check_state`;
+- ``coefficients(problem, state)``: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass) as
+  NumPy arrays; consumers ask for these, never for a field by name;
+- ``still_is_fixed_point``: an epoch that moves no dual variable proves no later one will, so
+  :func:`solve` stops there, not converged.  (A stagnant dual is no such sign: it reaches its
+  optimum to rounding long before the primal does.)
 
-- ``name``: its short name (``"smo"``, ``"dual_cd"``, ...);
-- ``State``: the class of its states, a ``NamedTuple`` whose docstring documents every field
-  and its shape; states are always built by keyword;
-- ``init(problem) -> state``: the starting state;
-- ``step(problem, state) -> state``: one pure step (never writes into ``state``
-  or ``problem``), so that a list of states is a true film of the run;
-- ``converged(state, tol) -> bool``: the stopping test on the state's own measure;
-- ``advance(problem, state, n_steps, tol=None) -> state``: up to ``n_steps`` steps at once, by
-  the compiled fast path where there is one (the same mathematics as ``step``).  With ``tol`` it
-  stops early once a state it has measured is ``converged``, and returns that measured state;
-- ``measure(problem, state) -> state``: the state with its objectives evaluated;
-- ``steps_per_epoch(problem)``: how many steps make one pass over the data (the unit of a
-  history's x-axis in epochs, and of the fixed-point test below);
-- ``steps_between_measures(problem)``: how many steps :func:`solve` asks ``advance`` for
-  at a time (one epoch unless a solver says otherwise), and may measure after;
-- ``violation(state)``: a KKT violation the steps of the last ``advance`` computed for free (the
-  largest block violation of the epoch, or LIBLINEAR's projected-gradient spread), or NaN when the
-  solver has none; :func:`solve` pays for ``measure`` only when it is small (the cheap stop, below);
-- ``warm_start(problem, state) -> state``: a state of another run (another C, say)
-  made feasible for ``problem``: its dual variables scaled or projected into this
-  problem's box, every cached quantity recomputed from them, measured.
-  :func:`iterate` and :func:`solve` call it on every ``state=`` they are given,
-  after :func:`check_state` made sure it is this solver's ``State``;
-- ``coefficients(problem, state)``: what a model needs from a state, as NumPy arrays on the
-  host: ``(alpha, b)`` for the binary solvers, ``(alpha, W)`` for the multiclass ones.  A
-  consumer (estimator, widget) asks for these, never for a field by name;
-- ``still_is_fixed_point``: True when an epoch of ``advance`` that changes no dual variable
-  proves that no later epoch will (every coordinate is visited and none moves): :func:`solve`
-  then stops there, not converged, instead of spinning to ``max_iter``.  (A stagnant dual is no
-  such sign: it reaches its optimum to rounding long before the primal does.)
-
-``converged`` is :func:`gap_reached` on the state's relative gap: a gap below
-``-NEGATIVE_GAP`` is no rounding error but a dual above the primal, an infeasible
-point, and raises :class:`InfeasibleStateError` instead of passing as converged.
-
-Every state is an immutable ``NamedTuple`` with at least ``n_iter``, ``alpha``,
-``primal``, ``dual``, ``gap`` (relative duality gap) and ``kkt`` (KKT violation).
-SMO keeps these up to date at every step (O(n) with its cached gradient); the linear solvers,
-whose objectives cost a pass over the data (about as much as an epoch), update them only in
-``measure``.
-
-**The cheap stop, then a certificate.**  By default :func:`solve` does not measure after every
-chunk: it asks ``violation(state)``, which the epoch computed for free, and calls ``measure`` (the
-duality gap) only when that violation is at most a threshold, first ``KKT_PER_TOL * tol`` (0.1 at
-the default tol 1e-3, LIBLINEAR's default ``eps``), lowered after each measure that finds the gap
-still above ``tol`` to about the violation at which the gap should reach it
-(:func:`next_threshold_factor`: the gap shrinks as the square of the violation near the optimum); and, so that a violation that stalls cannot hide a converged run, at the
-latest after ``max(MIN_CHUNKS_BETWEEN_MEASURES, chunks / 2)`` chunks without one (a geometric
-schedule: O(log) measures in all).  The run stops only on a measured gap, and its last state is
-always measured, so every result reports the true gap of what it returns.  ``record_history=True``
-or ``fast=False`` measure after every chunk instead, with the clock paused (the course's curves).
+**The cheap stop, then a certificate.**  :func:`solve` measures (the duality gap, about an epoch's
+cost) only when ``violation`` is at most a threshold: first ``KKT_PER_TOL * tol`` (0.1 at tol 1e-3,
+LIBLINEAR's default ``eps``), then lowered by :func:`next_threshold_factor` after each measure that
+finds the gap above ``tol``; and at the latest after ``max(MIN_CHUNKS_BETWEEN_MEASURES, chunks / 2)``
+chunks without one, so a stalled violation cannot hide a converged run (O(log) measures in all).
+The run stops only on a measured gap and its last state is always measured.  ``record_history=True``
+or ``fast=False`` measure after every chunk instead, with the clock paused.
 """
 
 from __future__ import annotations
@@ -146,11 +119,8 @@ class Solver(ABC):
     """The contract every solver fulfils (see the module docstring), with its shared defaults.
 
     A subclass sets ``name`` and ``State`` and defines ``init``, ``step``, ``warm_start`` and
-    ``coefficients``; it overrides ``measure`` when its steps leave the objectives stale,
-    ``advance`` when it has a fast path, and ``steps_per_epoch`` /
-    ``steps_between_measures`` when a step is not one sample.  Its capabilities (``binary`` to
-    ``prefers_gpu`` below) are class attributes, read by the registry's factory
-    (:func:`~svmteach.solvers.registry.make_solver`), which refuses a solver asked for what it cannot do.
+    ``coefficients``.  Its capabilities are class attributes, read by
+    :func:`~svmteach.solvers.registry.make_solver`, which refuses a solver asked for what it cannot do.
 
     Attributes
     ----------
@@ -159,16 +129,14 @@ class Solver(ABC):
     State : type
         The ``NamedTuple`` class of its states.
     still_is_fixed_point : bool
-        True when an epoch that moves no dual variable proves that no later one will
-        (:func:`solve` then stops, not converged).
+        See the module docstring.
     binary, multiclass : bool
         Whether it solves a :class:`~svmteach.problems.BinaryProblem` / a
         :class:`~svmteach.problems.MulticlassProblem` (for the losses :meth:`solves` accepts).
     loss_class : type or None
         The one multiclass loss it solves (None: every loss).
     takes_sparse : bool
-        True when the solver runs on a problem whose X is a SciPy sparse matrix (it reads X through
-        :mod:`svmteach.rows` and never makes it dense).
+        Whether it runs on a SciPy sparse X (through :mod:`svmteach.rows`, never made dense).
     kernels : tuple of str
         The kernels it takes (:data:`~svmteach.kernels.KERNELS`).
     bias_options : tuple of bool
@@ -179,7 +147,7 @@ class Solver(ABC):
     explorable : bool
         Whether the explorers offer it: its steps can be watched one at a time.
     prefers_gpu : bool
-        True when it is meant for a GPU (every sample at once) and slower than the sequential ones on a CPU.
+        Meant for a GPU (every sample at once); slower than the sequential ones on a CPU.
     """
 
     name: str = ""
@@ -227,11 +195,10 @@ class Solver(ABC):
     def gap_rounding(self, problem, state, tight: bool = False) -> float:
         """A bound on the rounding error of the state's ``primal - dual`` in float64.
 
-        For a binary problem, :func:`~svmteach.objectives.gap_rounding` at the state's ``(alpha, b)``
-        (``coefficients``) with the scores recomputed from alpha (about one ``measure``): by
-        Cauchy-Schwarz from the kernel's diagonal, or with ``tight`` from the scores' actual magnitudes
-        (:func:`~svmteach.objectives.score_magnitudes`, about one more).  For a multiclass problem,
-        :func:`~svmteach.objectives.multiclass_gap_rounding` at ``(alpha, W)`` (``tight`` changes nothing).
+        Binary: :func:`~svmteach.objectives.gap_rounding` at ``coefficients`` with the scores
+        recomputed from alpha, by Cauchy-Schwarz, or with ``tight`` from the scores' magnitudes
+        (:func:`~svmteach.objectives.score_magnitudes`).  Multiclass:
+        :func:`~svmteach.objectives.multiclass_gap_rounding` (``tight`` changes nothing).
         """
         from .. import objectives as obj
         from ..problems import MulticlassProblem
@@ -271,12 +238,9 @@ class Solver(ABC):
     def advance(self, problem, state, n_steps: int, tol: float | None = None):
         """Up to ``n_steps`` steps of ``step``; with ``tol``, stop at the first measured converged state.
 
-        After each step the state's own measure is asked (``converged``); when it says yes, or every
-        ``steps_between_measures`` steps, the state is measured and asked again, and a run that is
-        converged then stops there and returns the measured state.  (For a solver whose steps keep the
-        objectives current the first test is exact; for one whose steps leave them stale, the periodic
-        measure is what can stop it.)  A last state that is not converged by its own measure is returned
-        unmeasured: the caller measures it.
+        The state is measured when its own ``converged`` says yes (exact for solvers whose steps keep
+        the objectives current) or every ``steps_between_measures`` steps (what stops the others).
+        A last state not converged by its own measure is returned unmeasured: the caller measures it.
         """
         n_steps = int(n_steps)
         every = self.steps_between_measures(problem)
@@ -294,10 +258,9 @@ class Solver(ABC):
 def next_threshold_factor(gap: float, tol: float) -> float:
     """How much smaller a violation the cheap stop asks for after a measure at which the gap was still above tol.
 
-    Near an optimum a quadratic's suboptimality, and so the gap, shrinks as the square of its gradient:
-    the violation that gives ``tol`` is about ``violation * sqrt(tol / gap)``.  Clipped to [1/4, 9/10]:
-    never asking for less than a tenth off (each measure costs about an epoch) nor for a jump the
-    estimate cannot support; a NaN gap asks for half.
+    Near an optimum the gap shrinks as the square of the gradient, so the violation that gives
+    ``tol`` is about ``violation * sqrt(tol / gap)``; clipped to [1/4, 9/10] (each measure costs
+    about an epoch; the estimate supports no bigger jump).  A NaN gap asks for half.
     """
     if not (gap > 0 and math.isfinite(gap)):
         return 0.5
@@ -307,11 +270,9 @@ def next_threshold_factor(gap: float, tol: float) -> float:
 def iterate(solver, problem, max_iter: int = 1000, tol: float | None = None, state=None):
     """Yield the starting state, then the state after each step.
 
-    Stops after ``max_iter`` steps, or earlier once ``solver.converged(state, tol)``
-    when ``tol`` is given (each state is then measured, which costs a pass over
-    the data for the multiclass solvers).  Pass ``state`` to continue a run: it goes
-    through ``solver.warm_start(problem, state)`` first.  The arguments are checked
-    here, before the first state is asked for.
+    Stops after ``max_iter`` steps, or once ``solver.converged(state, tol)`` when ``tol`` is given
+    (each state is then measured).  A ``state`` is continued through :func:`warm_start`.  The
+    arguments are checked here, before the first state is asked for.
     """
     max_iter = check_max_iter(max_iter)
     tol = None if tol is None else check_tol(tol)
@@ -423,38 +384,29 @@ def solve(
     Parameters
     ----------
     max_iter : int or None
-        Most steps this call takes (SMO pairs, coordinates, sample visits or subgradient iterations); a
-        positive integer.  None: ``solver.default_max_iter(problem)``, by default ``DEFAULT_EPOCHS`` epochs (``DEFAULT_EPOCHS * steps_per_epoch``), and at
-        least ``DEFAULT_STEPS`` steps, so that the default budget grows with the data (100,000 steps were
-        5 epochs at n = 20,000) and a full-batch solver still gets its many small steps.  A run continued from ``state`` counts its new steps, as :func:`iterate` does, while
-        the result's ``n_iter`` counts every step since the run began.
+        Most steps this call takes (SMO pairs, coordinates, sample visits or subgradient iterations).
+        None: ``solver.default_max_iter(problem)``, ``DEFAULT_EPOCHS`` epochs and at least
+        ``DEFAULT_STEPS`` steps.  A continued run counts its new steps; the result's ``n_iter``
+        counts every step since the run began.
     tol : float
-        Stop when the state's relative duality gap ``(P - D) / |P|`` is at most ``tol`` (finite, >= 0).
-        The gap is measured when the solver's cheap ``violation`` says the end is near (see the module
-        docstring), and always at the end: ``converged`` is True only for a measured gap.
-        The run also stops, not converged, when the gap is NaN, or after an epoch that moved no
-        dual variable (solvers with ``still_is_fixed_point``).
+        Stop when the measured relative duality gap ``(P - D) / |P|`` is at most ``tol``.  The run
+        also stops, not converged, on a NaN gap or after an epoch that moved no dual variable
+        (solvers with ``still_is_fixed_point``).
     fast : bool
-        Use the solver's ``advance`` (compiled where available), ``steps_between_measures``
-        steps at a time (one epoch for most solvers); the history then has one entry per chunk.
-        ``False`` steps one at a time through ``step`` and records every step.
+        Use ``advance``, ``steps_between_measures`` steps at a time (one history entry per chunk);
+        ``False`` steps one at a time through ``step``.
     record_history : bool
-        Keep the curves (n_iter, time, primal, dual, gap, kkt): every chunk is then measured, with
-        the clock paused.
+        Keep the curves (``HISTORY_KEYS``), measuring every chunk with the clock paused.
     record_states : bool
-        Keep every state (step-by-step runs only): a film of the run.
+        Keep every state (step-by-step runs only).
     callback : callable or None
-        Called with the state after each chunk; returning True stops the run.  With the cheap stop
-        (the default, ``fast=True`` without ``record_history``), the state's ``primal``, ``dual`` and
-        ``gap`` are those of its last measure.
+        Called with the state after each chunk; returning True stops the run.  Under the cheap stop
+        the state's ``primal``, ``dual`` and ``gap`` are those of its last measure.
     state : a state of ``solver`` or None
-        Continue from it (another C, say): ``solver.warm_start(problem, state)`` projects it into
-        this problem's box and recomputes what it caches.
+        Continue from it, through :func:`warm_start`.
 
-    A KeyboardInterrupt (Ctrl-C) after the first state stops the run where it stands: the last completed
-    state (steps are pure, so a chunk cut short leaves the state before it whole) is measured and
-    returned with ``interrupted=True``, and appended to the history if it is not its last entry.  An
-    interrupt while the first state or that last measure is computed propagates as usual.
+    A KeyboardInterrupt after the first state returns the last completed state (steps are pure),
+    measured, with ``interrupted=True``.
     """
     if max_iter is None:
         max_iter = solver.default_max_iter(problem)
@@ -532,10 +484,11 @@ def solve(
 
 
 def certify(solver, problem, state, tol):
-    """``(converged, rounding, reason)`` of a measured state: converged when its gap reached ``tol`` and
-    float64 resolves that gap, that is the gap's rounding bound (``solver.gap_rounding``: the cheap one,
-    then where it is too loose the tight one) is at most ``tol * |primal|``.  Else ``reason`` says why not (features of 1e7 and more, C of 1e12 and more: the
-    objectives are below the rounding of their terms, and a "gap" of 1e-16 certifies nothing)."""
+    """``(converged, rounding, reason)`` of a measured state.
+
+    Converged when its gap reached ``tol`` and float64 resolves that gap: the rounding bound
+    (``solver.gap_rounding``, cheap then tight) is at most ``tol * |primal|``.  Else ``reason`` says
+    why (huge features or C put the objectives below the rounding of their terms)."""
     if not solver.converged(state, tol):
         return False, math.nan, ""
     if float(state.primal) == 0.0:  # P = D = 0 (alpha = 0 with every hinge 0): nothing summed, nothing rounded
