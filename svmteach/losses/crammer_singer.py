@@ -4,9 +4,8 @@
 
     \\min_W \\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
 
-(Crammer and Singer 2001), with :math:`C_i = C` but for sample weights (``problem.C_i``).  The dual
-("Optimizing SVM Multiclass Dual Solvers", slides, 'Dual Form'; derived in ``svmteach.derivations``)
-is
+(Crammer and Singer 2001), :math:`C_i` = ``problem.C_i``.  The dual ("Optimizing SVM Multiclass Dual
+Solvers", slides, 'Dual Form'; derived in ``svmteach.derivations``) is
 
 .. math::
 
@@ -16,43 +15,35 @@ is
 
 with :math:`\\Delta_i^m = [m \\ne y_i]`, the upper bounds :math:`u_i^m = C_i [m = y_i]` and :math:`w_m = \\sum_i \\alpha_i^m x_i`;
 as a maximisation :math:`D = -f = \\sum_i \\alpha_i^{y_i} - \\tfrac12 \\|W\\|_F^2`.
-Its partial gradient is :math:`g_i^m = w_m^\\top x_i + \\Delta_i^m`.  (The slides' Algorithm 3,
-line 6, subtracts 2 from :math:`g_i[y_i]` after adding 1 everywhere; the derivative gives
-:math:`g_i^{y_i} = w_{y_i}^\\top x_i`, so 1 is to be subtracted.)
+Its partial gradient is :math:`g_i^m = w_m^\\top x_i + \\Delta_i^m` (so :math:`g_i^{y_i} = w_{y_i}^\\top x_i`:
+the slides' Algorithm 3, line 6, subtracts 2 where 1 is right).
 
 **The block** (Blondel, Fujino and Ueda 2014).  The sample is skipped when its violation
 :math:`v_i = \\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < u_i^m} g_i^m` is at most ``skip_tol``.
 Otherwise the exact block problem
 :math:`\\min_\\delta \\tfrac q2 \\|\\delta\\|^2 + g_i^\\top \\delta` s.t.
 :math:`\\mathbf 1^\\top \\delta = 0,\\ \\delta \\le u_i - \\alpha_i`, with :math:`q = \\|x_i\\|^2` (the dual is
-quadratic, so this is exact; the slides drop the factor q), is solved with the new block
-written as :math:`\\alpha_i = u_i - \\beta`: the feasible rows are exactly those with
-:math:`\\beta \\ge 0,\\ \\mathbf 1^\\top \\beta = C_i`, and completing the square,
+quadratic, so this is exact; the slides drop the factor q), is solved with
+:math:`\\alpha_i = u_i - \\beta`: the feasible rows are those with
+:math:`\\beta \\ge 0,\\ \\mathbf 1^\\top \\beta = C_i` (C below), and completing the square,
 :math:`\\beta` is the projection of :math:`(u_i - \\alpha_i) + g_i / q` onto that simplex.
-Below, C stands for the sample's :math:`C_i`.
 Multiplied by q, :math:`\\beta = \\operatorname{proj}(\\hat\\beta, z) / q` with
 
 .. math::
 
     \\hat\\beta = q (u_i - \\alpha_i) + g_i, \\qquad z = C q
 
-(Blondel's :math:`\\hat\\beta` and z times :math:`\\|x_i\\|`).  No term is divided by a small
-:math:`\\|x_i\\|`: dividing by it (or by q) would turn the rounding of :math:`g_i`, about
-:math:`\\epsilon |g_i|`, into errors of :math:`\\epsilon |g_i| / q` in alpha, and rows of tiny norm
-stopped summing to zero (by 1e-5 at a norm of 1e-6, to NaN below).  The projection is
-homogeneous, :math:`\\operatorname{proj}(\\hat\\beta, z) = z \\operatorname{proj}(\\hat\\beta / z, 1)`, and
-with :math:`p = \\operatorname{proj}(\\hat\\beta / z, 1)` the block is :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p`:
-the division by q never happens, and the normalisation puts every row on its simplex to the
-last bit (a subnormal z keeps its few bits out of the projection).
+(Blondel's :math:`\\hat\\beta` and z times :math:`\\|x_i\\|`).  Nothing is divided by a small q, which
+would turn the rounding of :math:`g_i` into errors of :math:`\\epsilon |g_i| / q` in alpha: the projection
+is homogeneous, so with :math:`p = \\operatorname{proj}(\\hat\\beta / z, 1)` the block is
+:math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p`, and the normalisation puts every row on its simplex to
+the last bit.
 
-The linear case, q = 0 (a zero row) or q too small to matter, is the limit of the same block.
-For every feasible δ the quadratic term is at most :math:`\\tfrac q2 \\|\\delta\\|^2 \\le 4 q C^2`,
-against a linear term of size :math:`C \\max|\\hat\\beta|`; once :math:`z = qC \\le \\epsilon \\max|\\hat\\beta|`
-(then :math:`\\hat\\beta / z` could overflow), the projection onto the mass z keeps only the entries
-within rounding of the largest: C is shared equally by the largest entries of :math:`\\hat\\beta = g_i`
-(a zero row: :math:`\\alpha_i^{y_i} = C` and :math:`-C` spread evenly over the other classes).  A sample
-with :math:`C_i = 0` has z = 0 too: its block is the simplex of mass 0, :math:`\\alpha_i = 0`, and it has no
-free class, so its violation is :math:`-\\infty` and it is never stepped on.
+The linear case, q = 0 or too small to matter, is the limit of the same block: the quadratic term is
+at most :math:`4 q C^2` against a linear term of size :math:`C \\max|\\hat\\beta|`, so once
+:math:`z = qC \\le \\epsilon \\max|\\hat\\beta|` C is shared equally by the largest entries of
+:math:`\\hat\\beta = g_i`.  A sample with :math:`C_i = 0` has the block :math:`\\alpha_i = 0` and no free
+class: its violation is :math:`-\\infty`, and it is never stepped on.
 """
 
 from __future__ import annotations
@@ -66,11 +57,9 @@ from ..projections import project_simplex_sort
 from .base import EPS, Embedding, MulticlassLoss, column_C, one_hot
 
 
-#: A label entry within this fraction of its bound C_i is at it (none is for C_i = 0: its block is {0}).
-#: The entry is computed from the others (so that the row sums to 0 exactly) and can land an ulp or two
-#: below C_i; counted as free, its gradient
-#: made violations of 1-2 appear in blocks that were solved (on the issue's 20000 x 100 problem the
-#: largest violation of an epoch never fell below 0.03), and the block was solved again for nothing.
+#: A label entry within this fraction of its bound C_i is at it.  The entry is computed from the others
+#: (the row sums to 0 exactly) and can land an ulp below C_i; counted as free, it would make a solved
+#: block look violated.
 AT_C = 4 * EPS
 
 
@@ -80,12 +69,10 @@ class CSBlock(NamedTuple):
     Attributes
     ----------
     y : int;  grad : (k,) the partial gradient g_i;  violation : float, v_i;  skipped : bool.
-    beta_hat, z, beta, theta : the picture in Blondel's scale (the course's):
-    beta_hat (k,) the point projected, ``||x_i|| (u_i - alpha_i) + g_i / ||x_i||`` (``u_i = C_i e_{y_i}``);
-    z : float, the simplex's mass ``C_i ||x_i||``;  beta (k,) its projection;  theta : float, the threshold
-    (beta = max(beta_hat - theta, 0)).  The step computes the same projection multiplied by
-    ``||x_i||`` (see the module docstring); the projection is homogeneous, so dividing by ``||x_i||``
-    gives these.  None / NaN for a zero row (a linear block: nothing is projected).
+    beta_hat, z, beta, theta : in Blondel's scale (the course's): beta_hat (k,) the point projected,
+    ``||x_i|| (u_i - alpha_i) + g_i / ||x_i||`` (``u_i = C_i e_{y_i}``);  z : float, the mass ``C_i ||x_i||``;
+    beta (k,) its projection;  theta : float, the threshold (beta = max(beta_hat - theta, 0)).
+    None / NaN for a zero row (nothing is projected).
     delta : (k,) the change of alpha_i, ``u_i - beta / ||x_i|| - alpha_i``.
     """
 
@@ -149,10 +136,8 @@ class CrammerSinger(MulticlassLoss):
     def repair(self, problem, alpha):
         """Each row summing to 0 to the last bit (the label entry from the others).
 
-        Rounding (of the projection, and accumulated step after step) would otherwise tilt every
-        slope the parallel solver computes from ``T - alpha``, and its line search would stall.  Where
-        the label entry would pass C, it stops there and the excess goes to the most negative other
-        entry (room to spare).
+        Accumulated rounding would tilt the parallel solver's slopes ``T - alpha`` and stall its line
+        search.  A label entry past C stops there; the excess goes to the most negative other entry.
         """
         xp = problem.xp
         Y = one_hot(problem)
@@ -164,10 +149,8 @@ class CrammerSinger(MulticlassLoss):
         return A - xp.where(xp.arange(problem.k)[None, :] == lowest, excess, 0.0)
 
     def feasible(self, problem, alpha):
-        """:math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C_i e_{y_i}`; writing
-        :math:`a = u_i - \\beta`, it is the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = C_i\\}`,
-        so :math:`\\beta` is the simplex projection of :math:`u_i - a` (a feasible row stays as it is; the
-        simplex of mass 0 is {0})."""
+        """:math:`\\{a : a \\le u_i, \\mathbf 1^\\top a = 0\\}` with :math:`u_i = C_i e_{y_i}`: with
+        :math:`a = u_i - \\beta`, :math:`\\beta` is the simplex projection of :math:`u_i - a` (mass :math:`C_i`)."""
         xp, C = problem.xp, column_C(problem)
         Y = one_hot(problem)
         upper = self._upper(problem)
@@ -198,8 +181,8 @@ class CrammerSinger(MulticlassLoss):
                        theta=nan, delta=None)
 
     def block_picture(self, y, q, C, old, new, numbers, violation, moves):
-        """The :class:`CSBlock` of a step from its kernel's numbers (g, beta_hat and the share p / 1'p, in the
-        step's scale), drawn in Blondel's: divided by r = ||x_i||, the projection being homogeneous."""
+        """The :class:`CSBlock` of a step from its kernel's numbers (g, beta_hat, the share p / 1'p), divided by
+        r = ||x_i|| into Blondel's scale."""
         k = len(old)
         if moves <= 0:
             return CSBlock(y=y, grad=numbers[0].copy(), violation=violation, skipped=True, beta_hat=None, z=math.nan,
