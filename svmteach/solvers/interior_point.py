@@ -1,13 +1,9 @@
 """A primal-dual interior-point method (Mehrotra's predictor-corrector) for every dual of the package.
 
-The coordinate methods stall when the features have very different scales (raw data: the wine
-set's features run from 0.1 to 1,680, so its kernel matrix spans seven orders of magnitude): their
-steps see one coordinate at a time and the dual is ill-conditioned.  A Newton method does not care
-about the conditioning, only about the size of the linear system it solves at each step: on a small
-problem it reaches the optimum to rounding in some 15 to 40 steps, however the data are scaled.
-
-The programme it solves is built from the problem's loss in :mod:`~svmteach.solvers.interior_point_qp`
-(variables, scaling); its Newton system in :mod:`~svmteach.solvers.newton_system`.
+Coordinate methods stall on an ill-conditioned dual (features of very different scales); a Newton
+method's step count does not depend on the conditioning, only its cost on the problem's size.  The
+programme is built from the loss in :mod:`~svmteach.solvers.interior_point_qp`, its Newton system
+in :mod:`~svmteach.solvers.newton_system`.
 
 **The step** (Mehrotra 1992; Nocedal and Wright, section 16.6).  With slacks :math:`s = h - G\\beta \\ge 0`,
 multipliers :math:`z \\ge 0` of the inequalities and :math:`\\nu` of the equality, the central path is
@@ -25,17 +21,12 @@ goes 0.99 of the way to the boundary.  The start is strictly feasible (:math:`\\
 on :math:`a^\\top\\beta = 0`), and a step keeps the equalities, so **every iterate is feasible**: alpha in
 its box, on its equality, and the gap of every state is a true certificate.
 
-**What is reported.**  An interior point never has an entry exactly at a bound; near the optimum the
-state's ``alpha`` is the iterate with the entries that the complementarity pairs say are at a bound
-(:math:`z_j > s_j`) put there exactly (a binary dual with a bias then restores :math:`y^\\top\\alpha = 0` on the
-free entries), when that point is feasible and its gap is no larger; otherwise the iterate itself.
-Either way the objectives, gap and KKT violation are the package's (:mod:`svmteach.objectives`, the loss's
-``primal`` / ``dual`` / ``kkt_violation``), recomputed from that alpha at every step, so ``measure`` has
-nothing to add.  The binary bias is the b that minimises the primal for the weights of alpha (a weighted
-median of :math:`y_i - f_i`, exact).
-
-The arithmetic is NumPy and SciPy's LAPACK on the host in float64, whatever array library the problem
-uses; the state's ``alpha`` (and ``W``) are handed back in the problem's library.
+**What is reported.**  Near the optimum the state's ``alpha`` is the iterate with the entries the
+complementarity pairs call active (:math:`z_j > s_j`) put exactly on their bound (the polish), when
+that point is feasible and its gap no larger; else the iterate.  Its objectives, gap and KKT
+violation are the package's, recomputed at every step, so ``measure`` has nothing to add.  The binary
+bias minimises the primal for alpha's weights (a weighted median of :math:`y_i - f_i`).  The
+arithmetic is float64 NumPy / LAPACK on the host; ``alpha`` and ``W`` return in the problem's library.
 """
 
 from __future__ import annotations
@@ -59,10 +50,9 @@ TO_BOUNDARY = 0.99
 #: Steps become null steps once the complementarity s'z is below this fraction of the
 #: objective's size: the Newton system then only sees rounding.
 MU_FLOOR = 1e-15
-#: Near the end (gap below ``POLISH_BELOW``), a step whose gap is this many times the last one's is refused
-#: when it comes after a polished state or its dual residual grew as much: it is the rounding of the Newton
-#: system talking, and the step is a null step.  (A step whose residual falls is kept: with boxes spanning
-#: 1e12 the gap rises tenfold on the way down.)
+#: Near the end (gap below ``POLISH_BELOW``), a step whose gap grows this many times is a null step when
+#: it follows a polished state or its dual residual grew as much (the Newton system's rounding; a step
+#: whose residual falls is kept, as wide boxes make the gap rise on the way down).
 GAP_SPOILED = 10.0
 #: The dense method is refused above this many variables (its matrix alone would take 8 m^2 bytes);
 #: the low-rank one above this size of its capacitance matrix, kd.
@@ -81,9 +71,8 @@ FAR = 1e8
 RESOLVABLE = 2.0**50
 
 class Float64RangeError(ValueError):
-    """The problem's solution has a sample whose dual variable makes its score unresolvable in float64
-    (:data:`RESOLVABLE`): C so large, or features so large, that the data are not separable at that C and
-    the samples at their bound C_i carry terms C_i K_ii that float64 rounds by more than a margin."""
+    """The solution has a sample whose term C_i K_ii float64 rounds by more than a margin
+    (:data:`RESOLVABLE`): C or the features too large for data not separable at that C."""
 
 
 class InteriorPointState(NamedTuple):
@@ -92,8 +81,7 @@ class InteriorPointState(NamedTuple):
     Attributes
     ----------
     n_iter : int, Newton steps taken (null steps included).
-    alpha : (n,) binary or (n, k) multiclass dual variables in the package's convention, feasible;
-        near the optimum the entries at a bound are exactly there (see the module docstring).
+    alpha : (n,) binary or (n, k) multiclass dual variables, feasible (see the module docstring).
     b : float, the binary bias (the primal's best for alpha; 0.0 without a bias and for multiclass).
     W : (k, d) float64 weights W(alpha) (multiclass), None for a binary problem.
     beta : (m_s, k') float64 the interior iterate x in the scaled variables (beta_i = d_i x_i,
@@ -150,9 +138,7 @@ def _named(problem) -> str:
 
 def _check_resolvable(problem, qp, x):
     """Raise :class:`Float64RangeError`, naming C and X, when an iterate ``x`` (scaled) has a sample with
-    :math:`\\alpha_i q_i \\ge` :data:`RESOLVABLE`: its score is then rounded by more than a margin, and no
-    answer near it can be represented (the iterate heads for a bound :math:`C_i` that large only when the
-    data are not separable at that C)."""
+    :math:`\\alpha_i q_i \\ge` :data:`RESOLVABLE`: no answer near it can be represented."""
     if not x.size:
         return
     own = qp.d * np.max(np.abs(x), axis=1) * qp.q  # alpha_i q_i
@@ -168,9 +154,8 @@ def _check_resolvable(problem, qp, x):
 
 
 def _stalled(problem, qp, null):
-    """``null`` (a null step), or :class:`Float64RangeError` when the steps stall far from the optimum (gap above
-    ``POLISH_BELOW``) on a problem with boxes beyond :data:`BOX_CAP`: the data are then not separable at that C
-    (separable ones are solved: their dual variables stay far below C) and the optimum is out of float64's reach."""
+    """``null``, or :class:`Float64RangeError` when the steps stall with a gap above ``POLISH_BELOW`` and
+    boxes beyond :data:`BOX_CAP` (data not separable at that C: the optimum is out of float64's reach)."""
     big = np.asarray(to_numpy(problem.C_i), dtype=np.float64)[qp.keep] * qp.q
     if null.gap > POLISH_BELOW and big.size and float(np.max(big)) > BOX_CAP:
         raise Float64RangeError(
@@ -200,9 +185,8 @@ class InteriorPoint(Solver):
     """Mehrotra's predictor-corrector interior-point method for the binary and multiclass duals: one step is
     one Newton iteration (see the module docstring).
 
-    For small problems: the dense method costs :math:`O((nk')^3)` per step and :math:`8 (nk')^2` bytes,
-    the low-rank one :math:`O(n k^2 d^2 + (kd)^3)`; a step of either costs far more than an epoch of
-    coordinate ascent, but some 15 to 40 of them reach a relative gap of 1e-8 on any scaling of the data.
+    For small problems: a dense step costs :math:`O((nk')^3)` and :math:`8 (nk')^2` bytes, a low-rank one
+    :math:`O(n k^2 d^2 + (kd)^3)`; few steps reach a relative gap of 1e-8 on any scaling of the data.
 
     Parameters
     ----------
@@ -255,9 +239,8 @@ class InteriorPoint(Solver):
         return build_qp(problem, self.bias and is_binary(problem))
 
     def _check_size(self, problem):
-        """Refuse a problem too large for both methods before anything of its size is built (the dense Hessian
-        of 12,001 samples alone is 1.2 GB): m = n k' variables above ``MAX_DENSE`` and, for the low-rank
-        method (linear kernels), k d above ``MAX_RANK``."""
+        """Refuse, before anything of its size is built, m = n k' variables above ``MAX_DENSE`` and,
+        for the low-rank method (linear kernels), k d above ``MAX_RANK``."""
         binary = is_binary(problem)
         k = 1 if binary else problem.k
         m = int(np.count_nonzero(np.asarray(to_numpy(problem.C_i)) > 0)) * (1 if binary else k - 1)
@@ -305,9 +288,8 @@ class InteriorPoint(Solver):
         qp = self._qp(problem)
         self._method(qp)
         nv = qp.G.shape[1]
-        # the room u_i is of the size of the data's own solution (1 / q_i in beta) or the box, whichever is
-        # smaller: the start's objective is of the size of the optimum's, not C^2 ||x||^2 (features of 1e6
-        # and C = 1e6 would start 24 orders of magnitude above it, more than float64 can come back from)
+        # u_i: the data's own solution (1 / q_i) or the box, whichever is smaller, so the start's
+        # objective is of the optimum's size, not C^2 ||x||^2 (which float64 may not come back from)
         u = np.minimum(qp.h.max(axis=1), 1.0)
         if qp.kind == "simplex":
             x = np.repeat(u[:, None] / (2 * nv), nv, axis=1)
@@ -320,9 +302,8 @@ class InteriorPoint(Solver):
             x = 0.5 * np.repeat(u[:, None], nv, axis=1)
         s = qp.h - g_times(qp.G, x)
         grad = hess_times(qp, x) - qp.c
-        # z_j of the size of the gradient, but s_j z_j at most FAR times that for a far bound (a box C_i q_i = 1e100
-        # wide in the scaled variables: a multiplier of 1 there starts at a complementarity of 1e100, which the
-        # steps cannot bring down)
+        # z_j of the gradient's size, but s_j z_j at most FAR times that for a far bound (a complementarity
+        # of 1e100 the steps could not bring down)
         z = max(1.0, float(np.max(np.abs(grad), initial=0.0))) * np.minimum(1.0, FAR / s)
         return self._state(problem, qp, 0, x, s, z, 0.0, math.nan, math.nan, math.nan)
 
@@ -447,9 +428,8 @@ class InteriorPoint(Solver):
 
         (E: a Crammer-Singer block's active sum row :math:`\\mathbf 1^\\top\\beta_i = C_i`, the binary equality
         :math:`y^\\top\\alpha = 0`), by least squares (a singular :math:`H_{FF}`, duplicates, has many solutions).
-        On raw data this matters: an entry of 1e-7 put to 0 moves the scores by :math:`10^{-7} \\|x\\|^2`, which
-        for features of size 1,000 is 0.1.  None when the result is not feasible or there are too many free
-        entries (more than ``MAX_POLISH``)."""
+        It matters on raw data, where a tiny entry put to 0 moves the scores by it times :math:`\\|x\\|^2`.
+        None when the result is not feasible or there are more than ``MAX_POLISH`` free entries."""
         if s.size == 0:
             return None
         # a row is active when its multiplier, in units of the sample's linear term c_i, is larger than its
@@ -520,14 +500,13 @@ class InteriorPoint(Solver):
         beta[rows, cols] = solution[:n_free]
         if qp.eq is not None and abs(float(np.sum(qp.eq * beta))) > 1e-12 * float(np.sum(np.abs(qp.eq * beta))):
             return None, None, None  # the equality cannot hold on this active set (too few free entries)
-        # an active sum row holds exactly, not to the solve's rounding: the package reads a label entry below
-        # C_i by more than a few ulps as free, and its gradient as a KKT violation (raw wine: 5e-9 below, 0.9)
+        # an active sum row holds exactly: a label entry a few ulps below C_i would read as free, and its
+        # gradient as a KKT violation
         total = beta.sum(axis=1)
         exact = sums & (total > 0)
         beta[exact] *= (C[exact, 0] / total[exact])[:, None]
-        # rounding allowed outside a bound: relative to C_i for a row at C_i, to the room min(C_i, 1) (the size of
-        # the sample's own solution in the scaled variables) for a row at 0: 1e-12 C_i below 0 is no rounding
-        # when C_i = 1e6 and the other class's boxes are 1e-6 (clipping it would break y'alpha = 0)
+        # rounding allowed outside a bound: relative to C_i for a row at C_i, to the room min(C_i, 1) for a
+        # row at 0 (1e-12 C_i is no rounding when other boxes are 1e-6: clipping it would break y'alpha = 0)
         slack, low = 1e-12 * C, 1e-12 * np.minimum(C, 1.0)
         # the multipliers of the active rows, from stationarity grad f + E' lambda + G_act' z_act = 0,
         # grad f = H beta - 1 (+ nu a for the binary equality; lambda of the sum rows from the solution)
