@@ -5,15 +5,14 @@
     \\min_W \\tfrac12 \\sum_m \\|w_m\\|^2 + \\sum_i C_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i)
     \\quad \\text{s.t.} \\quad \\sum_m w_m = 0
 
-(Lee, Lin and Wahba 2004, linear and without bias; one of the losses compared by Dogan,
-Glasmachers and Igel 2016), with :math:`C_i = C` but for sample weights (``problem.C_i``).  Each wrong class's score is pushed below -1 on its own; the
+(Lee, Lin and Wahba 2004, linear and without bias; Dogan, Glasmachers and Igel 2016),
+:math:`C_i` = ``problem.C_i``.  Each wrong class's score is pushed below -1 on its own; the
 sum-to-zero constraint keeps the scores from all sinking together.
 
 **The dual** (derived and checked in ``svmteach.derivations``, model ``"llw"``).  With
 multipliers :math:`\\alpha_{im} \\ge 0` for the hinges (:math:`m \\ne y_i`; :math:`\\alpha_{iy_i} = 0`)
 and :math:`\\nu` for the constraint, stationarity gives :math:`w_m = -\\sum_i \\alpha_{im} x_i - \\nu`;
-summing over m and using :math:`\\sum_m w_m = 0` eliminates :math:`\\nu`, leaving
-the row-centred multipliers
+:math:`\\sum_m w_m = 0` eliminates :math:`\\nu`:
 
 .. math::
 
@@ -21,14 +20,12 @@ the row-centred multipliers
     \\qquad D(\\alpha) = \\sum_{i, m \\ne y_i} \\alpha_{im} - \\tfrac12 \\|W\\|_F^2,
     \\quad 0 \\le \\alpha_{im} \\le C_i,
 
-a box-constrained dual (no equality left).  Because :math:`\\sum_m w_m = 0`, the gradient of
-:math:`f = -D` is simply :math:`\\partial f / \\partial \\alpha_{im} = -(1 + w_m^\\top x_i)`: the hinge's
-argument, negated.
+a box-constrained dual.  Because :math:`\\sum_m w_m = 0`, the gradient of :math:`f = -D` is
+:math:`\\partial f / \\partial \\alpha_{im} = -(1 + w_m^\\top x_i)`.
 
 **The block, solved exactly.**  Moving sample i's off-label multipliers by δ moves
-:math:`w_m` by :math:`-(\\delta_m - \\bar\\delta) x_i`, so with :math:`q = \\|x_i\\|^2` and scores
-:math:`s = W x_i` the block problem in the new values :math:`\\beta` (k-1 entries) is, with C
-standing for the sample's :math:`C_i`,
+:math:`w_m` by :math:`-(\\delta_m - \\bar\\delta) x_i`, so with :math:`q = \\|x_i\\|^2`, :math:`s = W x_i`
+and C for :math:`C_i`, the block problem in the new values :math:`\\beta` (k-1 entries) is
 
 .. math::
 
@@ -43,14 +40,11 @@ and its KKT conditions read :math:`\\beta_m = \\operatorname{clip}(u_m + T / k, 
 
     \\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T,
 
-which is piecewise linear with slope between -1 and -1/k (so it has exactly one root), with
-:math:`\\varphi(0) \\ge 0 \\ge \\varphi((k-1) C)`; its kinks are at :math:`T = -k u_m` and :math:`k (C - u_m)`.
-Sorting them, the root lies on the first piece where :math:`\\varphi` turns non-positive, and
-there :math:`\\varphi` is linear: one interpolation gives T exactly.  (Weston-Watkins' block has
-:math:`+\\mathbf 1 \\mathbf 1^\\top` where this one has :math:`-\\mathbf 1 \\mathbf 1^\\top / k`: the same kind of root.)
+piecewise linear with slope between -1 and -1/k (one root), :math:`\\varphi(0) \\ge 0 \\ge \\varphi((k-1) C)`,
+kinks at :math:`T = -k u_m` and :math:`k (C - u_m)`.  The root lies on the first piece (kinks sorted) where
+:math:`\\varphi` turns non-positive: one interpolation gives T exactly.
 A block of negligible curvature (:math:`q k C \\le \\epsilon \\max |c|`, a zero row) is linear and
-solved at its bounds: :math:`\\beta_m = C` where :math:`c_m > 0`, 0 where :math:`c_m < 0`; so is every
-block of a sample with :math:`C_i = 0`, whose box {0} holds it at 0.
+solved at its bounds: :math:`\\beta_m = C` where :math:`c_m > 0`, 0 where :math:`c_m < 0`.
 """
 
 from __future__ import annotations
@@ -96,9 +90,8 @@ class LeeLinWahba(MulticlassLoss):
         return -(alpha - xp.mean(alpha, axis=1, keepdims=True))  # w_m = -sum_i (alpha_im - abar_i) x_i
 
     def weights(self, problem, alpha):
-        """:math:`W(\\alpha)`, its columns re-centred: the rows of A sum to 0, so every column of W does in exact
-        arithmetic, and subtracting their rounding (up to 1e-7 of ||W||^2 on features near 1e3) keeps the
-        constraint :math:`\\sum_m w_m = 0` and a gap that is never negative at an optimum."""
+        """:math:`W(\\alpha)`, its columns re-centred: subtracting their rounding keeps :math:`\\sum_m w_m = 0`
+        and a gap that is never negative at an optimum."""
         W = super().weights(problem, alpha)
         return W - problem.xp.mean(W, axis=0, keepdims=True)
 
@@ -166,8 +159,8 @@ def solve_block(u, C, k):
 def solve_blocks(U, C, k, exclude=None):
     """Every row of ``U`` solved as :func:`solve_block` (array API), entries marked in ``exclude`` left out.
 
-    ``U`` is (n, p); ``C`` the box's bound, a number or one per row ((n, 1); a row's may be 0); the rows' entries where ``exclude`` (n, p) is True take no part (their value in the
-    result is meaningless): the parallel solver passes (n, k) rows with the label column excluded.
+    ``U`` is (n, p); ``C`` the bound, a number or (n, 1) (may be 0); entries where ``exclude`` (n, p) is True
+    take no part (their result is meaningless): the parallel solver excludes the label column.
     """
     from ..backend import array_namespace
 
@@ -183,7 +176,6 @@ def solve_blocks(U, C, k, exclude=None):
     points = xp.sort(xp.concat([kinks, ends], axis=1), axis=1)  # (n, P)
     terms = xp.minimum(xp.maximum(U[:, None, :] + points[:, :, None] / k, 0.0), C[:, :, None])  # (n, P, p)
     phi = xp.sum(xp.where(use[:, None, :], terms, 0.0), axis=2) - points  # decreasing along P
-    # the first point where phi <= 0 (the last one, phi((k-1) C) <= 0, always qualifies)
     last = xp.arange(points.shape[1])[None, :] == points.shape[1] - 1  # phi((k-1) C) <= 0 even if rounding says not
     first = xp.argmax(xp.astype((phi <= 0.0) | last, xp.int8), axis=1)[:, None]
     before = xp.maximum(first - 1, 0)
