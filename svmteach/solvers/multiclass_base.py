@@ -1,50 +1,38 @@
 """What the sequential multiclass solvers share: one step visits one sample.
 
-Each solver (:mod:`exact_block`, :mod:`ww_shark`) updates the block
-:math:`\\alpha_i \\in \\mathbb R^k` of one sample per step and keeps the
-weights :math:`W` (k, d) in step with it, so a step costs O(kd) (plus the
-block's own O(k log k) or inner loop).  Samples are visited in a fresh random
-permutation every epoch, drawn as for dual coordinate ascent.  The objectives
-cost a pass over the data, so steps leave ``primal``, ``dual``, ``gap`` and
-``kkt`` as they were; :meth:`MulticlassSolver.measure` evaluates them.  The mathematics of
-the loss (weights, objectives, box) is asked of ``problem.loss_object``.
+Each solver (:mod:`exact_block`, :mod:`ww_shark`) updates the block :math:`\\alpha_i \\in \\mathbb R^k`
+of one sample per step and keeps the weights :math:`W` (k, d) in step with it: O(kd) a step, plus the
+block's own work.  Samples are visited in a fresh random permutation every epoch.  Steps leave
+``primal``, ``dual``, ``gap`` and ``kkt`` as they were (they cost a pass over the data);
+:meth:`MulticlassSolver.measure` evaluates them.  The loss's mathematics is asked of
+``problem.loss_object``.
 
 Both paths run the same compiled block kernels (:mod:`~svmteach.solvers.numba_multiclass`): the step
-path one row per step, with its picture, the fast path a whole epoch per call, whose last step is
-replayed by the step path, so the state it returns carries the picture of that step.  X may be
-dense or a SciPy CSR matrix: the compiled epochs visit a row's stored entries only
-(:mod:`svmteach.rows`), and the step path densifies the one row it visits.  Each compiled epoch
-also returns, for free, the largest KKT violation among the blocks it visited (each measured before
-its step): the state's ``violation``, which :func:`~svmteach.solvers.solve` reads to decide when the
-duality gap is worth computing.
+path one row per step with its picture, the fast path an epoch per call, its last step replayed by
+the step path so the state carries that step's picture.  X is dense or CSR (:mod:`svmteach.rows`).
+Each compiled epoch returns for free the largest KKT violation of the blocks it visited, each before
+its step: the state's ``violation``, by which :func:`~svmteach.solvers.solve` decides when to
+measure the gap.
 
 **Shrinking** (``shrinking=True``, the default, as LIBLINEAR's ``-s 4``; both paths alike).  A sample
-whose block is :math:`\\alpha_i = 0` while its gradient pushes every entry strictly into its bound (its
-loss is 0 with room to spare: Crammer-Singer :math:`s_{y_i} - s_m > 1 + \\mu` for every :math:`m \\ne y_i`,
-Weston-Watkins :math:`M (s_{y_i} - s_m) > 1 + \\mu`, Lee-Lin-Wahba :math:`1 + s_m < -\\mu`) is at its block
-optimum and would stay there (so is a sample whose penalty ``problem.C_i`` is 0, its block {0}, as soon as
-:math:`\\alpha_i = 0`); the visit that meets it sets it aside (the state's ``active``),
-and the following epochs draw their order over the active samples only, so they make no product with
-its row.  The slack asked for, :math:`\\mu` (``rest_margin``), is the largest block violation of the
-previous epoch, as in LIBLINEAR's binary solver (Hsieh et al. 2008, section 3.1), and none is set aside
-in an epoch with no previous one measured: with :math:`\\mu = 0` (LIBLINEAR's ``-s 4`` rule) the first
-epochs, where W still moves a lot, set aside samples that soon violate again: Crammer-Singer on the
-issue's dense 20000 x 100 problem needed 86 epochs' worth of visits to a gap of 1e-3, against 36
-without shrinking and 40 with this rule.  A guess can still turn wrong as W moves, so, as LIBLINEAR
-does, an epoch whose largest block violation is below ``reactivate_at`` (1 at first) is followed by an
-epoch over every sample, and ``reactivate_at`` is halved (down to :data:`SHRINK_FLOOR`).  The stop never
-trusts a shrunk epoch: its ``violation`` is +inf (it says nothing of the samples set aside), only a
-full epoch's counts, and :func:`~svmteach.solvers.solve` certifies every result with the duality gap
-over all samples.  With shrinking, a fast ``advance`` without ``tol`` returns at the end of an epoch
-over all samples, so that the state has its verdict.
+with :math:`\\alpha_i = 0` whose loss is 0 with room to spare (Crammer-Singer
+:math:`s_{y_i} - s_m > 1 + \\mu` for every :math:`m \\ne y_i`, Weston-Watkins
+:math:`M (s_{y_i} - s_m) > 1 + \\mu`, Lee-Lin-Wahba :math:`1 + s_m < -\\mu`), or with ``problem.C_i``
+0, is at its block optimum; the visit that meets it sets it aside (``active``) and the following
+epochs skip it.  The slack :math:`\\mu` (``rest_margin``) is the previous epoch's largest block
+violation, as in LIBLINEAR's binary solver (Hsieh et al. 2008, section 3.1), and nothing is set aside
+after an epoch with none measured: with :math:`\\mu = 0` the first epochs, while W still moves a lot,
+set aside samples that soon violate again.  As LIBLINEAR does, an epoch whose largest violation is
+below ``reactivate_at`` (1 at first) is followed by one over every sample, and ``reactivate_at`` is
+halved (down to :data:`SHRINK_FLOOR`).  A shrunk epoch's ``violation`` is +inf (it says nothing of
+the samples set aside); :func:`~svmteach.solvers.solve` certifies every result with the gap over
+all samples.  With shrinking, a fast ``advance`` without ``tol`` returns at the end of an epoch over
+all samples, so the state has its verdict.
 
-**Classes** (Crammer-Singer only, as LIBLINEAR's ``-s 4``).  Within a sample still active, a class (not its
-label) whose dual variable is at its bound 0 with a gradient below that of every free class may be set aside too
-(the state's ``active_classes``; Crammer-Singer's kernel decides, the other kernels set none aside).  Classes
-come back with the samples: every epoch over all samples begins with every class of every sample active,
-so its violation covers every block entirely.  The step path takes the same decisions and the same
-epochs as the fast path (``tests/test_multiclass_twin.py``); ``shrinking=False`` visits every sample
-every epoch on both.
+**Classes** (Crammer-Singer only, as LIBLINEAR's ``-s 4``).  In an active sample, a class (not its
+label) at its bound 0 with a gradient below every free class's may be set aside too
+(``active_classes``); every epoch over all samples starts with every class active again.  The step
+path takes the same decisions as the fast path (``tests/test_multiclass_twin.py``).
 """
 
 from __future__ import annotations
@@ -64,12 +52,9 @@ from .dual_cd import epoch_permutation
 #: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
 #: violation's units (a margin of 1).
 SHRINK_START = 1.0
-#: ``reactivate_at`` is never halved below this.  A shrunk epoch comes back to all samples only once its
-#: violation is below ``reactivate_at``, and rounding keeps a violation from reaching 0, so the floor
-#: stays far above the rounding of the gradients (about 1e-16 times the scores, which are of the order
-#: of the margin, 1), else a wrong guess could never be undone; and low enough that near the end shrunk
-#: epochs still run between full ones (the tests reach gaps of 1e-9).  LIBLINEAR's floor is its
-#: stopping eps, which the solver does not know here (the stop is the gap's).
+#: ``reactivate_at`` is never halved below this: far above the gradients' rounding (about 1e-16 of
+#: scores of order 1), else a wrong guess could never be undone, and low enough that shrunk epochs
+#: still run near the end.  (LIBLINEAR's floor is its stopping eps; here the stop is the gap's.)
 SHRINK_FLOOR = 1e-8
 
 
@@ -85,12 +70,10 @@ class MulticlassState(NamedTuple):
     W : (k, d) float64 weights, updated incrementally (recomputed from alpha by ``measure``).
     primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
         violation, as of the last ``measure`` (NaN before it).
-    violation : float, the largest block KKT violation (the scale of the loss's ``kkt_violation``,
-        0 at the optimum) met by the compiled epochs of the last ``advance`` chunk, each block
-        measured before its step: a free estimate of ``kkt`` without a pass over the data (with
-        shrinking, at the end of an epoch over all samples, that epoch's ``sweep_violation``); NaN after
-        ``init``, ``warm_start``, ``step`` and a chunk with no compiled epoch; +inf after a chunk that
-        visited a shrunk epoch (one that left samples aside).
+    violation : float, the largest block KKT violation (the loss's ``kkt_violation`` scale) the
+        compiled epochs of the last ``advance`` met (with shrinking, at the end of an epoch over all
+        samples, that epoch's ``sweep_violation``); NaN after ``init``, ``warm_start``, ``step`` and a
+        chunk with no compiled epoch; +inf after a shrunk epoch.
 
     The step's picture:
 
@@ -199,10 +182,8 @@ class MulticlassSolver(Solver):
     def warm_start(self, problem, state):
         """``state`` (of another C, say) made a feasible, measured state of ``problem``.
 
-        Each row of alpha is projected into this problem's set (the loss's ``feasible``),
-        W is recomputed from it, W = W(alpha), and the picture of the last step is cleared;
-        the position in the epoch and the step count carry on, and every sample is active again
-        (the epoch's order left as it was).
+        Each row of alpha is projected by the loss's ``feasible``, W = W(alpha), the picture cleared,
+        every sample active again; the step count and the epoch's position carry on.
         """
         self._check_problem(problem)
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
@@ -218,11 +199,10 @@ class MulticlassSolver(Solver):
         return self.measure(problem, state)
 
     def measure(self, problem, state):
-        """The state with W recomputed from alpha, W = W(alpha), and the primal, dual, relative gap and
-        KKT violation there (two passes over the data).
+        """The state with W = W(alpha) recomputed and its objectives, gap and KKT violation (two passes).
 
-        The steps update W incrementally, so it drifts from W(alpha) by rounding; measuring on the
-        exact pair certifies the gap for the alpha and W a fit returns, and restarts the drift.
+        The steps' incremental W drifts by rounding; measuring on the exact pair certifies the gap
+        for the alpha and W a fit returns.
         """
         state = state._replace(W=obj.multiclass_weights(problem, state.alpha))
         S = obj.multiclass_scores(problem, state.W)
@@ -332,11 +312,9 @@ class MulticlassSolver(Solver):
         return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i, violation=math.nan)
 
     def advance(self, problem, state, n_steps: int, tol=None):
-        """``n_steps`` sample visits, one epoch's worth at a time by the compiled path on NumPy (the last
-        visit replayed by ``step``, so the state carries its picture).  With ``tol``, the state is measured
-        between two epochs and the run stops there once converged; the last state is returned unmeasured
-        (the caller measures it), as the contract says.  With shrinking (on NumPy), a call without ``tol``
-        returns early at the end of an epoch over all samples, so that its ``violation`` is that epoch's."""
+        """``n_steps`` sample visits, compiled on NumPy.  With ``tol`` the state is measured between
+        epochs and the run stops once converged.  With shrinking, a call without ``tol`` returns at the
+        end of an epoch over all samples, so its ``violation`` is that epoch's."""
         n_steps = int(n_steps)
         every = self.steps_between_measures(problem)
         while n_steps > 0:
@@ -357,20 +335,15 @@ class MulticlassSolver(Solver):
                 and len(state.perm) == problem.n_samples)
 
     def _visits(self, problem, state, n_steps: int):
-        """``n_steps`` >= 1 sample visits (with shrinking, fewer when an epoch over all samples ends before):
-        compiled epochs on NumPy, the last visit replayed by ``step``.  The state's ``violation``: with
-        shrinking, at the end of an epoch over all samples, the largest block violation of that epoch (but
-        its last visit); otherwise the largest the compiled epochs met, or +inf if one of them was shrunk."""
+        """``n_steps`` >= 1 sample visits (fewer when shrinking ends an epoch over all samples first):
+        compiled epochs, the last visit replayed by ``step``; ``violation`` as the State says."""
         if not is_numpy(problem.xp):
             for _ in range(n_steps):
                 state = self.step(problem, state)
             return state
         alpha = np.array(state.alpha, dtype=np.float64)
-        # the epochs' working copy of W (the state's own is never written), in the layout its
-        # visits read: a dense x_i meets whole rows W[m], contiguous in C order (the dot products
-        # vectorise); a sparse x_i meets the k entries W[:, t] of each of its columns t, adjacent
-        # (one or two cache lines) in Fortran order, W stored as (d, k): measured 15-50% faster
-        # epochs on a 20000 x 50000 text-like problem with 30 entries a row and 10 classes
+        # the epochs' copy of W in the layout its visits read: C order for a dense x_i (whole rows
+        # W[m]), Fortran order for a sparse one (the k entries W[:, t] of each stored column adjacent)
         W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.X) else "C")
         n = problem.n_samples
         # the epochs set samples aside in the state's ``active`` (a copy: the input state's is never written)
@@ -405,9 +378,7 @@ class MulticlassSolver(Solver):
         return state._replace(violation=violation)
 
     def violation(self, state) -> float:
-        """``state.violation``: the largest block KKT violation the compiled epochs of the last
-        ``advance`` chunk met, computed for free (NaN when there was none; +inf after a shrunk epoch,
-        which says nothing of the samples it left aside)."""
+        """``state.violation`` (see the State)."""
         return state.violation
 
     def coefficients(self, problem, state):
