@@ -1,19 +1,15 @@
 """Primal and dual objectives, duality gap, margins and KKT conditions of the binary SVM.
 
-All functions take the problem and the dual variables ``alpha`` (shape (n,)),
-and optionally the scores ``f = K (alpha * y)`` (shape (n,), the decision values
-without bias) when the caller already has them, so that a solver with a cached
-gradient evaluates everything in O(n).
+All functions take the problem, ``alpha`` (n,) and optionally the scores ``f = K (alpha * y)`` (n,),
+so that a solver with a cached gradient evaluates everything in O(n).
 
 .. math::
 
     P(w, b) = \\tfrac12 \\|w\\|^2 + \\sum_i C_i \\max(0, 1 - y_i (f_i + b)), \\qquad
     D(\\alpha) = \\sum_i \\alpha_i - \\tfrac12 \\alpha^\\top Q \\alpha, \\quad 0 \\le \\alpha_i \\le C_i,
 
-with :math:`w = \\sum_i \\alpha_i y_i \\phi(x_i)`, so that
-:math:`\\|w\\|^2 = \\alpha^\\top Q \\alpha = \\sum_i \\alpha_i y_i f_i`.  Each sample has its own
-bound :math:`C_i = C w_i` (``problem.C_i``; all C without sample weights), which may be 0: such a
-sample's box is {0}, it is at its optimum by construction and bounds nothing (no KKT condition).
+with :math:`w = \\sum_i \\alpha_i y_i \\phi(x_i)`, so :math:`\\|w\\|^2 = \\sum_i \\alpha_i y_i f_i`.  The bound
+:math:`C_i = C w_i` (``problem.C_i``) may be 0: that sample's box is {0} and it has no KKT condition.
 """
 
 from __future__ import annotations
@@ -25,9 +21,8 @@ import numpy as np
 from .backend import array_namespace, to_numpy
 from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
-#: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'):
-#: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side);
-#: C is the sample's own bound C_i (a sample whose C_i is 0 is at 0).
+#: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'), C being C_i:
+#: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
 AT_ZERO, FREE, AT_C = 0, 1, 2
 CATEGORY_NAMES = ("alpha = 0", "0 < alpha < C", "alpha = C")
 
@@ -59,9 +54,8 @@ def dual(problem, alpha, f=None):
 def relative_gap(primal_value: float, dual_value: float) -> float:
     """Relative duality gap :math:`(P - D) / |P|` (P > 0 for any two-class problem).
 
-    Divided by :math:`|P|` itself however small (a floor such as 1e-300 would read the gap of
-    :math:`\\alpha = 0` at C = 1e-305 as 2e-4 instead of 1); P = 0 gives 0 when D = 0 too (the
-    optimum), else an infinite gap of the sign of P - D.
+    Divided by :math:`|P|` however small (no floor); P = 0 gives 0 when D = 0 too, else an infinite gap
+    of the sign of P - D.
     """
     diff = float(primal_value) - float(dual_value)
     if primal_value != 0:
@@ -78,13 +72,10 @@ def gap_rounding(problem, alpha, f, b=0.0, magnitudes=None) -> float:
 
     What float64 cannot resolve, a gap cannot certify: each term is known to about ``EPS`` times the
     magnitudes summed to make it (first order; the samples' errors add as a root sum of squares).  A score
-    :math:`f_i = \\sum_k \\alpha_k y_k K_{ik}` sums terms of magnitude ``magnitudes[i]``
-    (:func:`score_magnitudes`); left out, the O(n) Cauchy-Schwarz bound
-    :math:`\\sqrt{K_{ii}} \\sum_k \\alpha_k \\sqrt{K_{kk}}` (:math:`|K_{ik}| \\le \\sqrt{K_{ii} K_{kk}}`), loose
-    where kernel entries cancel.  A sample whose hinge may be positive within its margin's error adds
-    :math:`C_i` times that error to P (at C = 1e300 one margin of 1 - 1e-16 costs 1e284);
-    :math:`\\|w\\|^2 = \\sum_i \\alpha_i y_i f_i` is known to :math:`\\sum_i \\alpha_i` times the scores' error.
-    Compare the result with ``tol * |P|``.
+    :math:`f_i` sums terms of magnitude ``magnitudes[i]`` (:func:`score_magnitudes`); left out, the O(n)
+    Cauchy-Schwarz bound :math:`\\sqrt{K_{ii}} \\sum_k \\alpha_k \\sqrt{K_{kk}}`.  A sample whose hinge may
+    be positive within its margin's error adds :math:`C_i` times that error to P.  Compare the result
+    with ``tol * |P|``.
     """
     xp = array_namespace(alpha)
     y, C_i = problem.y, problem.C_i
@@ -96,8 +87,7 @@ def gap_rounding(problem, alpha, f, b=0.0, magnitudes=None) -> float:
     hinge = xp.maximum(1.0 - m, 0.0)
     kink = (1.0 - m) > -err_m  # its hinge may be positive: the margin's error counts in P
     norm2 = float(xp.sum(alpha * xp.abs(f)))  # the magnitudes summed into ||w||^2
-    # the samples' errors, independent roundings, add up as a root sum of squares (in the worst case, raw
-    # breast cancer's interior-point fit, exact gap 4.6e-9, would be bounded by 2.9e-8 of P)
+    # the samples' errors, independent roundings, add up as a root sum of squares
     P_err = math.sqrt(float(xp.sum(xp.where(kink, C_i * err_m, 0.0) ** 2))) + EPS * (norm2 + float(xp.sum(C_i * hinge)))
     D_err = math.sqrt(float(xp.sum((alpha * err_m) ** 2))) + EPS * (float(xp.sum(alpha)) + norm2)
     return P_err + D_err
@@ -110,10 +100,8 @@ MAGNITUDE_BLOCK = 2**22
 def score_magnitudes(problem, alpha):
     """(n,) the magnitudes summed into each score, :math:`\\sum_k \\alpha_k |K_{ik}|` over the support vectors.
 
-    For the linear kernel, whose scores are :math:`x_i^\\top w` with :math:`w = \\sum_k \\alpha_k y_k x_k`,
-    :math:`|x_i|^\\top \\sum_k \\alpha_k |x_k|` in O(nnz); else the support vectors' kernel rows, computed in
-    blocks (about one gradient reconstruction).  Either way a block of at most ``MAGNITUDE_BLOCK``
-    entries at a time, never a copy of X or the (n, n) matrix.
+    Linear kernel: :math:`|x_i|^\\top \\sum_k \\alpha_k |x_k|` in O(nnz); else the support vectors' kernel
+    rows.  At most ``MAGNITUDE_BLOCK`` entries at a time, never a copy of X or the (n, n) matrix.
     """
     from .kernels import gram
     from .rows import is_sparse
@@ -170,16 +158,10 @@ def kkt_categories(problem, alpha, rtol=1e-10):
 def kkt_violation(problem, alpha, f, bias: bool):
     """Largest violation of the KKT conditions.
 
-    Without a bias (box-constrained dual), the largest projected-gradient entry:
-    with :math:`g_i = 1 - y_i f_i = \\partial D / \\partial \\alpha_i`, a point
-    violates by :math:`\\max(g_i, 0)` at 0, :math:`\\max(-g_i, 0)` at :math:`C_i` and
-    :math:`|g_i|` when free: the part of the gradient that points into the box
-    (none for a box {0}, :math:`C_i = 0`).
-
-    With a bias (the equality-constrained dual of SMO), the maximal violating
-    pair gap of Keerthi et al. (2001) / LIBSVM, independent of b:
-    :math:`m(\\alpha) - M(\\alpha)` with :math:`m = \\max_{t \\in I_{up}} (y_t - f_t)`
-    and :math:`M = \\min_{t \\in I_{low}} (y_t - f_t)`.
+    Without a bias, the largest projected-gradient entry, :math:`g_i = 1 - y_i f_i = \\partial D / \\partial
+    \\alpha_i`: :math:`\\max(g_i, 0)` at 0, :math:`\\max(-g_i, 0)` at :math:`C_i`, :math:`|g_i|` when free.
+    With a bias (SMO's equality-constrained dual), the maximal violating pair gap of Keerthi et al. (2001),
+    independent of b: :math:`m - M`, :math:`m = \\max_{I_{up}} (y_t - f_t)`, :math:`M = \\min_{I_{low}} (y_t - f_t)`.
     """
     xp = array_namespace(alpha)
     y, C_i = problem.y, problem.C_i
@@ -215,11 +197,10 @@ def violating_pair_bounds(problem, alpha, f):
 def optimal_intercept(problem, alpha, f):
     """The bias the KKT conditions give for ``alpha``, and the rule that set it.
 
-    Every point bounds b by :math:`y_t - f_t`: a free point fixes it, a point at
-    0 with y = +1 or at :math:`C_t` with y = -1 bounds it from below, the others from above;
-    a point whose box is {0} (:math:`C_t = 0`, weight 0) bounds nothing.
-    Returns ``(b, rule)`` with rule ``"mean over free SVs"`` (LIBSVM's choice),
-    ``"midpoint of bounds"`` (no free point) or ``"one-sided bound"``.
+    Every point bounds b by :math:`y_t - f_t`: a free point fixes it, a point at 0 with y = +1 or at
+    :math:`C_t` with y = -1 bounds it from below, the others from above (:math:`C_t = 0`: nothing).
+    Returns ``(b, rule)``, rule ``"mean over free SVs"`` (LIBSVM's), ``"midpoint of bounds"`` or
+    ``"one-sided bound"``.
     """
     xp = array_namespace(alpha)
     y, C = problem.y, problem.C_i
@@ -243,9 +224,7 @@ def optimal_intercept(problem, alpha, f):
     return 0.0, "one-sided bound"
 
 
-# ---- multiclass (linear, no bias) -------------------------------------------------------------
-#
-# Each loss (svmteach.losses) owns its mathematics; these are the course's names for it.
+# ---- multiclass (linear, no bias): the course's names for what each loss (svmteach.losses) owns ----
 
 
 def multiclass_weights(problem, alpha):
@@ -272,13 +251,11 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
     """A bound on the rounding error of ``multiclass_primal(problem, W) - multiclass_dual(problem, alpha, W)``
     in float64, for ``W`` computed from ``alpha`` (``multiclass_weights``), in O(nk) beside one pass for the scores.
 
-    First order, as :func:`gap_rounding`: a score :math:`s_{im} = w_m^\\top x_i` is known to
-    :math:`e_{im} = \\mathrm{EPS} \\|x_i\\| \\|w_m\\|` (Cauchy-Schwarz); each loss (WW, CS, LLW) rises with
-    the scores off the label and falls with the score at it, so a sample's loss is known to within its
-    values at the scores moved by twice those errors one way and the other (nothing where the hinges are
-    clearly 0), which counts :math:`C_i` times.  W itself is :math:`A(\\alpha)^\\top X` to
-    :math:`\\|\\delta_m\\| \\le 2\\,\\mathrm{EPS} \\sum_i |A_{im}| \\|x_i\\|`, which moves the dual's
-    :math:`\\|W\\|_F^2` by up to :math:`2 \\sum_m \\|w_m\\| \\|\\delta_m\\| + \\|\\delta\\|^2`.
+    First order, as :func:`gap_rounding`: :math:`s_{im}` is known to :math:`\\mathrm{EPS} \\|x_i\\| \\|w_m\\|`;
+    each loss rises with the scores off the label and falls with the one at it, so a sample's loss lies
+    between its values at the scores moved by twice those errors either way.  W is :math:`A^\\top X` to
+    :math:`\\|\\delta_m\\| \\le 2\\,\\mathrm{EPS} \\sum_i |A_{im}| \\|x_i\\|`, moving :math:`\\|W\\|_F^2` by up to
+    :math:`2 \\sum_m \\|w_m\\| \\|\\delta_m\\| + \\|\\delta\\|^2`.
     """
     xp = problem.xp
     loss = problem.loss_object
