@@ -24,27 +24,13 @@ interior maximum and the better end of the interval is taken.  After the step
 :math:`\\Delta = x - \\alpha_i` the cached gradient is updated in O(n):
 :math:`g \\leftarrow g - \\Delta\\, Q_{:, i}`.
 
-Coordinates are visited as LIBLINEAR visits them (``solve_l2r_l1l2_svc``): the state keeps an
-index array with the active coordinates first; each epoch shuffles the active prefix in place
-(:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`, random numbers from the seed and the
-epoch), so a run is replayable from its state and an epoch costs nothing beyond its active
-coordinates.
-
-Shrinking (Hsieh et al. 2008, section 3.1; LIBLINEAR).  Most coordinates of an
-SVM end at 0 or C.  With the minimisation gradient :math:`G_i = -g_i` and the
-largest and smallest projected gradients of the previous epoch,
-:math:`\\bar M` and :math:`\\bar m`, a coordinate with :math:`\\alpha_i = 0,\\ G_i > \\bar M`
-or :math:`\\alpha_i = C_i,\\ G_i < \\bar m` is set aside: it swaps places with the last active
-coordinate, and the epoch goes on with the one that took its place.  When an epoch on the
-shrunk set has a violation (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`, the
-projected-gradient spread) at most ``reactivate_at`` (LIBLINEAR's eps, 0.1, at first), every
-coordinate is reactivated for a full pass (:func:`~svmteach.solvers.numba_dual_cd.close_epoch`).
-
-Stopping (:meth:`DualCoordinateAscent.violation`).  The epoch's violation is what LIBLINEAR stops
-on; here it is only the cheap test of :func:`~svmteach.solvers.base.solve`, which then measures
-the duality gap over all the data, so a wrong guess costs time, never accuracy.  The compiled
-linear path keeps :math:`w` and no gradient: an epoch costs O(nonzeros of the active rows), and
-``measure`` rebuilds the gradient from alpha (two products with X) only when asked.
+Epochs, shrinking and reactivation are LIBLINEAR's (``solve_l2r_l1l2_svc``; Hsieh et al. 2008,
+section 3.1), written once in :mod:`~svmteach.solvers.numba_dual_cd`: with :math:`G_i = -g_i` and
+the previous epoch's largest and smallest projected gradients :math:`\\bar M, \\bar m`, a coordinate
+with :math:`\\alpha_i = 0,\\ G_i > \\bar M` or :math:`\\alpha_i = C_i,\\ G_i < \\bar m` is set aside.
+The epoch's violation, LIBLINEAR's stop, is only :func:`~svmteach.solvers.base.solve`'s cheap test;
+the gap over all the data decides, so a wrong guess costs time, never accuracy.  The compiled linear
+path keeps :math:`w` and no gradient; ``measure`` rebuilds the gradient from alpha when asked.
 """
 
 from __future__ import annotations
@@ -197,9 +183,8 @@ class DualCoordinateAscent(Solver):
     shrinking : bool
         Set aside coordinates stuck at a bound (see the module docstring).
     cache_size : float
-        MB of kernel rows kept between steps (LIBSVM's ``-m``, default 200; the least recently used
-        evicted): a kernel other than the linear one reads row i of K there, never an (n, n) matrix.
-        A run's resource: it changes the time a run takes, never its steps.
+        MB of kernel rows kept between steps (LIBSVM's ``-m``, least recently used evicted); it
+        changes a run's time, never its steps.
     """
 
     binary = True
@@ -241,12 +226,9 @@ class DualCoordinateAscent(Solver):
         return _start(problem, 0, 0, alpha, grad, seed, rows)
 
     def warm_start(self, problem, state: DualCDState) -> DualCDState:
-        """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
-
-        alpha is clipped into this problem's box, alpha_i in [0, C_i] (the only constraint without a bias),
-        the gradient recomputed from it exactly in float64, the picture of the last step and
-        the shrinking cleared; a new epoch starts, with every coordinate active.
-        """
+        """``state`` of another run (another C, say) made a feasible, measured state of ``problem``:
+        alpha clipped into [0, C_i], the gradient recomputed exactly, a new epoch with every coordinate
+        active."""
         check_state(self, state)
         xp = problem.xp
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
@@ -257,9 +239,7 @@ class DualCoordinateAscent(Solver):
 
     def step(self, problem, state: DualCDState) -> DualCDState:
         """One coordinate step by the compiled loops' own kernels: :func:`~svmteach.solvers.numba_dual_cd.visit`
-        (the shrinking test, then the parabola's maximiser) on the coordinate's gradient as they read it (with
-        the linear kernel from ``w``, which the step keeps too), then
-        :func:`~svmteach.solvers.numba_dual_cd.after_visit` (set aside or move on; close the epoch at its end)."""
+        on the gradient as they read it, then :func:`~svmteach.solvers.numba_dual_cd.after_visit`."""
         grad = exact_gradient(problem, state.alpha, state.rows) if state.grad is None else state.grad
         linear = problem.kernel.is_linear
         w = (_weights(problem, state.alpha) if state.w is None else state.w) if linear else None
@@ -282,12 +262,11 @@ class DualCoordinateAscent(Solver):
                               **sweep._asdict(), **picture._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
 
     def measure(self, problem, state: DualCDState) -> DualCDState:
-        """The state with primal, dual, gap and KKT violation of its alpha, from the gradient rebuilt
-        from alpha exactly (:func:`~svmteach.solvers.kernel_scores.exact_gradient`: two products with X for the
-        linear kernel, otherwise the support vectors' rows of K from the row cache).
+        """The state with the objectives of its alpha, from the gradient rebuilt exactly
+        (:func:`~svmteach.solvers.kernel_scores.exact_gradient`).
 
-        A state without a gradient (a compiled linear run's) then carries that one; a cached gradient
-        is kept as it is, so that measuring never changes the iterates that follow.
+        A state without a gradient then carries that one; a cached gradient is kept, so that
+        measuring never changes the iterates that follow.
         """
         exact = exact_gradient(problem, state.alpha, state.rows)
         P, D, gap, kkt = stopping_measures(problem, state.alpha, exact)
@@ -295,28 +274,17 @@ class DualCoordinateAscent(Solver):
         return state._replace(grad=grad, primal=P, dual=D, gap=gap, kkt=kkt)
 
     def violation(self, state: DualCDState) -> float:
-        """LIBLINEAR's stopping measure, free from the last completed epoch: its projected-gradient
-        spread :math:`\\max(PG_{max} - PG_{min}, PG_{max}, -PG_{min})` over the coordinates it kept
-        active (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`), +inf before the first epoch ends.
-
-        LIBLINEAR stops when a full epoch has it at most eps; :func:`~svmteach.solvers.base.solve`
-        then measures the duality gap over all the data.  The spread of a shrunk epoch counts as
-        well: it is the sign LIBLINEAR takes for "near the end" (it then reactivates every
-        coordinate), and the gap the measure computes covers the coordinates set aside.
-        """
+        """LIBLINEAR's stopping measure of the last completed epoch, shrunk or full
+        (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`); +inf before the first ends."""
         return float(state.epoch_violation)
 
     def advance(self, problem, state: DualCDState, n_steps: int, tol=None) -> DualCDState:
         """Up to ``n_steps`` steps by the compiled loops (NumPy) or by ``step`` (other backends).
 
-        Without ``tol`` this is one call of a loop, which crosses epochs by itself (closing, shrinking
-        and shuffling them as ``step`` does) and returns early at the end of an epoch where LIBLINEAR
-        would decide something (its violation at most ``reactivate_at``:
-        :func:`~svmteach.solvers.numba_dual_cd.close_epoch`), so that ``solve`` looks at
-        :meth:`violation` then.  Nothing is computed beyond the steps: the state returned is not
-        measured (its objectives are those of the last measure).  With ``tol`` it goes on to
-        ``n_steps``, measuring every ``steps_between_measures`` steps and at each such early return,
-        and stops once the relative gap is at most ``tol``; the state returned is then measured.
+        Without ``tol``: one loop call, unmeasured, returning early at an epoch where LIBLINEAR would
+        decide (:func:`~svmteach.solvers.numba_dual_cd.close_epoch`), so ``solve`` reads
+        :meth:`violation` there.  With ``tol``: measured at each such return and every
+        ``steps_between_measures`` steps, stopping once the gap is at most ``tol``.
         """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):
