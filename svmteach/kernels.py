@@ -9,10 +9,8 @@ The kernels of the course (Rosasco's MIT 9.520 notes, 'Kernels'; the ECE 532 dua
     k_{\\text{gaussian}}(x, z) = \\exp(-\\gamma \\|x - z\\|^2), \\qquad
     k_{\\text{laplacian}}(x, z) = \\exp(-\\gamma \\|x - z\\|).
 
-The course material writes the Gaussian with :math:`1/\\sigma^2` (Rosasco's MIT 9.520 notes) or
-:math:`1/(2\\sigma^2)` (the ECE 532 duality notes); here :math:`\\gamma` is that factor, as in
-LIBSVM.  The Laplacian uses the Euclidean norm, as the ECE 532 duality notes write it
-(scikit-learn's ``laplacian_kernel`` uses the L1 norm instead).
+:math:`\\gamma` is the course's :math:`1/\\sigma^2` (Rosasco) or :math:`1/(2\\sigma^2)` (ECE 532), as in LIBSVM.
+The Laplacian uses the Euclidean norm, as ECE 532 writes it (scikit-learn's uses L1).
 """
 
 from __future__ import annotations
@@ -39,11 +37,10 @@ class Kernel:
     Parameters
     ----------
     name : {"linear", "polynomial", "gaussian", "laplacian"}
-        ``"poly"`` and ``"rbf"`` are accepted as aliases and stored by their canonical name.
+        ``"poly"`` and ``"rbf"`` are aliases, stored by their canonical name.
     gamma : float
-        Positive, finite scale of the inner product (polynomial) or of the distance
-        (gaussian, laplacian); ``"scale"`` and ``"auto"`` are resolved on data by
-        :func:`make_kernel`, not here.
+        Positive, finite scale of the inner product or the distance (``"scale"`` and ``"auto"``
+        are resolved by :func:`make_kernel`).
     degree : int
         Degree of the polynomial kernel, an integer >= 1.
     coef0 : float
@@ -52,8 +49,7 @@ class Kernel:
     Raises
     ------
     TypeError, ValueError
-        Naming the argument: an unknown name, a gamma that is not a positive finite number,
-        a degree that is not an integer >= 1, a coef0 that is not a finite number.
+        Naming the argument that is out of its range.
     """
 
     name: str = "linear"
@@ -89,10 +85,8 @@ class Kernel:
 
     @property
     def psd_by_construction(self) -> bool:
-        """True when theory guarantees a positive semidefinite Gram matrix on any data: the
-        linear, gaussian and laplacian kernels, and the polynomial kernel with ``coef0 >= 0``
-        (a sum of powers of an inner product with non-negative weights).  With ``coef0 < 0``
-        it depends on the data, and only the eigenvalues can tell."""
+        """True when theory guarantees a PSD Gram matrix on any data: every kernel but the polynomial
+        one with ``coef0 < 0``, where only the eigenvalues can tell."""
         return not (self.name == "polynomial" and self.coef0 < 0)
 
 
@@ -116,9 +110,8 @@ def canonical_kernel_name(name) -> str:
 def make_kernel(kernel="linear", gamma="scale", degree=3, coef0=1.0, X=None) -> Kernel:
     """Build a :class:`Kernel`, resolving ``gamma="scale" | "auto"`` on the data ``X``.
 
-    ``"scale"`` is :math:`1 / (d \\operatorname{Var}(X))` and ``"auto"`` is
-    :math:`1/d`, as in scikit-learn.  The linear kernel has no gamma: a string is
-    then checked but not resolved.  Bad parameters raise naming the argument.
+    ``"scale"`` is :math:`1 / (d \\operatorname{Var}(X))`, ``"auto"`` :math:`1/d`, as in scikit-learn (the
+    linear kernel has no gamma: checked, not resolved).  Bad parameters raise naming the argument.
     """
     if isinstance(kernel, Kernel):
         return kernel
@@ -164,16 +157,13 @@ def _scaled_variance(X, s, xp) -> float:
     return math.fsum(float(xp.sum((X[rows, :] / s - mean) ** 2)) for rows in blocks) / size
 
 
-#: A squared distance below this fraction of ``|x|^2 + |z|^2`` lost most of its digits to the
-#: cancellation in ``|x|^2 + |z|^2 - 2 x'z`` (rounding there is ~1e-16 of that sum); such
-#: entries are recomputed from explicit differences, so every squared distance carries a
-#: relative error below ~1e-12 (and a point's distance to itself is exactly 0).
+#: A squared distance below this fraction of ``|x|^2 + |z|^2`` lost most of its digits to cancellation
+#: in ``|x|^2 + |z|^2 - 2 x'z``; it is recomputed from explicit differences (relative error below ~1e-12).
 CANCELLATION = 1e-4
 
 
 def squared_norms(X):
-    """(n,) :math:`\\|x_i\\|^2` in X's precision (overflowing as it would), a block of rows at a time: ``X * X``
-    whole would be a copy of X (NumPy, CuPy or any array-API library)."""
+    """(n,) :math:`\\|x_i\\|^2` in X's precision, a block of rows at a time (no copy of X)."""
     xp = array_namespace(X)
     blocks = row_blocks(X)  # of rows.BLOCK_BYTES
     if len(blocks) <= 1:  # (none for an X of no rows)
@@ -185,9 +175,8 @@ def squared_norms(X):
 def squared_distances(X, Z=None):
     """Matrix of :math:`\\|x_i - z_j\\|^2`; ``Z=None`` means ``Z = X``.
 
-    Computed as ``|x|^2 + |z|^2 - 2 x'z`` (one matrix product), except where that
-    expansion cancels (near-duplicate points, at any scale): those entries are
-    recomputed from explicit differences.  With ``Z = X`` the diagonal is exactly 0.
+    ``|x|^2 + |z|^2 - 2 x'z`` (one matrix product), with the entries where it cancels recomputed from
+    explicit differences.  With ``Z = X`` the diagonal is exactly 0.
     """
     same = Z is None or Z is X
     Z = X if Z is None else Z
@@ -238,8 +227,7 @@ def _explicit_where(d2, suspect, X, Z, xp):
 def gram(X, Z=None, kernel: Kernel | str = "linear"):
     """Gram matrix :math:`K_{ij} = k(x_i, z_j)` of shape ``(len(X), len(Z))``.
 
-    ``Z=None`` means ``Z = X``.  ``kernel`` is a :class:`Kernel` or the name of a
-    kernel with its default parameters (gamma = 1).
+    ``Z=None`` means ``Z = X``; ``kernel`` a :class:`Kernel` or a name (gamma = 1).
     """
     if not isinstance(kernel, Kernel):
         kernel = make_kernel(kernel, gamma=1.0)
@@ -283,16 +271,14 @@ FINITE_CHECK_ROWS = 4
 def check_kernel_finite(X, kernel: Kernel):
     """Raise a ValueError naming the kernel's parameters when its Gram matrix on ``X`` overflows.
 
-    A polynomial kernel with a large gamma, coef0 or degree, or features of size ~1e155,
-    give infinite (or NaN) entries, on which a solver would run for ever and end in NaN.
-    Features so large that :math:`\\|x - z\\|^2` may overflow (to a gaussian kernel value of
-    0) are refused too.  The check costs O(n d) per row: the diagonal, and the rows of the first point and of
-    the points of largest norm (where :math:`|k(x, z)| \\le (\\gamma \\|x\\| \\|z\\| + |c_0|)^p`
-    is largest for the polynomial kernel; the other kernels are bounded by 1 or by the diagonal).
+    Infinite entries would make a solver run for ever and end in NaN; features so large that
+    :math:`\\|x - z\\|^2` may overflow are refused too.  O(n d) per row checked: the diagonal, the first
+    point's row and those of largest norm (where :math:`|k(x, z)| \\le (\\gamma \\|x\\| \\|z\\| + |c_0|)^p`
+    peaks; the other kernels are bounded by 1 or the diagonal).
     """
     xp = array_namespace(X)
     with np.errstate(over="ignore", invalid="ignore"):  # the overflow is what is looked for
-        sq = squared_norms(X)  # a block at a time: no copy of X
+        sq = squared_norms(X)
         diag = sq if kernel.name == "linear" else kernel_diagonal(X, kernel)
         top = np.argsort(-to_numpy(sq), kind="stable")[: FINITE_CHECK_ROWS - 1]
         rows = [X[:1, :]] + [X[int(t) : int(t) + 1, :] for t in top]
@@ -350,11 +336,9 @@ def check_psd(K, rtol=1e-10, name="K") -> float:
 def check_kernel_psd(X, kernel: Kernel):
     """:func:`check_psd` for ``kernel`` on the points ``X``, where theory does not settle it.
 
-    Nothing is computed for a kernel that is PSD by construction (see
-    :attr:`Kernel.psd_by_construction`).  Otherwise the check looks at at most
-    ``PSD_CHECK_POINTS`` points: a principal submatrix's smallest eigenvalue is at least the whole
-    matrix's (Cauchy interlacing), so a warning from the sample is never a false alarm.
-    Returns the smallest eigenvalue found, or None when nothing was checked.
+    Nothing for a kernel PSD by construction (:attr:`Kernel.psd_by_construction`); otherwise at most
+    ``PSD_CHECK_POINTS`` points: by Cauchy interlacing, a warning from the sample is never a false alarm.
+    Returns the smallest eigenvalue found, or None.
     """
     if kernel.psd_by_construction:
         return None
