@@ -21,9 +21,9 @@ for :math:`\\alpha_j \\leftarrow \\alpha_j + t`, so its unconstrained maximiser 
 
 with :math:`L = \\max(0, \\alpha_j - \\alpha_i), H = \\min(C_j, C_i + \\alpha_j - \\alpha_i)`
 for opposite labels and :math:`L = \\max(0, \\alpha_i + \\alpha_j - C_i), H = \\min(C_j, \\alpha_i + \\alpha_j)`
-for equal labels, each variable in its own box :math:`[0, C_t]` (``problem.C_i``: :math:`C w_t` with
-sample weights, LIBSVM's weighted C; every :math:`C_t = C` without).  (Seed 001's eq. 30.13 prints :math:`\\alpha_j + s_{ij}(E_j - E_i)`:
-the factor :math:`y_j` is missing and the sign is reversed; see ``svmteach.derivations``.)
+for equal labels, each variable in its own box :math:`[0, C_t]` (``problem.C_i``, LIBSVM's weighted C).
+(Seed 001's eq. 30.13 prints :math:`\\alpha_j + s_{ij}(E_j - E_i)`: the factor :math:`y_j` is missing
+and the sign is reversed; see ``svmteach.derivations``.)
 When :math:`\\eta \\le 0` (duplicate points, a kernel that is not PSD) :math:`\\psi`
 has no interior maximum and the better end, L or H, is taken: nothing is divided by η.
 
@@ -98,10 +98,9 @@ CHUNKS_PER_EPOCH = 10
 def feasible_alpha(problem, alpha):
     """``alpha`` (non-negative, with :math:`y^\\top\\alpha = 0`) scaled into this problem's box.
 
-    :math:`\\alpha \\leftarrow s\\,\\alpha` with :math:`s = \\min(1, \\min_{\\alpha_t > 0} C_t / \\alpha_t)` keeps
-    both :math:`\\alpha \\ge 0` and :math:`y^\\top \\alpha = 0` and ends in every box :math:`[0, C_t]`: a
-    solution for a larger C becomes a feasible start for a smaller one.  A negative entry, or
-    :math:`y^\\top\\alpha \\ne 0` beyond rounding, cannot come from a run on this data: ValueError.
+    :math:`\\alpha \\leftarrow s\\,\\alpha`, :math:`s = \\min(1, \\min_{\\alpha_t > 0} C_t / \\alpha_t)`, keeps
+    :math:`\\alpha \\ge 0` and :math:`y^\\top \\alpha = 0`.  A negative entry, or :math:`y^\\top\\alpha \\ne 0`
+    beyond rounding, cannot come from a run on this data: ValueError.
     """
     xp, C = problem.xp, problem.C_i
     alpha = xp.asarray(alpha, dtype=problem.X.dtype)
@@ -181,9 +180,8 @@ class SMO(Solver):
         Seed of the ``"random"`` rule; the draws of step ``t`` come from
         ``numpy.random.default_rng([seed, t])``, so a run is replayable.
     cache_size : float
-        MB of kernel rows kept between steps (LIBSVM's ``-m``, default 200): at most that many
-        rows of n float64 numbers, the least recently used evicted (at least two are kept).  A
-        run's resource, not the model's: it changes the time a run takes, never its steps.
+        MB of kernel rows kept between steps (LIBSVM's ``-m``; least recently used evicted, at
+        least two kept); it changes a run's time, never its steps.
     """
 
     binary = True
@@ -210,12 +208,9 @@ class SMO(Solver):
         return _start(problem, 0, alpha, grad, seed_from(self.random_state), row_cache(problem, self.cache_size))
 
     def warm_start(self, problem, state: SMOState) -> SMOState:
-        """``state`` of another run (another C, say) made a feasible, measured state of ``problem``.
-
-        alpha is scaled into the box (:func:`feasible_alpha`), the gradient recomputed from it
-        exactly (:func:`exact_gradient`), the picture of the last step cleared; the step count
-        and the seed carry on, and so does the row cache when X and the kernel are the same.
-        """
+        """``state`` of another run (another C, say) made a feasible, measured state of ``problem``:
+        alpha scaled by :func:`feasible_alpha`, the gradient recomputed exactly; the step count, the
+        seed and (same X and kernel) the row cache carry on."""
         check_state(self, state)
         check_dense(problem)
         alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
@@ -258,44 +253,31 @@ class SMO(Solver):
                          state.rows)
 
     def measure(self, problem, state: SMOState) -> SMOState:
-        """The state with its gradient recomputed from alpha (:func:`exact_gradient`), and b, primal, dual,
-        gap and KKT violation from it: what a result reports is that of its alpha, whatever rounding the
-        cached gradient gathered (the steps' own measures read the cached gradient, in O(n)).
-
-        O(nd) for the linear kernel (through :math:`w`); otherwise a kernel row per support vector,
-        read from the row cache where it is there.
-        """
+        """The state with its gradient recomputed from alpha (:func:`exact_gradient`) and b and the
+        measures from it, free of the cached gradient's rounding (the steps' measures read that one)."""
         grad = exact_gradient(problem, state.alpha, state.rows)
         b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
         return state._replace(grad=grad, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
     def steps_between_measures(self, problem) -> int:
         """A tenth of an epoch (``CHUNKS_PER_EPOCH``), at least ``CHECK_EVERY`` steps: SMO often reaches a
-        loose tol within an epoch of n pair steps, and :func:`~svmteach.solvers.base.solve` can stop only
-        between chunks."""
+        loose tol within an epoch, and :func:`~svmteach.solvers.base.solve` stops only between chunks."""
         return max(CHECK_EVERY, -(-problem.n_samples // CHUNKS_PER_EPOCH))
 
     def violation(self, state: SMOState) -> float:
-        """``KKT_PER_TOL`` times the state's relative gap, which the last ``advance`` computed in O(n) from
-        its cached gradient: SMO's cheap measure is the gap itself, in the units of the cheap stop, so
-        that :func:`~svmteach.solvers.base.solve` certifies the gap (``measure``) when this one says tol."""
+        """``KKT_PER_TOL`` times the gap the last ``advance`` computed in O(n) from its cached gradient:
+        SMO's cheap measure is the gap itself, in the cheap stop's units."""
         return KKT_PER_TOL * float(state.gap)
 
     def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
         """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``.
 
         The loop (:func:`~svmteach.solvers.numba_smo.smo_loop`) keeps a cached gradient that drifts
-        from :math:`\\mathbf 1 - Q\\alpha` (the rounding of many updates).  With ``tol`` the loop stops
-        when its gap says tol, and the gradient is then recomputed from alpha (:func:`exact_gradient`)
-        and the measures from it: the returned primal, dual and gap are those of the returned alpha
-        and b.  Without ``tol`` every step is taken and the state keeps the cached gradient and the
-        measures from it (O(n)); :meth:`measure` gives the exact ones.
-
-        Either way, when the loop stops early (its gap said tol, or it found no pair that can move)
-        and the exact gradient says otherwise (gap above tol, a violating pair beyond rounding), the
-        run goes on from the exact gradient, at most ``RESTARTS`` times.  When the exact gradient shows
-        no violation beyond rounding the state is a fixed point in float64: it is returned as is, and
-        the next call moves nothing (``still_is_fixed_point``).
+        from :math:`\\mathbf 1 - Q\\alpha` by rounding.  With ``tol`` the returned measures are
+        recomputed from the exact gradient; without, every step is taken and the cached measures kept.
+        When the loop stops early but the exact gradient disagrees, the run goes on from the exact
+        gradient, at most ``RESTARTS`` times; when it shows no violation beyond rounding the state is
+        a fixed point in float64 (``still_is_fixed_point``).
         """
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
