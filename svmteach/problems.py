@@ -1,9 +1,7 @@
-"""The two problems, binary and multiclass: validated once by their constructors, immutable after.
+"""The two problems, binary and multiclass: the data and the model's constants, which solvers only read.
 
-A problem holds the data and the model's constants (C, the kernel, the loss); solvers only read it.
-Its constructor validates every argument through :mod:`svmteach.validation` (bad input raises naming
-the argument) and sets each attribute once; writing or deleting one afterwards raises
-``AttributeError`` (:meth:`Problem.with_C` makes the problem with another C).
+The constructor validates every argument (:mod:`svmteach.validation`, raising naming it) and sets each
+attribute once; writing or deleting one afterwards raises ``AttributeError``.
 """
 
 from __future__ import annotations
@@ -22,17 +20,14 @@ from .validation import (check_bias, check_C, check_labels, check_positive, chec
                          check_X, placed, readonly)
 
 
-#: Above this many samples, ``BinaryProblem.kernel_row`` on a non-NumPy device computes kernel rows one
-#: at a time instead of the whole (n, n) matrix (on NumPy, SMO reads its rows from the bounded cache).
+#: Above this many samples, ``BinaryProblem.kernel_row`` computes rows one at a time, not the (n, n) matrix.
 FULL_GRAM_UP_TO = 4096
 
 class Problem:
-    """What both problems share: attributes set once, by the constructor, and the data's namespace and sizes.
+    """What both problems share: attributes set once by :meth:`_build`, and the data's namespace and sizes.
 
-    The constructor validates, then :meth:`_build` writes every attribute in one go; ``__setattr__`` and
-    ``__delattr__`` refuse later writes.  The arrays computed on first use (``gram``, ``Q``, ``diag``) are
-    :func:`functools.cached_property`: each is written into the instance's ``__dict__`` once, when first read,
-    and depends on the data alone (never on C), so :meth:`with_C` shares those already computed.
+    The arrays computed on first use (``gram``, ``Q``, ``diag``, :func:`functools.cached_property`) depend
+    on the data alone, never on C, so :meth:`with_C` shares those already computed.
     """
 
     def _build(self, *, C: float, **fields):
@@ -50,8 +45,7 @@ class Problem:
         raise AttributeError(f"{name} cannot be deleted: a {type(self).__name__} is immutable once built")
 
     def with_C(self, C):
-        """The same problem with another C, sharing every array (X, y, the weights, the cached ``gram`` ...):
-        only ``C`` is validated, and the bounds ``C_i`` made again."""
+        """The same problem with another C (validated), sharing every array; the bounds ``C_i`` made again."""
         new = object.__new__(type(self))
         new._build(C=check_C(C), **{k: v for k, v in vars(self).items() if k not in ("C", "C_i")})
         return new
@@ -101,15 +95,13 @@ class BinaryProblem(Problem):
     kernel, gamma, degree, coef0 :
         See :func:`svmteach.kernels.make_kernel`.
     device : {None, "cpu", "gpu", "auto"}
-        Where the arrays live: None keeps X where it is (NumPy, CuPy, or any array-API
-        library); "gpu" copies it to CuPy, "cpu" to NumPy, "auto" picks the GPU when
-        there is one.  The solvers run wherever the problem's arrays are.
+        Where the arrays, and so the solvers, live: None keeps X where it is (any array-API library);
+        "gpu" copies it to CuPy, "cpu" to NumPy, "auto" picks the GPU when there is one.
     sample_weight : array of shape (n,) or None
-        Non-negative weights: sample i's penalty is :math:`C_i = C w_i` (its dual box is
-        :math:`[0, C_i]`; LIBSVM's and LIBLINEAR's weighted C).  None: every :math:`C_i = C`.
+        Non-negative weights: sample i's penalty (dual box bound) is :math:`C_i = C w_i`.  None: C.
     bias : float or None
-        Linear kernel only: append a constant feature of this value to X (LIBLINEAR's ``-B``), so
-        that its weight times ``bias`` is an intercept penalised with w.  None: X as given.
+        Linear kernel only: append a constant feature of this value to X (LIBLINEAR's ``-B``), an
+        intercept penalised with w.  None: X as given.
 
     Attributes
     ----------
@@ -117,8 +109,7 @@ class BinaryProblem(Problem):
     C_i : (n,) float64, each sample's box bound :math:`C w_i`;
     kernel : Kernel;  gram : (n, n) kernel matrix (computed on first use);
     Q : (n, n) ``y_i y_j K_ij`` (on first use);  diag : (n,) ``K_ii``;
-    gamma, degree, coef0 : the kernel's.  Every cached attribute depends on X, y and the kernel only, never on C:
-    :meth:`with_C` shares them.
+    gamma, degree, coef0 : the kernel's.
     """
 
 
@@ -127,7 +118,6 @@ class BinaryProblem(Problem):
         X = placed(X, device)
         sparse = is_sparse(X)
         bias = check_bias(bias)
-        # one copy of X, with its bias column (refused below for a kernel other than the linear one)
         X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True,
                     bias=bias)
         classes, codes = check_labels(y, X.shape[0], "y")
@@ -197,9 +187,7 @@ class BinaryProblem(Problem):
 
 
 class MulticlassProblem(Problem):
-    r"""A linear multiclass SVM without bias: Weston-Watkins (``"ww"``), Crammer-Singer (``"cs"``) or
-    Lee-Lin-Wahba (``"llw"``); each loss is a module of :mod:`svmteach.losses`.  Immutable (``with_C(C)``: the same
-    problem with another C).
+    r"""A linear multiclass SVM without bias, immutable; its loss a module of :mod:`svmteach.losses`.
 
     .. math::
 
@@ -221,17 +209,14 @@ class MulticlassProblem(Problem):
     loss : {"ww", "cs", "llw"}
         The loss's name, a key of :data:`svmteach.losses.LOSSES`; ``loss_object`` is the loss itself.
     M : float
-        The Weston-Watkins margin scale (1: Weston-Watkins / Keerthi et al.; 1/2: Shark's
-        convention); any M > 0.  The other losses ignore it.
+        The Weston-Watkins margin scale, > 0 (1: Keerthi et al.; 1/2: Shark's); the other losses ignore it.
     device : {None, "cpu", "gpu", "auto"}
         As for :class:`BinaryProblem`; on "gpu", keep X float32 for speed.
     sample_weight : array of shape (n,) or None
-        Non-negative weights: sample i's loss is multiplied by :math:`C_i = C w_i`, which bounds
-        its dual variables in place of C.  None: every :math:`C_i = C`.
+        Non-negative weights: sample i's loss is multiplied by :math:`C_i = C w_i`.  None: C.
     bias : float or None
-        Append a constant feature of this value to X (LIBLINEAR's ``-B``): the last column of W,
-        times ``bias``, is then an intercept per class, penalised with W.  None: no bias, the
-        course's problem.
+        Append a constant feature of this value to X (LIBLINEAR's ``-B``): an intercept per class,
+        penalised with W.  None: the course's problem.
 
     Attributes
     ----------
