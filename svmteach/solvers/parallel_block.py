@@ -1,8 +1,7 @@
 """Every sample's block at once: a parallel solver for the dual of any multiclass loss.
 
-The sequential solver (:mod:`exact_block`) solves one sample's block
-exactly and updates W before the next sample.  A GPU wants the opposite: thousands of
-samples at once.  One step of :class:`ParallelBlock` does, for all n samples together:
+The sequential solvers update W after each sample's block; a GPU wants thousands of samples at
+once.  One step of :class:`ParallelBlock` does, for all n samples together:
 
 1. **Block targets.**  With the scores :math:`S = X W^\\top` of the current W, every
    block problem is solved exactly as if it were alone (the loss's ``block_targets``: the
@@ -20,37 +19,26 @@ samples at once.  One step of :class:`ParallelBlock` does, for all n samples tog
        \\qquad g_1 = \\langle \\nabla f, D \\rangle,
        \\quad H_{12} = \\langle \\Delta W(D), \\Delta W(P) \\rangle.
 
-   Two candidates are compared: the exact line search :math:`t = \\operatorname{clip}(-g_1 / H_{11}, 0, 1)` on D (feasible, since
-   :math:`\\alpha` and T are), and the exact minimiser over the plane spanned by D and
-   the previous step P (a conjugate-gradient-like momentum), scaled back by a ratio
-   test until it is feasible.  The one with the lower f is taken, so **f never
-   increases**.  The plane costs nothing extra: :math:`\\Delta W(P)` was kept from the
-   previous step, and all the quantities are k x d.
+   Two candidates are compared: the exact line search :math:`t = \\operatorname{clip}(-g_1 / H_{11}, 0, 1)`
+   on D (feasible, since :math:`\\alpha` and T are), and the exact minimiser over the plane of D and
+   the previous step P (a conjugate-gradient-like momentum), scaled back by a ratio test until
+   feasible.  The lower f is taken, so **f never increases**; :math:`\\Delta W(P)` is kept from the
+   previous step, so the plane costs only k x d work.
 3. **New scores.**  :math:`W \\leftarrow W + \\Delta W` and :math:`S = X W^\\top`.
 
-So a step reads X twice (:math:`\\Delta W(D) = A(D)^\\top X` and :math:`\\Delta S = X \\Delta W^\\top`),
-both as matrix products (sparse-dense for a CSR X, which is never densified), and does
-O(nk log k) elementwise work: on a GPU it runs near the memory bandwidth.  Its objectives come for free from S (the primal) and W (the
-dual).  W and S are float64 and updated incrementally, :math:`W + \\Delta W`, :math:`S + \\Delta S`: the
-products may run in X's own precision (float32: twice as fast), because their rounding is relative to
-the step, not to W, so a float32 X still converges to gaps far below float32's resolution.  They drift
-from :math:`W(\\alpha)` by rounding; :meth:`ParallelBlock.measure` recomputes W and S from :math:`\\alpha`
-in float64 (two more passes, :meth:`~svmteach.losses.base.MulticlassLoss.weights`), which
-:func:`svmteach.solve` does once every ``refresh`` steps and before stopping, so the reported gap is
-always certified on an exact float64 pair.
+A step reads X twice (:math:`\\Delta W(D) = A(D)^\\top X`, :math:`\\Delta S = X \\Delta W^\\top`), as
+matrix products (a CSR X is never densified), plus O(nk log k) elementwise work; the objectives
+come free from S and W.  W and S are float64 and updated incrementally, so the products may run in
+X's own precision (their rounding is relative to the step, not to W).  They drift from
+:math:`W(\\alpha)` by rounding; :meth:`ParallelBlock.measure` recomputes both in float64, which
+:func:`svmteach.solve` does every ``refresh`` steps and before stopping, so the reported gap is
+certified on an exact pair.
 
-Why this design (measured, ``benchmarks/RESULTS.md``): on a 10-class problem with
-n = 5,000, d = 784 (numbers of steps to a relative gap of 1e-3) the line search alone
-needed 231 steps, FISTA on the dual with the same block metric and a power-iteration
-Lipschitz constant 613, and the line search plus the momentum plane 120 (at n = 20,000
-the line search 595, the plane 293).  It is also monotone, needs no constant to
-estimate, and has no parameter to tune.
-
-Rounding decides whether it converges at all past a gap of about 1e-5: the slopes are
-sums of gradient times direction (each block's share is negative) rather than
-differences of large terms from W; Crammer-Singer's rows are kept summing to exactly 0;
-and the plane is refused when its coefficients are huge (``MAX_PLANE_COEFFICIENT``).  Plain sequential epochs need fewer passes (22 and 42 epochs); the
-parallel solver wins only where a step is much cheaper than an epoch, on a GPU.
+Why this design: the plane needs fewer steps than the line search alone or FISTA on the dual, is
+monotone and has no constant to estimate (``benchmarks/RESULTS.md``); sequential epochs need fewer
+passes still, so it wins only on a GPU.  Past a gap of about 1e-5 rounding decides: slopes are sums
+of gradient times direction (no cancellation of large terms), Crammer-Singer's rows sum to exactly 0,
+and the plane is refused when its coefficients are huge (``MAX_PLANE_COEFFICIENT``).
 """
 
 from __future__ import annotations
@@ -212,9 +200,8 @@ class ParallelBlock(Solver):
         if plane_ok:
             g2, h22, h12, w2 = numbers[2:]
             det = h11 * h22 - h12 * h12
-            # the previous step's W change, dP, is kept incrementally: below sqrt(eps) ||W|| it is mostly
-            # rounding, and a multiple of it (the plane's pb) would put that rounding into W, step after
-            # step (near an optimum with flat directions pb stayed near -30 and W drifted by 30x a step)
+            # dP, kept incrementally, is mostly rounding below sqrt(eps) ||W||, and a multiple of it (the
+            # plane's pb) would put that rounding into W step after step
             if det > 1e-10 * h11 * h22 and h22 > PLANE_FLOOR * w2:  # D and P not (nearly) parallel in W-space
                 pa = (-g1 * h22 + g2 * h12) / det
                 pb = (-g2 * h11 + g1 * h12) / det
@@ -260,10 +247,8 @@ def _check_problem(problem):
 
 
 def weights(problem, alpha):
-    """W(alpha) = A(alpha)' X as float64: a dense X multiplied in its own precision (float32 products
-    run at twice the speed of float64 ones, and X is never copied), a CSR X by
-    :func:`~svmteach.rows.transpose_times` (only its stored entries are read).  For a step's change of W,
-    whose rounding is relative to the step; :func:`exact_weights` for W itself."""
+    """W(alpha) = A(alpha)' X as float64, a dense X multiplied in its own precision, a CSR X by
+    :func:`~svmteach.rows.transpose_times`.  For a step's change of W; :func:`exact_weights` for W itself."""
     xp = problem.xp
     A = problem.loss_object.weight_rows(problem, alpha)
     if is_sparse(problem.X):
