@@ -8,22 +8,17 @@ matrix :math:`\\alpha` whose weights are a fixed linear map of it,
     W(\\alpha) = A(\\alpha)^\\top X \\quad (k \\times d), \\qquad
     D(\\alpha) = \\ell(\\alpha) - \\tfrac12 \\|W(\\alpha)\\|_F^2 \\quad \\text{(maximised)},
 
-with a linear term :math:`\\ell` and a constraint set that splits into one block per sample.
-The primal weighs each sample's loss by its own penalty :math:`C_i` (``problem.C_i``: C times the
-sample's weight, all C without weights), and sample i's block is bounded by :math:`C_i` in place of
-C; :math:`C_i = 0` fixes its block at 0.
-A loss object says what :math:`A`, :math:`\\ell`, the blocks and the primal are
-(:meth:`weight_rows`, :meth:`dual_linear`, :meth:`bounds`, :meth:`sample_losses`);
-everything else here is written once from those.  A solver asks the loss of its problem
-(``problem.loss_object``), never its name.
+with a linear term :math:`\\ell` and one constraint block per sample, bounded by :math:`C_i`
+(``problem.C_i``, C times the sample's weight; 0 fixes the block at 0), the penalty of its loss.
+A loss says what :math:`A`, :math:`\\ell`, the blocks and the primal are (:meth:`weight_rows`,
+:meth:`dual_linear`, :meth:`bounds`, :meth:`sample_losses`); the rest is written once from those.
+A solver asks ``problem.loss_object``, never the loss's name.
 
-The one-sample block problem, solved exactly, comes two ways: the loss's compiled block kernel
-(its ``kernel``, in :mod:`svmteach.solvers.numba_multiclass`, run one row per step or a whole epoch
-by the sequential solvers, the step drawn by :meth:`block_picture`) and :meth:`block_targets`
-(every row at once against the same W: the parallel solver).
+The exact one-sample block step comes two ways: the compiled block kernel (``kernel``, in
+:mod:`svmteach.solvers.numba_multiclass`, drawn by :meth:`block_picture`) for the sequential solvers,
+and :meth:`block_targets` (every row against one W) for the parallel solver.
 
-Adding a loss is one module defining a subclass (it cannot be instantiated until it defines every
-abstract method), and one line in :data:`svmteach.losses.LOSSES`.
+Adding a loss is one module defining a subclass and one line in :data:`svmteach.losses.LOSSES`.
 """
 
 from __future__ import annotations
@@ -52,14 +47,12 @@ class Embedding(NamedTuple):
 
 
 class MulticlassLoss(ABC):
-    """Base class of the multiclass losses (see the module docstring for the contract): a subclass
-    defines every abstract method (else it cannot be instantiated) and sets the attributes
+    """Base class of the multiclass losses (the contract: the module docstring).
 
-    Attributes a subclass sets: ``name`` (its key in the registry and the estimators'
-    ``loss=`` value), ``title`` (for people), ``Block`` (the NamedTuple picture of one exact
-    block step, documented field by field), ``default_solver`` (the name of the solver the
-    estimators use when none is given), ``kernel`` (the name of its block kernel in
-    :mod:`svmteach.solvers.numba_multiclass`), ``uses_M``.
+    A subclass defines every abstract method and sets ``name`` (its registry key, the estimators'
+    ``loss=``), ``title`` (for people), ``Block`` (the NamedTuple picture of one block step),
+    ``default_solver``, ``kernel`` (its block kernel in :mod:`svmteach.solvers.numba_multiclass`),
+    ``uses_M``.
     """
 
     name = ""
@@ -126,8 +119,7 @@ class MulticlassLoss(ABC):
 
     @abstractmethod
     def dual_weights(self, problem, alpha):
-        """(n,) one non-negative number per sample for a bar chart of the dual (the sum of its
-        multipliers), and :meth:`dual_weight_bound` its largest possible value."""
+        """(n,) one non-negative number per sample (the sum of its multipliers), for a bar chart."""
 
     @abstractmethod
     def dual_weight_bound(self, problem) -> float:
@@ -135,9 +127,8 @@ class MulticlassLoss(ABC):
 
     # ---- written once from the above ---------------------------------------------------------
     def repair(self, problem, alpha):
-        """``alpha`` after a step of the parallel solver: rounding excursions past the bounds removed and
-        the block's equality (a row sum, a fixed entry) restored exactly; :meth:`feasible` unless a loss
-        can do it more cheaply."""
+        """``alpha`` after a parallel step, back in its bounds with the block's equality restored exactly
+        (:meth:`feasible`, unless a loss can do it more cheaply)."""
         return self.feasible(problem, alpha)
 
     def weights(self, problem, alpha):
@@ -150,8 +141,7 @@ class MulticlassLoss(ABC):
         xp = problem.xp
         S = scores(problem, W) if S is None else S
         losses = self.sample_losses(problem, S)
-        # without weights every C_i is C: C times the sum, rounded as it always was (a run stopping at a
-        # gap of exactly 0 stops where it did)
+        # without weights, C times the sum: the rounding of the unweighted primal
         penalty = problem.C * xp.sum(losses) if problem.sample_weight is None else xp.sum(problem.C_i * losses)
         return float(0.5 * xp.sum(W * W) + penalty)
 
@@ -161,8 +151,8 @@ class MulticlassLoss(ABC):
         return float(self.dual_linear(problem, alpha) - 0.5 * xp.sum(W * W))
 
     def block_curvatures(self, problem):
-        """(n,) each block's curvature, ``curvature_scale * ||x_i||^2``, floored above 0 (the parallel
-        solver's metric): a zero row's linear block then gets its exact minimiser at the bounds."""
+        """(n,) ``curvature_scale * ||x_i||^2``, floored above 0 so that a zero row's linear block gets
+        its minimiser at the bounds (the parallel solver's metric)."""
         xp = problem.xp
         a = problem.sqnorm * self.curvature_scale(problem)
         return xp.maximum(a, 1e-12 * max(float(xp.max(a)), 1.0))
