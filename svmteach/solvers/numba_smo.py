@@ -1,25 +1,14 @@
 """Compiled kernels of :class:`~svmteach.solvers.smo.SMO`: the pair update and the fast path's loop.
 
-A leaf: this module imports nothing from the step path (the step path imports it); its loop
-reads rows of K through :mod:`svmteach.solvers.numba_kernel_rows`, whose edits recompile it
-(:mod:`svmteach.compiled_cache`).
+A leaf: it imports nothing from the step path.  One source: the step path
+(:mod:`svmteach.solvers.smo`) takes each step with the kernels :func:`smo_loop` runs: the
+working-set rules (:func:`random_pair`, :func:`first_index`, :func:`partner`), :func:`pair_step`
+and :func:`intercept`.  The loop checks the relative duality gap every ``CHECK_EVERY`` steps.
 
-One source: the step path (:mod:`svmteach.solvers.smo`) takes each step with the kernels
-:func:`smo_loop` runs: the working-set rules (:func:`random_pair`, :func:`first_index` and
-:func:`partner`), the pair step (:func:`pair_step`: :func:`pair_update`, then the gradient update)
-and the bias (:func:`intercept`).  The loop runs them many steps per call; every ``CHECK_EVERY``
-steps it evaluates the relative duality gap (with the KKT bias) and stops once it is at most ``tol``.
-
-Kernel rows come from the run's bounded row cache
-(:mod:`svmteach.solvers.numba_kernel_rows`, the state's ``rows``): a row is
-computed when a step first needs it, as LIBSVM does (a step touches rows i and j only, and many
-points are never selected), and kept while there is room.  They are exact kernel values in
-float64, the same numbers on the step path, which reads the same cache (LIBSVM's float32
-rows perturb K by about 1e-7 relative: more than the gaps a cached gradient must report).
-
-Each sample has its own box :math:`[0, C_t]` (``problem.C_i``, :math:`C w_t` with sample
-weights, all C without): the pair's segment, the bias, the gap and the sets
-:math:`I_{up}, I_{low}` read each sample's own bound.
+Kernel rows come from the run's bounded row cache (:mod:`svmteach.solvers.numba_kernel_rows`), computed
+when a step first needs one, as LIBSVM does, but in float64 (LIBSVM's float32 rows perturb K by more
+than the gaps a cached gradient must report).  Each sample has its own box :math:`[0, C_t]`
+(``problem.C_i``).
 """
 
 from __future__ import annotations
@@ -43,10 +32,8 @@ CHECK_EVERY = 10
 
 
 class PairPicture(NamedTuple):
-    """What one pair step did: the fields of :class:`~svmteach.solvers.smo.SMOState` that picture it.
-
-    The compiled loop builds one (by keyword) for its last step and returns it, so the fast path
-    hands its picture back by name, as the step path does.
+    """What one pair step did: the fields of :class:`~svmteach.solvers.smo.SMOState` that picture it
+    (the compiled loop returns its last step's, by name).
 
     Attributes
     ----------
@@ -139,12 +126,8 @@ def _snap(a, C, scale):
 @njit(cache=True)
 def violates_beyond_rounding(m, M):
     """Whether the violation ``m - M`` (m the largest :math:`y_t g_t` over :math:`I_{up}`, M the smallest over
-    :math:`I_{low}`) is larger than the rounding of those numbers: float64's machine epsilon times
-    ``2 + |m| + |M|`` (:math:`y_t g_t = y_t - f_t` is computed from numbers as large as 1 and :math:`|f_t|`).
-
-    A smaller violation is rounding: a step on it moves alpha by noise, and a gradient recomputed
-    from alpha shows another such violation, so every working-set rule treats it as none: the KKT
-    conditions hold in float64."""
+    :math:`I_{low}`) exceeds their rounding, machine epsilon times ``2 + |m| + |M|``.  A smaller one is
+    noise, which every working-set rule treats as none: the KKT conditions hold in float64."""
     return m - M > np.finfo(np.float64).eps * (2.0 + abs(m) + abs(M))
 
 
@@ -321,16 +304,13 @@ def pair_step(y, C, alpha, grad, i, j, Ki, Kj, b):
 # check_every steps, the gap.
 @njit(cache=True)
 def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every):
-    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, and the row cache ``rows``).
+    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the row cache ``rows``).
 
-    ``C`` is the (n,) array of the samples' bounds; ``rule`` the index of the working-set rule (random,
-    max violating pair, second order).  Returns ``(steps, picture)``: the number of steps taken and
-    the :class:`PairPicture` of the last one.  It stops early at a step that cannot be followed by
-    another move: no violating pair beyond rounding (``i = j = -1``), or, for the deterministic
-    rules, a pair that did not move (it would be picked again); and with ``tol >= 0`` at a check
-    whose relative gap (from the cached gradient) is at most ``tol``.  The bias (for the random rule
-    and the errors pictured) is :func:`intercept`'s, recomputed every step for the random rule, else
-    every ``check_every`` steps and at the last.
+    ``C``: the (n,) bounds; ``rule``: random, max violating pair or second order (0, 1, 2).  Returns
+    ``(steps, picture)``, the last step's :class:`PairPicture`.  Stops early when no pair violates
+    beyond rounding, when a deterministic rule's pair did not move (it would be picked again), or,
+    with ``tol >= 0``, at a check whose cached gap is at most ``tol``.  The bias is :func:`intercept`'s,
+    every step for the random rule, else every ``check_every`` steps and at the last.
     """
     no_row = np.empty(0)
     b = 0.0
