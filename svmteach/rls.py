@@ -8,14 +8,12 @@ The course's RLS (Rosasco's MIT 9.520 notes, 'RLS'; the ECE 532 duality notes, '
     \\min_c \\tfrac12 \\|Y - Kc\\|^2 + \\tfrac{\\lambda}{2} c^\\top K c
     \\quad\\Longrightarrow\\quad (K + \\lambda I) c = Y, \\qquad f(x_*) = K_{x_*} c,
 
-solved by Cholesky since :math:`K + \\lambda I` is symmetric positive definite for
-:math:`\\lambda > 0`.  In the linear case :math:`w = X^\\top c = (X^\\top X + \\lambda I)^{-1} X^\\top Y`
-(the push-through identity), an O(n d^2) solve when d < n.
+solved by Cholesky (:math:`K + \\lambda I` is SPD for :math:`\\lambda > 0`); in the linear case
+:math:`w = X^\\top c = (X^\\top X + \\lambda I)^{-1} X^\\top Y` (push-through), O(n d^2) when d < n.
 
-With one decomposition of K (O(n^3) once) every further lambda costs O(n^2) (Rosasco's MIT 9.520 notes,
-'Is there a more efficient method...?'): the path uses :math:`K = Q T Q^\\top` with T
-tridiagonal, and the leave-one-out residuals the eigendecomposition :math:`K = Q \\Lambda Q^\\top`
-(Rifkin and Lippert, 2007):
+After one O(n^3) decomposition of K every further lambda costs O(n^2) (Rosasco, 'Is there a more
+efficient method...?'): the path uses :math:`K = Q T Q^\\top`, T tridiagonal, and leave-one-out the
+eigendecomposition :math:`K = Q \\Lambda Q^\\top` (Rifkin and Lippert, 2007):
 
 .. math::
 
@@ -77,9 +75,8 @@ def check_lambdas(lams, name="lams") -> np.ndarray:
 def _solve_regularized(G, B, lam, what="K + lam I"):
     """``G^{-1} B`` for ``G = A + lam I`` with A symmetric: Cholesky, else LU, else a ValueError.
 
-    Cholesky fails when G is not (numerically) positive definite: a kernel that is not PSD, or
-    a lam below the rounding of A.  The system ``G c = B`` can still have a unique solution, found
-    by LU; a singular G is refused with a message instead of returning NaN or a raw LinAlgError.
+    Cholesky fails when G is not numerically positive definite (a kernel not PSD, a lam below A's
+    rounding), where LU may still solve it; a singular G is refused with a message, not NaN.
     """
     try:
         c = linalg.cho_solve(linalg.cho_factor(G, lower=True, check_finite=False), B, check_finite=False)
@@ -101,9 +98,8 @@ def _solve_regularized(G, B, lam, what="K + lam I"):
 def solve_dual(K, Y, lam, allow_zero=False):
     """:math:`c = (K + \\lambda I)^{-1} Y` by Cholesky; shape (n, t).
 
-    ``lam = 0`` (interpolation) is allowed with ``allow_zero=True``; a singular K then
-    raises a ValueError instead of returning NaN.  When K + lam I is not positive
-    definite (a kernel that is not PSD) the system is solved by LU instead.
+    ``lam = 0`` (interpolation) with ``allow_zero=True``; a singular K then raises a ValueError.
+    LU where K + lam I is not positive definite.
     """
     K = check_kernel_matrix(K)
     Y = _targets(Y, K.shape[0])
@@ -145,11 +141,8 @@ class Eigen:
 
 
 class Tridiagonal:
-    """The Householder tridiagonalisation ``K = Q T Q'`` (LAPACK ``dsytrd``), the first half of
-    an eigendecomposition and about a quarter of its cost.
-
-    ``dsytrd`` stores Q's reflectors below the subdiagonal exactly as a QR factorisation of
-    ``K[1:, :n-1]`` stores its own, so ``dormqr`` applies Q (or Q') to a block of columns.
+    """The Householder tridiagonalisation ``K = Q T Q'`` (LAPACK ``dsytrd``), the first half of an
+    eigendecomposition.  Its reflectors are stored as a QR of ``K[1:, :n-1]`` would, so ``dormqr`` applies Q.
     """
 
     def __init__(self, K):
@@ -181,9 +174,8 @@ class Tridiagonal:
         return Z
 
     def check_regular(self, lam, name="lam"):
-        """Raise a ValueError naming ``name`` when ``K + lam I`` is singular to rounding: an eigenvalue of
-        ``T + lam I`` within the rounding of K's largest (where :func:`solve_dual`'s factorisations fail too,
-        and a solve would return the rounding errors divided by lam)."""
+        """Raise a ValueError naming ``name`` when ``K + lam I`` is singular to rounding (an eigenvalue of
+        ``T + lam I`` within the rounding of K's largest)."""
         if self.evals is None:  # T's eigenvalues, once: O(n^2) beside the O(n^3) tridiagonalisation
             self.evals = linalg.eigvalsh_tridiagonal(self.diag, self.off) if self.n > 1 else self.diag.copy()
         scale = max(float(np.max(np.abs(self.evals))), lam)
@@ -212,11 +204,9 @@ class Tridiagonal:
 def regularization_path(K, Y, lams):
     """``c(lambda)`` for every lambda from one decomposition of K; shape (len(lams), n, t).
 
-    With ``K = Q T Q'`` (T tridiagonal, see :class:`Tridiagonal`) each lambda costs one
-    O(n) tridiagonal solve of :math:`(T + \\lambda I) z = Q^\\top Y`, and one blocked product
-    applies Q to all of them: :math:`c(\\lambda) = Q (T + \\lambda I)^{-1} Q^\\top Y`.  This is the
-    seed's eigendecomposition path with the eigenvectors left implicit: a full ``eigh`` costs
-    13-16 Cholesky solves here, ``dsytrd`` about 6 (benchmarks/RESULTS.md).
+    With ``K = Q T Q'`` (:class:`Tridiagonal`) each lambda is one O(n) solve of
+    :math:`(T + \\lambda I) z = Q^\\top Y`, and one blocked product applies Q to all:
+    :math:`c(\\lambda) = Q (T + \\lambda I)^{-1} Q^\\top Y` (the eigenvectors left implicit).
     """
     Y = _targets(Y, np.asarray(K).shape[0])
     lams = check_lambdas(lams)
@@ -250,10 +240,8 @@ def regularization_path_linear(X, Y, lams):
 def loo_errors(K, Y, lams):
     """Leave-one-out residuals ``y_i - f_{-i}(x_i)`` for every lambda, without refitting; (len(lams), n, t).
 
-    The identity holds for any symmetric K (PSD or not) as long as K + lam I is invertible and
-    every leave-one-out system is (:math:`[(K + \\lambda I)^{-1}]_{ii} \\ne 0`); where either
-    fails (a kernel that is not PSD, at a lam that meets minus an eigenvalue) a ValueError
-    names that lam instead of returning NaN.
+    Holds for any symmetric K while K + lam I is invertible and :math:`[(K + \\lambda I)^{-1}]_{ii} \\ne 0`;
+    where either fails a ValueError names that lam.
     """
     Y = _targets(Y, np.asarray(K).shape[0])
     lams = check_lambdas(lams)
