@@ -1,30 +1,20 @@
 """Compiled kernels of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`: the coordinate step, the epochs and their loops.
 
-A leaf: this module imports nothing from the step path (the step path imports it).  The linear
-kernel's helpers read a dense or a CSR X through :func:`~svmteach.rows.row_dot` /
-:func:`~svmteach.rows.row_axpy`, the other loop reads rows of K through
-:func:`~svmteach.solvers.numba_kernel_rows.get_row`; edits to those files recompile this one
-(:mod:`svmteach.compiled_cache`).
-
-The step path (:mod:`svmteach.solvers.dual_cd`) takes each step with the loops' own kernels:
-:func:`visit` (the shrinking test and the parabola's maximiser), :func:`after_visit` (set aside or
-move on, close the epoch and shuffle the next) and, with the linear kernel, :func:`linear_gradient`
-and :func:`add_row`; so both paths take the same decisions from the same numbers.  The loops:
+A leaf: it imports nothing from the step path.  The step path (:mod:`svmteach.solvers.dual_cd`)
+takes each step with the loops' own kernels, :func:`visit`, :func:`after_visit` and, with the linear
+kernel, :func:`linear_gradient` and :func:`add_row`, so both paths decide from the same numbers.
+The loops:
 
 - any kernel (:func:`steps_gram`): the cached gradient ``g`` is updated with row i of
-  :math:`Q_{it} = y_i y_t K_{it}`, the row of K read from the problem's bounded row cache
-  (O(n) a step, O(nd) more when the row must be computed); the (n, n) Q is never formed;
-- linear kernel (:func:`steps_linear`): ``w = sum_i alpha_i y_i x_i`` is kept instead, so a step
-  costs O(nonzeros of x_i): :math:`g_i = 1 - y_i w^\\top x_i`, :math:`Q_{ii} = \\|x_i\\|^2` and
-  :math:`w \\leftarrow w + \\Delta y_i x_i` (Hsieh et al. 2008).  No gradient is kept; ``measure``
-  rebuilds it from alpha when the objectives are asked for.
+  :math:`Q_{it} = y_i y_t K_{it}`, read from the run's bounded row cache; Q is never formed;
+- linear kernel (:func:`steps_linear`): ``w = sum_i alpha_i y_i x_i`` is kept instead, O(nonzeros of
+  x_i) a step: :math:`g_i = 1 - y_i w^\\top x_i`, :math:`Q_{ii} = \\|x_i\\|^2`,
+  :math:`w \\leftarrow w + \\Delta y_i x_i` (Hsieh et al. 2008).
 
-The epochs are LIBLINEAR's (``solve_l2r_l1l2_svc``; Hsieh et al. 2008, section 3.1), in our words:
-an index array holds every coordinate, the active ones first; an epoch visits the first
-``n_active`` entries in an order shuffled in place at its start (a Fisher-Yates pass over the
-active prefix only).  A coordinate set aside during the epoch swaps places with the last active
-entry and ``n_active`` shrinks by one, so that the entry now at the same position, not yet
-visited, is visited next.  Nothing costs O(n) per epoch beyond the active coordinates.
+The epochs are LIBLINEAR's (``solve_l2r_l1l2_svc``; Hsieh et al. 2008, section 3.1): an index array
+holds the active coordinates first; an epoch visits the first ``n_active`` in an order shuffled in
+place at its start.  A coordinate set aside swaps places with the last active one and ``n_active``
+shrinks by one, so the entry that took its place is visited next.
 """
 
 from __future__ import annotations
@@ -65,10 +55,8 @@ def projected_gradient(G, alpha_i, C, hi, lo):
 def maximize_parabola(a, b, C, current):
     """Maximise ``a x^2 + b x`` over ``[0, C]``; return ``(unclipped, clipped)``.
 
-    ``a < 0``: the vertex ``-b / (2a)``, clipped.  ``a >= 0`` (no interior
-    maximum): the better end; the "unclipped" value is then +-inf in the
-    direction of ascent at ``current`` (or ``current`` when flat).
-    Compiled; called by the step path and by :func:`visit`.
+    ``a < 0``: the vertex ``-b / (2a)``, clipped.  ``a >= 0`` (no interior maximum): the better
+    end; "unclipped" is then +-inf in the direction of ascent at ``current`` (``current`` when flat).
     """
     if a < 0:
         x = -b / (2.0 * a)
@@ -174,10 +162,9 @@ REACTIVATE_AT = 0.1
 def epoch_violation(pg_max, pg_min):
     """The violation of an epoch from its largest and smallest projected gradient.
 
-    :math:`\\max(PG_{max} - PG_{min},\\ PG_{max},\\ -PG_{min})`: LIBLINEAR stops when all three of
-    the spread, :math:`|PG_{max}|` and :math:`|PG_{min}|` are at most eps, i.e. when this is.  (With
-    :math:`PG_{max} < 0`, :math:`|PG_{max}| \\le -PG_{min}`; likewise for :math:`PG_{min} > 0`.)  An
-    epoch that visited no coordinate (every one was set aside) has no violation to tell: +inf.
+    :math:`\\max(PG_{max} - PG_{min},\\ PG_{max},\\ -PG_{min})`: at most eps exactly when LIBLINEAR's
+    three tests (the spread, :math:`|PG_{max}|`, :math:`|PG_{min}|`) are.  +inf for an epoch that
+    visited no coordinate.
     """
     if pg_max < pg_min:  # nothing visited: pg_max = -inf, pg_min = +inf
         return math.inf
@@ -189,20 +176,15 @@ def close_epoch(n, n_active, pg_max, pg_min, reactivate_at, shrinking):
     """The end of an epoch: its violation, whether LIBLINEAR would decide something here, and the next
     epoch's active set and thresholds.
 
-    Returns ``(n_active, shrink_hi, shrink_lo, reactivate_at, violation, decision)``.  ``decision`` is
-    True when the violation is at most ``reactivate_at``: where LIBLINEAR either stops (a full epoch)
-    or reactivates every coordinate (a shrunk one).  As LIBLINEAR:
+    Returns ``(n_active, shrink_hi, shrink_lo, reactivate_at, violation, decision)``; ``decision``:
+    the violation is at most ``reactivate_at``, where LIBLINEAR stops (full epoch) or reactivates
+    (shrunk one).  As LIBLINEAR:
 
-    - a shrunk epoch (``n_active < n``) at a decision, or one that set every coordinate aside,
-      reactivates every coordinate, thresholds +-inf: the next epoch is a full pass, which sees again
-      the coordinates set aside too early;
-    - a full epoch at a decision is where LIBLINEAR would stop.  Here the duality gap decides the stop
-      (``solve``), so the run goes on and ``reactivate_at`` is halved below that violation (as
-      ``solve`` halves its own threshold after a certificate that fails);
-    - otherwise (and after a full epoch) the next thresholds are this epoch's largest and smallest
-      projected gradient (a coordinate at 0 whose G exceeds the largest, or at C whose G is below the
-      smallest, is set aside), +-inf when of the wrong sign;
-    - without shrinking, nothing is ever set aside (thresholds +-inf).
+    - a shrunk epoch at a decision, or one that set everything aside, reactivates every coordinate;
+    - a full epoch at a decision: the gap decides the stop (``solve``), so the run goes on with
+      ``reactivate_at`` halved below that violation;
+    - otherwise the next thresholds are this epoch's largest and smallest projected gradient
+      (+-inf when of the wrong sign, and always without shrinking).
     """
     inf = math.inf
     violation = epoch_violation(pg_max, pg_min)
