@@ -5,8 +5,7 @@
     \\min_W \\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)
 
 (Weston and Watkins 1999; the dual as in the blog post "The Weston-Watkins SVM dual problem",
-2020, derived in ``svmteach.derivations``), with :math:`C_i = C` but for sample weights
-(``problem.C_i``).  The dual variables are (n, k) with
+2020, derived in ``svmteach.derivations``), :math:`C_i` = ``problem.C_i``.  The dual variables are (n, k) with
 :math:`0 \\le \\alpha_{ij} \\le C_i` for :math:`j \\ne y_i` and :math:`\\alpha_{iy_i} = -\\sum_{j \\ne y_i} \\alpha_{ij}`;
 :math:`W = -M \\alpha^\\top X` and :math:`D(\\alpha) = \\sum_{j \\ne y_i} \\alpha_{ij} - \\tfrac12 \\|W\\|_F^2`.
 
@@ -21,16 +20,11 @@ minimisation) is, up to a constant,
 
 with scores :math:`s = W x_i`, because :math:`\\alpha_{iy_i} = -\\mathbf 1^\\top\\beta` makes the
 block's Hessian :math:`a (I + \\mathbf 1 \\mathbf 1^\\top)`.  Dividing by a, the block is
-:func:`svmteach.projections.ww_block_solve` with :math:`u = c / a` and the box :math:`[0, C]`,
-:math:`C = C_i` the sample's own bound (below, C stands for it), solved exactly by
-sorting its 2(k-1) breakpoints.  A zero row (a = 0) leaves a linear problem: each
-:math:`\\beta_j` goes to C where :math:`c_j > 0` and to 0 where :math:`c_j < 0`.  So does a row of
-tiny norm whose quadratic term is negligible: for every feasible block,
-:math:`\\tfrac a2 (\\|\\beta\\|^2 + (\\mathbf 1^\\top\\beta)^2) \\le \\tfrac a2 k^2 C^2`, and once
-:math:`a k C \\le \\epsilon \\max_j |c_j|` that moves the root :math:`t` by less than the rounding of c,
-so the linear rule is the exact block step to working precision (and :math:`u = c / a`, which
-could overflow, is never formed).  A sample with :math:`C_i = 0` always takes the linear rule, whose
-box {0} holds its block at 0.
+:func:`svmteach.projections.ww_block_solve` with :math:`u = c / a` and the box :math:`[0, C]`
+(C for :math:`C_i`), solved exactly by sorting its 2(k-1) breakpoints.  A zero row (a = 0), or one
+whose quadratic term (at most :math:`\\tfrac a2 k^2 C^2`) is below rounding, :math:`a k C \\le \\epsilon
+\\max_j |c_j|`, is linear: :math:`\\beta_j` goes to C where :math:`c_j > 0`, to 0 where :math:`c_j < 0`
+(u, which could overflow, is never formed).  :math:`C_i = 0` holds the block at 0.
 The weights follow: :math:`W \\leftarrow W - M\\, \\delta\\, x_i^\\top` for the change δ of :math:`\\alpha_i`.
 """
 
@@ -120,7 +114,7 @@ class WestonWatkins(MulticlassLoss):
         xp, C, k = problem.xp, column_C(problem), problem.k  # C: (n, 1), each row's C_i
         Y = one_hot(problem)
         a = self.block_curvatures(problem)[:, None]
-        # the off-label columns j != y_i of each row, in order, and where column m sits among them
+        # the off-label columns j != y_i of each row, and where column m sits among them
         y = problem.codes[:, None]
         j = xp.arange(k - 1)[None, :]
         others = j + xp.astype(j >= y, j.dtype)
