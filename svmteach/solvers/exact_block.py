@@ -1,15 +1,12 @@
 """One sample's block solved exactly per step, for any multiclass loss.
 
-With everything but sample i's dual variables fixed, the dual is a small quadratic over the
-sample's block; every loss of :mod:`svmteach.losses` solves it exactly (Weston-Watkins by
-sorting breakpoints, Wang and Scott 2021; Crammer-Singer by a simplex projection, Blondel,
-Fujino and Ueda 2014; Lee-Lin-Wahba by the root of a piecewise-linear equation).  This solver
-visits the samples in a random order each epoch and runs the loss's block kernel (its ``kernel``,
-in :mod:`~svmteach.solvers.numba_multiclass`), one row per step or a whole epoch compiled; the loss
-draws the step's picture (its ``block_picture``).  The weights follow the step: :math:`W \\leftarrow W + A(\\delta)^\\top x_i` for the change δ of
-:math:`\\alpha_i`, where :math:`W = A(\\alpha)^\\top X` is the loss's ``weight_rows``.  Sample i's
-block lives in the box or simplex of its own penalty :math:`C_i` (``problem.C_i``: C times its
-sample weight).
+With everything but sample i's dual variables fixed, the dual is a small quadratic over its block
+(box or simplex of :math:`C_i`, ``problem.C_i``), which every loss solves exactly (Weston-Watkins by
+sorting breakpoints, Wang and Scott 2021; Crammer-Singer by a simplex projection, Blondel, Fujino
+and Ueda 2014; Lee-Lin-Wahba by the root of a piecewise-linear equation), in its block kernel (its
+``kernel``, in :mod:`~svmteach.solvers.numba_multiclass`); the loss draws the picture
+(``block_picture``).  W follows: :math:`W \\leftarrow W + A(\\delta)^\\top x_i`, where
+:math:`W = A(\\alpha)^\\top X` is the loss's ``weight_rows``.
 
 :class:`WWExact` and :class:`CSBlondel` are this solver restricted to one loss (the names the
 course uses); CSBlondel adds Blondel's ``skip_tol``.
@@ -24,9 +21,8 @@ from .multiclass_base import MulticlassSolver, MulticlassState
 
 
 class ExactBlockState(MulticlassState):
-    """State of :class:`ExactBlock`: the fields of :class:`MulticlassState` (n_iter, alpha, W, epoch,
-    pos, perm, seed, i, primal, dual, gap, kkt, violation, block), with ``block`` the loss's ``Block`` picture of
-    the last step (:class:`~svmteach.losses.weston_watkins.WWBlock`,
+    """State of :class:`ExactBlock`: :class:`MulticlassState`, with ``block`` the loss's ``Block`` picture
+    of the last step (:class:`~svmteach.losses.weston_watkins.WWBlock`,
     :class:`~svmteach.losses.crammer_singer.CSBlock` or :class:`~svmteach.losses.lee_lin_wahba.LLWBlock`)."""
 
     __slots__ = ()
@@ -40,8 +36,7 @@ class ExactBlock(MulticlassSolver):
     random_state : int, Generator or None
         Seeds the visiting orders.
     shrinking : bool
-        Set aside, on the fast path, the samples whose block is 0 with its loss 0 with room to spare
-        (:mod:`~svmteach.solvers.multiclass_base`); False visits every sample every epoch.
+        Set aside the samples at rest (:mod:`~svmteach.solvers.multiclass_base`).
     """
 
     State = ExactBlockState
@@ -91,8 +86,7 @@ class CSBlondel(ExactBlock):
     ----------
     skip_tol : float
         Samples whose violation v_i is at most this are skipped (Algorithm 3, line 10).
-        The default 0 skips only samples that are exactly optimal: any positive threshold
-        caps the accuracy the run can reach (a gap of 1e-8 at C = 100 with 1e-10).
+        The default 0 skips only exactly optimal samples: any positive value caps the reachable gap.
     random_state : int, Generator or None
     shrinking : bool
         As :class:`ExactBlock`.

@@ -10,18 +10,15 @@ For sample i, with scores :math:`s = W x_i`, the negative gradient of the dual
 Moving :math:`\\alpha_{ij}` by m and :math:`\\alpha_{iy_i}` by -m (to stay feasible),
 the dual changes by a parabola with curvature :math:`2 M^2 \\|x_i\\|^2`, so the greedy
 step is :math:`m = -\\partial f / \\partial \\alpha_{ij} \\,/\\, (2 M^2 \\|x_i\\|^2)`
-(the blog post, 'Greedy step size'), clipped so that :math:`\\alpha_{ij} \\in [0, C_i]`, the sample's
-own bound (``problem.C_i``; C but for sample weights; :math:`C_i = 0` leaves nothing to move).
+(the blog post, 'Greedy step size'), clipped to :math:`\\alpha_{ij} \\in [0, C_i]` (``problem.C_i``).
 The step moves :math:`w_j` by :math:`-M m x_i` and :math:`w_{y_i}` by :math:`+M m x_i`,
 so the negative gradient drops by :math:`2 M^2 m \\|x_i\\|^2` at j and by
 :math:`M^2 m \\|x_i\\|^2` at every other :math:`t \\ne y_i` ('Computing the step vector').
 
-The selection rule and inner loop are Shark's: for the visited sample, the
-coordinate with the largest KKT violation (a positive negative-gradient with
-:math:`\\alpha < C`, or a negative one with :math:`\\alpha > 0`) is stepped on, again and
-again, until the largest violation is below ``inner_tol`` or ``10 k`` steps were
-taken (Shark's ``MAXITER_MULTIPLIER``).  One solver step is one sample visit;
-its inner moves are all in the state.  Shark itself uses M = 1/2; any M > 0 works.
+The inner loop is Shark's: the visited sample's coordinate of largest KKT violation is stepped on
+until the largest violation is below ``inner_tol`` or ``10 k`` moves were made (Shark's
+``MAXITER_MULTIPLIER``).  One solver step is one sample visit, its moves all in the state.  Shark
+uses M = 1/2; any M > 0 works.
 """
 
 from __future__ import annotations
@@ -61,9 +58,8 @@ class SharkMoves(NamedTuple):
 
 
 class WWSharkState(MulticlassState):
-    """State of :class:`WWShark`: the fields of :class:`~svmteach.solvers.multiclass_base.MulticlassState`
-    (n_iter, alpha, W, epoch, pos, perm, seed, i, primal, dual, gap, kkt, violation, block), with ``block`` the
-    :class:`SharkMoves` of the last visit."""
+    """State of :class:`WWShark`: :class:`~svmteach.solvers.multiclass_base.MulticlassState`, with ``block``
+    the :class:`SharkMoves` of the last visit."""
 
     __slots__ = ()
 
@@ -74,16 +70,13 @@ class WWShark(MulticlassSolver):
     Parameters
     ----------
     inner_tol : float
-        A sample's inner loop stops once its largest KKT violation is below this (Shark uses
-        0.1 x its stopping accuracy; here the run stops on the duality gap, and a larger
-        value caps the gap it can reach: 1e-10 stalled at a relative gap of 2e-8).
+        A sample's inner loop stops once its largest KKT violation is below this (Shark: 0.1 x its
+        stopping accuracy); a larger value caps the gap the run can reach.
     max_inner : int or None
         Most moves per sample visit; None means Shark's ``10 k``.
     random_state : int, Generator or None
     shrinking : bool
-        Set aside, on the fast path, the samples whose block is 0 with every margin
-        :math:`M (s_{y_i} - s_j) > 1` (:mod:`~svmteach.solvers.multiclass_base`); False visits every
-        sample every epoch.
+        Set aside the samples at rest (:mod:`~svmteach.solvers.multiclass_base`).
     """
 
     State = WWSharkState
