@@ -1,8 +1,7 @@
 """Input validation: each check returns the value as the package uses it, or raises naming the argument.
 
-Every ``ValueError`` / ``TypeError`` raised here starts with the offending argument's name, so bad input
-never reaches a solver.  Arrays are copied (never modified) and the copies made read-only.  The problems
-(:mod:`svmteach.problems`), the estimators and the widgets all validate through these functions.
+Every ``ValueError`` / ``TypeError`` here starts with the argument's name.  Arrays are copied (never
+modified) and the copies made read-only.  Problems, estimators and widgets all validate through these.
 """
 
 from __future__ import annotations
@@ -22,13 +21,9 @@ def _reject_sparse(A, name):
 
 
 def check_sparse_X(X, name: str = "X", dtype=None, bias=None, copy: bool = True):
-    """Return a SciPy sparse ``X`` as a read-only ``scipy.sparse.csr_array``, float32 kept and anything else
-    float64 (``dtype`` given: converted to it), its duplicate entries summed, its column indices sorted and
-    its explicit zeros removed; raise naming ``name`` when it is empty, complex or not finite.
-
-    At most one copy of X: CSC, COO and the other formats are converted once, and a CSR X is copied once
-    (``copy=False``: only if it must be put in that form).  ``bias``: a last column of that constant is
-    written into the copy (:func:`with_bias_column`), the only copy made then.
+    """A SciPy sparse ``X`` as a read-only canonical ``csr_array`` (duplicates summed, indices sorted, explicit
+    zeros removed), float32 kept, else float64 (or ``dtype``); raise naming ``name`` when it is empty, complex
+    or not finite.  At most one copy (``copy=False``: only if needed), with the ``bias`` column written in it.
     """
     import scipy.sparse as sp
 
@@ -71,15 +66,10 @@ def check_sparse_X(X, name: str = "X", dtype=None, bias=None, copy: bool = True)
 def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: bool = True, bias=None):
     """Return ``X`` as a 2-D, finite, C-contiguous, read-only floating array (a copy).
 
-    ``copy=False`` (prediction, which only reads X): a NumPy X that is already a C-contiguous float
-    array comes back as it is, neither copied nor made read-only.  ``bias`` (a float): X with a last
-    column of that constant (:func:`with_bias_column`), written in the one copy made (any dtype or order).
-
-    NumPy-compatible input (lists, Fortran-ordered arrays, integers) becomes a
-    NumPy array; arrays of another array-API library (CuPy, array-api-strict)
-    stay in their library.  ``dtype=None`` keeps float32 and float64 and turns
-    everything else into float64.  With ``accept_sparse``, a SciPy sparse matrix becomes a
-    read-only CSR array (:func:`check_sparse_X`); without, it is refused naming ``name``.
+    ``copy=False`` (prediction): a C-contiguous NumPy float X comes back as it is.  ``bias``: a last column
+    of that constant (:func:`with_bias_column`), written in the one copy.  Other array-API libraries' arrays
+    stay in their library; ``dtype=None`` keeps float32 and float64, else float64.  With
+    ``accept_sparse``, a SciPy sparse matrix goes through :func:`check_sparse_X`; without, it is refused.
     """
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
@@ -151,8 +141,7 @@ def placed(X, device, name: str = "X"):
 def check_labels(y, n_samples: int, name: str = "y"):
     """Return ``(classes, codes)``: the sorted distinct labels and each sample's index into them.
 
-    Labels may be integers, strings, booleans or integer-valued floats; floats
-    with fractional parts are a regression target ("continuous") and are refused.
+    Labels may be integers, strings, booleans or integer-valued floats (fractional: refused, "continuous").
     """
     if y is None:
         raise ValueError(f"{name} is None: this estimator requires y to be passed, but the target y is None")
@@ -218,12 +207,10 @@ def check_C(C) -> float:
 
 
 def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sample_weight"):
-    """Return ``sample_weight`` as a read-only (n,) float64 array of the problem's namespace, or None
-    for None (every weight 1).
+    """Return ``sample_weight`` as a read-only (n,) float64 array of the problem's namespace, or None.
 
-    Each weight scales its sample's penalty: sample i's dual variables live in the box of
-    :math:`C_i = C w_i` (LIBLINEAR's and LIBSVM's per-instance C).  Weights must be finite and
-    >= 0 (a weight 0 drops the sample: its box is {0}), with at least one positive.
+    Sample i's penalty is :math:`C_i = C w_i` (LIBSVM's per-instance C).  Weights must be finite and
+    >= 0 (0 drops the sample: its box is {0}), with at least one positive.
     """
     if sample_weight is None:
         return None
@@ -251,8 +238,7 @@ def check_bias(bias, name: str = "bias"):
 
 def check_squared_norms(sqnorm, xp=np, name: str = "X"):
     """``sqnorm`` (the rows' :math:`\\|x_i\\|^2`), or a ValueError naming ``name`` when 4 times the largest is not
-    finite in float64, as :class:`~svmteach.problems.BinaryProblem` refuses a linear kernel that overflows: every product
-    :math:`x_i^\\top x_j` (and :math:`\\|x_i - x_j\\|^2 \\le 4 \\max \\|x\\|^2`) then stays finite."""
+    finite: then every :math:`x_i^\\top x_j` and :math:`\\|x_i - x_j\\|^2` stays finite."""
     largest = float(xp.max(sqnorm))
     if not math.isfinite(4.0 * largest):
         raise ValueError(f"{name} overflows: its largest squared row norm |x|^2 = {largest:.3g} (4 |x|^2 must be below "
@@ -262,12 +248,8 @@ def check_squared_norms(sqnorm, xp=np, name: str = "X"):
 
 
 def with_bias_column(X, bias, dtype=None):
-    """``X`` (as :func:`check_X` returned it) with a last column of constant ``bias`` appended (a read-only
-    copy of ``dtype``, X's by default; CSR stays CSR), or ``X`` itself for ``bias=None``.  :func:`check_X` with
-    ``bias`` writes it in its one copy.
-
-    The weight of that column, times ``bias``, is the model's intercept: it is penalised with
-    the other weights (LIBLINEAR's ``-B`` and scikit-learn's ``LinearSVC(intercept_scaling=bias)``).
+    """``X`` with a last column of constant ``bias`` (a read-only copy of ``dtype``, X's by default; CSR stays
+    CSR), or ``X`` for ``bias=None``.  Its weight times ``bias`` is a penalised intercept (LIBLINEAR's ``-B``).
     """
     if bias is None:
         return X
