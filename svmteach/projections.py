@@ -2,8 +2,7 @@
 
 - :func:`project_simplex_sort` and :func:`project_simplex_bisect`: the Euclidean
   projection of each row of ``V`` onto the simplex :math:`\\{\\beta \\ge 0, \\mathbf 1^\\top \\beta = z\\}`
-  (Held et al. 1974; Duchi et al. 2008).  Sorting is exact in O(k log k); bisection
-  uses only comparisons and sums, which suits a GPU.
+  (Held et al. 1974; Duchi et al. 2008): sorting, exact in O(k log k), or bisection (for a GPU).
 - :func:`ww_block_solve`: the exact Weston-Watkins block subproblem (Wang and Scott, 2021)
 
   .. math::
@@ -13,11 +12,9 @@
   Its KKT conditions give :math:`\\beta_j = \\operatorname{clip}(u_j - t, 0, C)` with
   :math:`t = \\mathbf 1^\\top \\beta`, so t is the root of the increasing, piecewise linear
   :math:`\\psi(t) = t - \\sum_j \\operatorname{clip}(u_j - t, 0, C)`, whose breakpoints
-  are :math:`u_j - C` and :math:`u_j`.  Sorting them and sweeping once finds the
-  piece that holds the root: O(k log k).
+  are :math:`u_j - C` and :math:`u_j`: one sorted sweep finds the root, O(k log k).
 
-All functions take 2-D arrays of rows (any array-API namespace) and return new arrays; their
-compiled one-row versions, which the CPU fast paths call, are in
+All take 2-D arrays of rows (any array-API namespace); the compiled one-row versions are in
 :mod:`svmteach.solvers.numba_multiclass`.
 """
 
@@ -69,12 +66,9 @@ def _check_mass(xp, z, V, name="z"):
 def project_simplex_sort(V, z, check: bool = True):
     """Project each row of ``V`` (shape (r, k)) onto the simplex of mass ``z`` (scalar or (r,)), by sorting.
 
-    Each row is first shifted by its largest entry (the projection is unchanged by adding a
-    constant to a row, since every point of the simplex has the same sum), so the entries
-    that matter, the largest, are computed without cancellation: ties at 1e20 with z = 1
-    still split z exactly.  ``V`` must be finite and 2-D with k >= 1, ``z`` positive and finite.
-    ``check=False`` skips those checks (and the device-to-host reads they cost): for the
-    solvers, whose inputs come from validated problems, once per step.
+    Each row is first shifted by its largest entry (which leaves the projection unchanged), so the
+    largest entries are computed without cancellation.  ``V`` must be finite and 2-D with k >= 1, ``z``
+    positive and finite; ``check=False`` skips those checks (for the solvers, on validated input).
     """
     if check:
         V, xp = _check_rows(V, "V")
@@ -97,12 +91,10 @@ def project_simplex_sort(V, z, check: bool = True):
 def project_simplex_bisect(V, z, n_iter: int = 60):
     """The same projection by bisection on the threshold, then exact steps on the support.
 
-    ``theta`` solves :math:`\\sum_m \\max(v_m - \\theta, 0) = z` and lies in
-    :math:`[\\max v - z, \\max v]`; rows are shifted by their maximum first (as in
-    :func:`project_simplex_sort`).  After ``n_iter`` halvings the lower end ``lo`` is at most
-    theta, so :math:`S = \\{v_m > lo\\}` holds the support; Michelot's step
-    :math:`\\theta \\leftarrow (\\sum_S v - z) / |S|` with :math:`S = \\{v > \\theta\\}` then rises to
-    the exact theta in at most k steps (one, unless entries lie within the last bracket).
+    ``theta`` solves :math:`\\sum_m \\max(v_m - \\theta, 0) = z`, in :math:`[\\max v - z, \\max v]`.  After
+    ``n_iter`` halvings the lower end is at most theta; Michelot's step
+    :math:`\\theta \\leftarrow (\\sum_S v - z) / |S|`, :math:`S = \\{v > \\theta\\}`, then rises to the exact
+    theta in at most k steps.
     """
     V, xp = _check_rows(V, "V")
     z = _check_mass(xp, z, V)
@@ -131,11 +123,9 @@ def project_simplex_bisect(V, z, n_iter: int = 60):
 def ww_block_solve(U, C, check: bool = True):
     """Solve the Weston-Watkins block problem for every row of ``U`` (shape (r, m)); returns (r, m).
 
-    ``C`` is the box's bound, one for every row or one per row ((r,) or (r, 1): per-sample penalties;
-    with ``check=False`` a row's C may be 0, whose box {0} gives the row 0).  Vectorised over rows: the breakpoints of each row are sorted, psi is evaluated
-    at every breakpoint with cumulative sums, and the piece holding the root is
-    read off where psi first becomes non-negative.  ``check=False`` skips the input
-    checks, as for :func:`project_simplex_sort`.
+    ``C``: the box's bound, a number or one per row ((r,) or (r, 1); with ``check=False`` it may be 0).
+    psi is evaluated at every sorted breakpoint by cumulative sums; the root lies where it first becomes
+    non-negative.  ``check=False`` skips the input checks.
     """
     if check:
         U, xp = _check_rows(U, "U")
