@@ -1,19 +1,15 @@
 """Rows of a binary problem's kernel matrix, computed when first asked for and kept in a bounded cache.
 
-A leaf of compiled functions (it imports nothing from the package): "give me row i of K,
-computing and caching it".  A kernel method's step needs one or two rows of
-:math:`K_{it} = k(x_i, x_t)`, and many rows are never asked for, so K is never formed: each
-row is computed when a step first needs it, in O(nd), and kept while there is room, as LIBSVM
-does with its ``-m`` cache (in float64 here, not LIBSVM's float32: its rounding, about 1e-7 of
-K, is large enough to move the optimum of a problem with raw features).  The linear kernel is
-no exception: its row is :math:`X x_i`, computed and cached like any other.
+A leaf of compiled functions (it imports nothing from the package).  A kernel method's step needs
+one or two rows of :math:`K_{it} = k(x_i, x_t)` and many rows are never asked for, so K is never
+formed: a row is computed in O(nd) when first needed and kept while there is room, as LIBSVM's
+``-m`` cache does, but in float64 (float32's rounding can move the optimum of raw features).
 
 The cache
 ---------
-A cache is a :class:`svmteach.solvers.kernel_scores.KernelRowCache`, a NamedTuple of NumPy arrays
-allocated in Python (so that ``tracemalloc`` sees its memory).  A solver run makes one in ``init``
-(:func:`~svmteach.solvers.kernel_scores.row_cache`, ``cache_size`` MB, LIBSVM's ``-m``, default 200) and its
-states carry it; a run warm-started on the same X and kernel keeps it (a row depends on those only).  Its arrays:
+A :class:`svmteach.solvers.kernel_scores.KernelRowCache`, NumPy arrays allocated in Python (so
+``tracemalloc`` sees them), made by a run's ``init`` (:func:`~svmteach.solvers.kernel_scores.row_cache`)
+and carried by its states; a warm start on the same X and kernel keeps it.  Its arrays:
 
 ``X`` : (n, d) float64, the problem's points (read only);
 ``sqnorm`` : (n,) float64, :math:`\\|x_i\\|^2` (for the distance kernels);
@@ -23,22 +19,18 @@ states carry it; a run warm-started on the same X and kernel keeps it (a row dep
 ``owner`` : (m,) int64, the row slot s holds, -1 when it is free;
 ``stamp`` : (m,) int64, when slot s was last asked for;  ``clock`` : (1,) int64, the count of requests.
 
-``m`` is as many rows as ``cache_size`` MB hold, at least 2, at most n.  When every row fits
-(m = n) slot i holds row i and nothing is ever evicted; otherwise a row that does not fit
-replaces the least recently used one.
+``m`` is as many rows as ``cache_size`` MB hold, at least 2, at most n; when m = n slot i holds
+row i, otherwise a new row replaces the least recently used one.
 
 Compiled functions
 ------------------
 :func:`get_row` ``(cache, i)``
     Row i of K, shape (n,): a view into ``buffer``, computed on a miss.  The views of the m
-    rows asked for last stay valid (m >= 2: a step may hold rows i and j at once); an older
-    view may be overwritten by a later miss, so copy a row that must outlive the next requests.
+    rows asked for last stay valid (m >= 2: a step may hold rows i and j); copy a row that must
+    outlive later requests.
 :func:`scores` ``(cache, support, coef)``
     :math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`, shape (n,), the decision values
-    without bias, from the rows of ``support`` (each asked for with :func:`get_row`).
-
-Another file's compiled functions call them (SMO's and dual coordinate ascent's loops): an edit
-here recompiles those too, through :mod:`svmteach.compiled_cache`.
+    without bias.
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ taken back once off their bound) is decided here and in the kernels, and the ste
 (:meth:`~svmteach.solvers.multiclass_base.MulticlassSolver.update`) calls the same :func:`visit` and
 :func:`weight_change` on one row, with a picture buffer the driver leaves empty.
 
-Every compiled function of the family lives in this one file (X is read through :mod:`svmteach.rows`).
-The kernels are inlined into the driver (``inline="always"``), so that an epoch is one compiled loop:
-called as functions they cost a fixed overhead a sample that slowed dense epochs measurably.
+Every compiled function of the family lives in this one file.  The kernels are inlined into the
+driver (``inline="always"``): called as functions they cost a fixed overhead a sample.
 """
 
 from __future__ import annotations

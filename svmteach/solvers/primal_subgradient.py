@@ -5,17 +5,14 @@
     P(w) = \\tfrac12 \\|w\\|^2 + \\sum_i C_i \\max(0, 1 - y_i w^\\top \\phi(x_i)), \\qquad
     \\partial P(w) \\ni w - \\sum_{i:\\, m_i < 1} C_i y_i \\phi(x_i), \\quad m_i = y_i w^\\top \\phi(x_i),
 
-with each sample's penalty :math:`C_i = C w_i` (``problem.C_i``; C without sample weights), and
-the step is :math:`w \\leftarrow w - \\eta_t (w - \\sum_{m_i < 1} C_i y_i \\phi(x_i))`.
-(The seed calls it "stochastic gradient descent", but every iteration uses the
-whole data set: it is full-batch subgradient descent.)
+with :math:`C_i` = ``problem.C_i``, and the step :math:`w \\leftarrow w - \\eta_t (w - \\sum_{m_i < 1} C_i y_i \\phi(x_i))`.
+(The seed calls it "stochastic gradient descent", but every iteration uses the whole data set.)
 
-The iterate is kept as :math:`w = \\sum_i \\beta_i \\phi(x_i)` so that any kernel
-works; with :math:`\\alpha_i = y_i \\beta_i` the step reads
-:math:`\\alpha_i \\leftarrow (1 - \\eta_t)\\alpha_i + \\eta_t C_i\\, \\mathbb 1[m_i < 1]`,
-a convex combination of points of the box :math:`\\prod_i [0, C_i]` when :math:`\\eta_t \\le 1`.
-So the iterates are also feasible dual points, and the duality gap
-certifies how far the run is from the optimum.
+The iterate is kept as :math:`w = \\sum_i \\beta_i \\phi(x_i)` so that any kernel works; with
+:math:`\\alpha_i = y_i \\beta_i` the step reads
+:math:`\\alpha_i \\leftarrow (1 - \\eta_t)\\alpha_i + \\eta_t C_i\\, \\mathbb 1[m_i < 1]`, a convex
+combination of points of the box when :math:`\\eta_t \\le 1`: the iterates are feasible dual points,
+and the duality gap certifies them.
 
 Step sizes: ``"constant"`` :math:`\\eta_t = \\eta_0`, ``"1/t"``
 :math:`\\eta_t = \\eta_0 / (t + 1)` (the objective is 1-strongly convex, as in
@@ -111,10 +108,8 @@ class PrimalSubgradient(Solver):
         return self._state(problem, 0, alpha, math.nan, math.nan)
 
     def warm_start(self, problem, state):
-        """``state`` (of another C, say) with alpha clipped into this problem's box, alpha_i in [0, C_i], re-measured.
-
-        The step count carries on, so the step-size schedule continues where it was.
-        """
+        """``state`` (of another C, say) with alpha clipped into [0, C_i], re-measured; the step count,
+        and so the step-size schedule, carries on."""
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
         xp = problem.xp
         alpha = xp.clip(xp.astype(alpha, problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))
