@@ -48,10 +48,7 @@ BOX_CAP = 2.0**52
 
 
 class QP(NamedTuple):
-    """The programme of one problem (host arrays, float64): see the module docstring.
-
-    The variables are scaled (module docstring, "Scaling"): the programme is over x with beta_i = d_i x_i,
-    its objective divided by ``sigma``.
+    """The programme of one problem (host arrays, float64), over the scaled x (module docstring).
 
     keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps, scaled:
     d_i A_i / sqrt(sigma);  X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense

@@ -25,10 +25,9 @@ CACHE_SIZE = 200.0
 class KernelRowCache(NamedTuple):
     """Rows of a binary problem's kernel matrix, at most ``cache_size`` MB of them, kept for the compiled loops.
 
-    Made by :func:`row_cache` for a solver run, which carries it in its state; filled and read by the
-    compiled functions of :mod:`svmteach.solvers.numba_kernel_rows` (its docstring says how).  A row depends
-    on X and the kernel only, never on C, y or a run, so a run warm-started on the same X and kernel (another C)
-    takes over its cache.  Every array is allocated here, by NumPy.
+    Made by :func:`row_cache` for a solver run and carried in its states; filled and read by
+    :mod:`svmteach.solvers.numba_kernel_rows`.  A row depends on X and the kernel only, so a warm start
+    on the same X and kernel (another C) takes over the cache.
 
     Attributes
     ----------
@@ -97,12 +96,10 @@ EXACT_BLOCK = 256
 def exact_gradient(problem, alpha, rows=None):
     """The dual gradient :math:`g = \\mathbf 1 - Q\\alpha` recomputed from ``alpha`` alone, in float64.
 
-    :math:`g_t = 1 - y_t f_t` with :math:`f_t = \\sum_s \\alpha_s y_s k(x_s, x_t)`, the sum over the
-    support vectors (:math:`\\alpha_s \\ne 0`).  It drops whatever rounding a cached gradient has
-    gathered (the rounding of many small updates).  The linear kernel needs no kernel row:
-    :math:`f = X w` with :math:`w = X^\\top (\\alpha \\circ y)`, in O(nd).  Another kernel on NumPy reads
-    the support vectors' rows from the run's row cache ``rows`` (computing those missing; None: a new
-    one of :data:`CACHE_SIZE`); elsewhere (CuPy) they are computed in blocks.  Never the whole (n, n) matrix.
+    :math:`g_t = 1 - y_t f_t` with :math:`f_t = \\sum_s \\alpha_s y_s k(x_s, x_t)` over the support
+    vectors, free of a cached gradient's rounding.  Linear kernel: :math:`f = X w`,
+    :math:`w = X^\\top (\\alpha \\circ y)`.  Another kernel reads the support vectors' rows from ``rows``
+    (None: a new cache of :data:`CACHE_SIZE`), or off NumPy computes them in blocks; never all of K.
     """
     xp = problem.xp
     if problem.kernel.is_linear:
