@@ -1,10 +1,8 @@
 """Array namespaces: one code path for NumPy, CuPy and any array-API library.
 
-The solvers never import NumPy or CuPy for their arithmetic; they ask
-:func:`array_namespace` for the namespace ``xp`` of the arrays they are given
-and call standard array-API functions on it.  :func:`namespace_for_device`
-turns the user's ``device="cpu" | "gpu" | "auto"`` into a namespace, and
-:func:`to_numpy` brings any array back to the host for plotting and printing.
+The solvers call standard array-API functions on ``xp = array_namespace(arrays)``;
+:func:`namespace_for_device` maps ``device="cpu" | "gpu" | "auto"`` to a namespace, and
+:func:`to_numpy` brings any array back to the host.
 """
 
 from __future__ import annotations
@@ -19,9 +17,7 @@ DEVICES = ("cpu", "gpu", "auto")
 def array_namespace(*arrays):
     """Return the array-API namespace shared by ``arrays`` (NumPy by default).
 
-    NumPy >= 2 and array-api-strict arrays carry ``__array_namespace__``; CuPy arrays
-    get array-api-compat's CuPy namespace (standard names such as ``astype`` and
-    ``concat`` over plain CuPy arrays); Python scalars and lists count as NumPy.
+    CuPy arrays get array-api-compat's CuPy namespace; Python scalars and lists count as NumPy.
     """
     found = None
     for a in arrays:
@@ -67,7 +63,7 @@ def cupy_available() -> bool:
 def namespace_for_device(device: str = "cpu"):
     """The namespace for ``device``: ``"cpu"`` (NumPy), ``"gpu"`` (CuPy) or ``"auto"``.
 
-    ``"auto"`` picks the GPU when CuPy and a CUDA device are present, else the CPU.
+    ``"auto"``: the GPU when CuPy sees a CUDA device, else the CPU.
     """
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
@@ -86,9 +82,8 @@ def namespace_for_device(device: str = "cpu"):
 def to_device(a, device):
     """``a`` on ``device`` (see :func:`namespace_for_device`); ``None`` leaves it where it is.
 
-    "cpu" brings arrays of any library to NumPy; "gpu" (and "auto" with a GPU) copies
-    them to CuPy.  Lists and other NumPy-compatible input pass through to
-    :func:`svmteach.validation.check_X`, which validates them.
+    "cpu" brings arrays of any library to NumPy; "gpu" (and "auto" with a GPU) copies them to CuPy.
+    Lists pass through, to be validated by :func:`svmteach.validation.check_X`.
     """
     if device is None:
         return a
@@ -131,10 +126,7 @@ def _blas_controller():
 def one_blas_thread():
     """A context with BLAS on one thread.
 
-    The sequential solvers multiply small blocks (an explorer's step, a measure of a modest problem),
-    and OpenBLAS's second thread, woken for each product, spins while it waits: it slowed a C-slider
-    move of an explorer by a fifth, and a fit inside ``GridSearchCV`` by 2.5 times on a 2-core machine
-    (4 s against 10 s of wall time for a C grid on digits), and the parallel solver's products on
-    digits by 40 times on a busy machine.  Every fit and explorer runs under it (CuPy is not limited).
+    The solvers multiply small blocks, and OpenBLAS's second thread, woken for each product, only spins
+    while it waits.  Every fit and explorer runs under it (CuPy is not limited).
     """
     return _blas_controller().limit(limits=1, user_api="blas")
