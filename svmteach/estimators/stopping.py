@@ -1,11 +1,9 @@
 """What a fit says when it stops short of ``tol``: why it stopped, its gap, and, when the features'
 scales are the likely cause, what to do.
 
-Coordinate methods take steps of size about :math:`1 / \\|x_i\\|^2`: when features differ in scale by
-orders of magnitude (the wine data as shipped spans 0.1 to 1,680), the dual is badly conditioned and
-the steps crawl along the large features' directions.  Standardising the features
-(scikit-learn's ``StandardScaler`` in a ``Pipeline``) removes the cause; the model then lives on the
-scaled features, which is what a linear SVM should see.
+Coordinate methods take steps of size about :math:`1 / \\|x_i\\|^2`: features of very different scales
+make the dual badly conditioned and the steps crawl.  Standardising them (``StandardScaler`` in a
+``Pipeline``) removes the cause.
 """
 
 from __future__ import annotations
@@ -35,11 +33,9 @@ def feature_moments(X):
 def scale_advice(X) -> str:
     """A sentence saying how the features' scales or offsets make the problem hard and what to do, or ''.
 
-    Two causes are named: a largest standard deviation more than :data:`SCALE_RATIO` times the median
-    one (a few large features dominate every :math:`x_i^\\top x_j`; the wine data: 388, breast cancer:
-    7,800; digits, whose near-empty pixels have tiny deviations, 1.5), and means more than
-    :data:`SCALE_RATIO` standard deviations away from 0 (every :math:`x_i^\\top x_j` is then nearly the
-    same number, so the kernel matrix is nearly of rank one).
+    Two causes: a largest standard deviation more than :data:`SCALE_RATIO` times the median one (a few
+    features dominate every :math:`x_i^\\top x_j`), and means more than :data:`SCALE_RATIO` standard
+    deviations from 0 (the kernel matrix is then nearly of rank one).
     """
     mean, std = feature_moments(X)
     varying = std > 0
@@ -57,10 +53,9 @@ def scale_advice(X) -> str:
 
 
 def warn_not_converged(est, label: str, result, tol: float, why: str, X):
-    """A :class:`~sklearn.exceptions.ConvergenceWarning` for a run that did not reach ``tol``: ``label`` names
-    the estimator's loss and solver, ``why`` says where it stopped ("stopped after max_iter=1000 epochs"),
-    ``X`` is the data as fitted (for :func:`scale_advice`).  A run whose gap reached tol where float64 cannot
-    certify it says that instead (``result.reason``, :func:`~svmteach.solvers.base.certify`)."""
+    """A :class:`~sklearn.exceptions.ConvergenceWarning` for a run short of ``tol``: ``label`` names the loss
+    and solver, ``why`` where it stopped, ``X`` the data (for :func:`scale_advice`); a gap float64 cannot
+    certify says so (``result.reason``, :func:`~svmteach.solvers.base.certify`)."""
     if result.reason:
         warnings.warn(f"{type(est).__name__} ({label}): {result.reason}", ConvergenceWarning, stacklevel=3)
         return
@@ -69,8 +64,8 @@ def warn_not_converged(est, label: str, result, tol: float, why: str, X):
 
 
 def warn_interrupted(est, result):
-    """A :class:`~sklearn.exceptions.ConvergenceWarning` saying that a KeyboardInterrupt (Ctrl-C) ended the fit and
-    that the model is the solver's last state, measured (its gap is a true certificate of that model)."""
+    """A :class:`~sklearn.exceptions.ConvergenceWarning`: Ctrl-C ended the fit; the model is the solver's last
+    state, measured (its gap certifies that model)."""
     warnings.warn(f"{type(est).__name__}: the fit was interrupted (KeyboardInterrupt) after {result.n_iter} steps; "
                   f"the model is the solver's state at that point, with relative duality gap {result.gap:.3g} "
                   "(not converged). Call fit again to start over, or with warm_start=True to continue from it",
