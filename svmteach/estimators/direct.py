@@ -1,12 +1,10 @@
 """Small problems the coordinate methods cannot finish are finished by a direct method.
 
-Coordinate steps crawl on an ill-conditioned dual: on raw data (the wine set's features span 0.1 to
-1,680) a thousand epochs leave a relative gap near 1.  A Newton method does not mind the conditioning:
-the interior-point solver (:class:`~svmteach.solvers.InteriorPoint`) reaches the optimum in some 15 to
-40 steps, each a linear solve whose size is the number of dual variables.  So when the default solver
-(``solver=None``) of a dense problem with at most :data:`DIRECT_UP_TO` dual variables stops short of
-``tol``, the estimator solves it again directly and returns that optimum (``solver_`` says which solver
-produced the model), when the method solves its loss.  A solver the user named is never replaced.
+Coordinate steps crawl on an ill-conditioned dual; a Newton method does not mind the conditioning.
+So when the default solver (``solver=None``) of a dense problem with at most :data:`DIRECT_UP_TO` dual
+variables stops short of ``tol``, the estimator solves it again with
+:class:`~svmteach.solvers.InteriorPoint` (when that solves its loss) and returns that optimum
+(``solver_`` says so).  A solver the user named is never replaced.
 """
 
 from __future__ import annotations
@@ -21,9 +19,8 @@ from ..solvers import InteriorPoint, solve
 from ..solvers.base import certify
 from ..solvers.interior_point import MAX_DENSE, Float64RangeError
 
-#: The most dual variables (n for a binary problem, n (k - 1) for a multiclass one) that a fit hands to the
-#: interior-point method when its default solver stops short: a Newton step then costs well under a second
-#: (and the method's own limit, ``MAX_DENSE``, is never reached).
+#: The most dual variables (n binary, n (k - 1) multiclass) a fit hands to the interior-point method: a
+#: Newton step then costs well under a second, within the method's own limit ``MAX_DENSE``.
 DIRECT_UP_TO = 3000
 assert DIRECT_UP_TO <= MAX_DENSE
 
@@ -31,8 +28,7 @@ assert DIRECT_UP_TO <= MAX_DENSE
 DIRECT_STEPS = 200
 
 #: The gap the direct finish aims at, whatever the fit's tol: the method puts the variables that belong on a
-#: bound exactly there (its polish) only in its last steps, and before that every sample looks like a support
-#: vector (raw breast cancer: 569 of them at a gap of 1e-8, 58 at 5e-11, one Newton step later).
+#: bound exactly there (its polish) only in its last steps; before that every sample looks like a support vector.
 DIRECT_TOL = 1e-10
 
 
@@ -45,10 +41,9 @@ def dual_size(problem) -> int:
 def finish_directly(problem, result, tol: float, bias: bool, record_history: bool):
     """The interior-point method's result on ``problem`` when the coordinate run ``result`` stopped short
     and the problem is small and dense (:data:`DIRECT_UP_TO`), else None.  ``bias``: the binary dual's
-    equality :math:`y^\\top\\alpha = 0` (SMO's problem).  Where float64 cannot represent the optimum
-    (:class:`~svmteach.solvers.interior_point.Float64RangeError`: C or the features so large that the margins
-    drown in rounding), a :class:`~sklearn.exceptions.ConvergenceWarning` says so, naming C and X, and None.
-    A multiclass loss the method does not solve (:meth:`InteriorPoint.solves`) is not finished: None."""
+    equality :math:`y^\\top\\alpha = 0`.  None too for a loss the method does not solve, and, with a
+    ConvergenceWarning naming C and X, where float64 cannot represent the optimum
+    (:class:`~svmteach.solvers.interior_point.Float64RangeError`)."""
     if result.converged or is_sparse(problem.X) or dual_size(problem) > DIRECT_UP_TO:
         return None
     loss = getattr(problem, "loss_object", None)
