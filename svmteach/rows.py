@@ -1,19 +1,13 @@
 """The data matrix X, dense or sparse: the two products every solver needs, and row access for compiled loops.
 
-A problem keeps X as it was given, dense (NumPy, CuPy) or a SciPy CSR matrix
-(``scipy.sparse.csr_array``), and nothing else in the package looks at which:
+A problem keeps X dense (NumPy, CuPy) or as a SciPy ``csr_array``; nothing else looks at which:
 
-- :func:`times` and :func:`transpose_times` are the products :math:`X B` and :math:`X^\\top A`
-  in float64 (the scores :math:`S = X W^\\top` and the weights :math:`W = A^\\top X` of the
-  objectives).  A float32 X is never copied whole to float64: a dense one is converted a block
-  of rows at a time (memory bounded by :data:`BLOCK_BYTES`), a sparse one is multiplied by
-  SciPy, which promotes entry by entry.
-- :func:`compiled_rows` is what a compiled loop receives: the dense array itself, or the
-  three arrays of the CSR format in a :class:`CSR` tuple; inside the loop :func:`row_dot`
-  (:math:`x_i^\\top v`) and :func:`row_axpy` (:math:`v \\leftarrow v + a x_i`) visit the row's
-  stored entries only, so a step on a row with 30 nonzeros costs 30 multiplications whatever
-  the number of columns.  Numba picks the dense or the sparse body from the type of the
-  argument when it compiles (:func:`numba.extending.overload`), so each epoch is written once.
+- :func:`times` and :func:`transpose_times`: :math:`X B` and :math:`X^\\top A` in float64 (the scores
+  and the weights), a float32 X converted a block of rows at a time (:data:`BLOCK_BYTES`), never whole.
+- :func:`compiled_rows`: what a compiled loop receives, the dense array or a :class:`CSR` tuple; there
+  :func:`row_dot` (:math:`x_i^\\top v`) and :func:`row_axpy` (:math:`v \\leftarrow v + a x_i`) visit the
+  row's stored entries only.  Numba picks the dense or sparse body from the argument's type
+  (:func:`numba.extending.overload`), so each epoch is written once.
 """
 
 from __future__ import annotations
@@ -58,9 +52,8 @@ def row_blocks(X):
 
 
 def _csr_blocks(X, power, visit):
-    """Call ``visit(rows, values, indptr, indices)`` for each of :func:`row_blocks` of a CSR X: the rows'
-    stored values in float64 to the ``power`` (1 or 2), with their ``indptr`` (from 0) and ``indices``
-    (views of X's: only the values are new, one block of them alive at a time)."""
+    """Call ``visit(rows, values, indptr, indices)`` for each of :func:`row_blocks` of a CSR X: the stored
+    values in float64 to the ``power`` (1 or 2), ``indptr`` from 0, ``indices`` views of X's."""
     for rows in row_blocks(X):
         lo, hi = int(X.indptr[rows.start]), int(X.indptr[rows.stop])
         values = X.data[lo:hi].astype(np.float64)
@@ -139,8 +132,7 @@ def row_squared_norms(X, xp=np):
 
 
 def column_sums(X, power: int = 1):
-    """(d,) float64 :math:`\\sum_i x_{it}` (``power=2``: :math:`\\sum_i x_{it}^2`), without a copy of X
-    (a NumPy or SciPy CSR X; SciPy's own ``X.mean`` and ``X.multiply(X)`` copy it)."""
+    """(d,) float64 :math:`\\sum_i x_{it}` (``power=2``: :math:`\\sum_i x_{it}^2`), without a copy of X."""
     out = np.zeros(X.shape[1])
     if not is_sparse(X):
         for rows in row_blocks(X):
