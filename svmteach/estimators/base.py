@@ -1,12 +1,10 @@
 """The dual SVM estimators' base class: one ``fit`` template, the parameters' constraints, epochs.
 
-``fit`` validates the parameters, builds the problem, takes the warm state, solves, finishes a small
-problem directly, warns when short of ``tol``, and stores; a subclass supplies its hooks:
-:meth:`~DualSVC.make_solver`, :meth:`~DualSVC.problem_for`, :meth:`~DualSVC.store` (and
-:meth:`~DualSVC.fit_label`).  Parameters are validated by scikit-learn's ``_parameter_constraints``;
-what it cannot express (a solver capable of the problem, a class weight's values) are small checks
-beside it.  ``max_iter`` counts epochs (passes over the data) in every estimator, as LIBLINEAR does;
-:func:`step_budget` turns it into the solver's steps, once.
+``fit`` validates, builds the problem, takes the warm state, solves, finishes a small problem
+directly, warns when short of ``tol``, and stores; a subclass supplies :meth:`~DualSVC.make_solver`,
+:meth:`~DualSVC.problem_for`, :meth:`~DualSVC.store` (and :meth:`~DualSVC.fit_label`).  Parameters are
+checked by scikit-learn's ``_parameter_constraints`` and a few small checks beside.  ``max_iter``
+counts epochs, as LIBLINEAR does; :func:`step_budget` turns it into the solver's steps.
 """
 
 from __future__ import annotations
@@ -71,9 +69,7 @@ def epochs(solver, problem, steps: int) -> int:
 class DualSVC(ClassifierMixin, BaseEstimator):
     """A scikit-learn classifier fitted by a registered dual solver, through one ``fit`` template.
 
-    A subclass declares ``_parameter_constraints`` and supplies :meth:`make_solver`, :meth:`problem_for`
-    and :meth:`store`.  ``max_iter`` is in epochs; ``n_iter_`` counts this fit's epochs (Newton steps when
-    the interior-point method produced the model); ``result_.n_iter`` counts the solver's steps.
+    ``max_iter`` and ``n_iter_`` (this fit's) are in epochs; ``result_.n_iter`` counts the solver's steps.
     """
 
     _parameter_constraints: dict = CONSTRAINTS
