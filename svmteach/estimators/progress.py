@@ -8,11 +8,8 @@ An estimator's ``fit`` wraps its :func:`~svmteach.solvers.solve` call::
         if progress is not None:
             progress.finish(result, direct)
 
-With ``verbose=0`` the callback is None and nothing is printed.  Otherwise a line is printed at every
-state whose objectives :func:`solve` measured (its cheap stop measures O(log) times in a run; with
-``record_history`` every chunk is measured), and :meth:`Progress.finish` prints the measured last state
-and how the fit ended, after the interior-point finish when one ran.  Lines go to standard output, as
-scikit-learn's ``verbose`` does.
+With ``verbose=0`` the callback is None.  Otherwise a line goes to standard output at every state whose
+objectives :func:`solve` measured, and :meth:`Progress.finish` prints the last state and how the fit ended.
 """
 
 from __future__ import annotations
@@ -38,10 +35,8 @@ def check_verbose(value, name: str = "verbose") -> int:
 class Progress:
     """The callback :func:`solve` calls after each chunk: prints the states it finds newly measured.
 
-    Between two measures, :func:`solve`'s cheap stop passes states that carry their last measure's
-    objectives; so a state is newly measured when its ``(primal, dual)`` differ from the previous call's.
-    The first call has no previous one (its state may still carry the starting state's objectives): it
-    is measured here, once, and printed with its own objectives.
+    A state is newly measured when its ``(primal, dual)`` differ from the previous call's (between measures,
+    states carry the last measure's objectives); the first call's state is measured here.
     """
 
     def __init__(self, est, solver, problem, out=None):
@@ -76,9 +71,8 @@ class Progress:
         return None  # never asks solve to stop
 
     def finish(self, result, direct=None) -> None:
-        """The run's last state (measured by :func:`solve`), unless just printed, and how the fit ended:
-        with ``direct``, the result of the interior-point finish (:mod:`.direct`) that replaced the run's,
-        a line for the run, one for the finish, then the verdict on the finished model."""
+        """The run's last state, unless just printed, and how the fit ended; with ``direct`` (the
+        interior-point finish's result, :mod:`.direct`) a line for it too."""
         state = result.state
         if self.printed != (int(state.n_iter), float(state.primal), float(state.dual)):
             self.line(state)
