@@ -1,18 +1,10 @@
 """Column names of a data frame X: ``feature_names_in_`` recorded in ``fit`` and checked in ``predict``.
 
-scikit-learn's rules, written here because its public helper (``validate_data``) is newer than the
-scikit-learn floor this package supports:
-
-- ``fit`` on a data frame whose column names are all strings records them in ``feature_names_in_``
-  (an object array of str); on anything else (a NumPy array, a frame with integer column names) a
-  ``feature_names_in_`` left by an earlier fit is removed.  Mixed string and non-string column names are
-  a TypeError: they cannot be checked later.
-- ``predict`` (and every method that reads X) refuses, with a ValueError, a frame whose names differ
-  from those of ``fit`` or come in another order: the columns would be read by position, silently
-  mixing features.  A frame without names after a fit with names, or the reverse, gets a UserWarning.
-
-A data frame is a pandas ``DataFrame`` or any object offering the dataframe interchange protocol
-(``__dataframe__``: polars, pyarrow tables).
+scikit-learn's rules (its ``validate_data`` is newer than the supported floor): ``fit`` records string
+column names in ``feature_names_in_`` (or removes a stale one; mixed names are a TypeError);
+``predict`` refuses names that differ or come in another order (a ValueError: columns are read by
+position), and warns when only one of the two has names.  A data frame is a pandas ``DataFrame`` or
+any object with ``__dataframe__`` (polars, pyarrow).
 """
 
 from __future__ import annotations
@@ -29,9 +21,7 @@ NAMES_SHOWN = 5
 def column_names(X):
     """The column names of a data frame ``X`` as an object array of str, or None.
 
-    None when ``X`` is not a data frame, has no columns, or its column names are not strings (integer
-    names say nothing a position does not).  Raises a TypeError when some names are strings and others
-    are not.
+    None when ``X`` is not a data frame or its names are not strings; a TypeError when only some are.
     """
     names = None
     pandas = sys.modules.get("pandas")  # a pandas frame can only exist if pandas was imported
@@ -76,9 +66,8 @@ def _listed(names) -> str:
 def check_features(est, X) -> None:
     """Before ``X`` is read for prediction: its column names against ``est.feature_names_in_``.
 
-    Raises a ValueError when both have names and they differ (names unseen in ``fit``, names of ``fit``
-    now missing, or the same names in another order); warns (UserWarning) when only one of the two has
-    names.  Nothing when neither has.
+    A ValueError when both have names and they differ (or come in another order); a UserWarning when only
+    one of the two has names.
     """
     fitted = vars(est).get("feature_names_in_")
     given = column_names(X)
