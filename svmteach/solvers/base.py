@@ -405,6 +405,8 @@ def solve(
     state : a state of ``solver`` or None
         Continue from it, through :func:`warm_start`.
 
+    Notes
+    -----
     A KeyboardInterrupt after the first state returns the last completed state (steps are pure),
     measured, with ``interrupted=True``.
     """
