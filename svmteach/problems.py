@@ -187,16 +187,8 @@ class BinaryProblem(Problem):
 
 
 class MulticlassProblem(Problem):
-    r"""A linear multiclass SVM without bias, immutable; its loss a module of :mod:`svmteach.losses`.
-
-    .. math::
-
-        \text{WW:} \quad \tfrac12 \|W\|_F^2 + C \sum_i \sum_{j \ne y_i}
-            \max(0, 1 - M (w_{y_i} - w_j)^\top x_i), \\
-        \text{CS:} \quad \tfrac12 \|W\|_F^2 + C \sum_i
-            \max(0, 1 + \max_{m \ne y_i} w_m^\top x_i - w_{y_i}^\top x_i), \\
-        \text{LLW:} \quad \tfrac12 \|W\|_F^2 + C \sum_i \sum_{m \ne y_i} \max(0, 1 + w_m^\top x_i)
-            \quad \text{s.t.} \; \textstyle\sum_m w_m = 0.
+    r"""A linear multiclass SVM without bias, immutable: :math:`\min_W \tfrac12 \|W\|_F^2 + \sum_i C_i \ell_i(W)`
+    with the loss :math:`\ell_i` of a module of :mod:`svmteach.losses` (its table lists them).
 
     Parameters
     ----------

@@ -17,13 +17,8 @@ from .weights import sample_weights
 class MulticlassSVC(DualSVC):
     """Linear multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
 
-    .. math::
-
-        \\text{WW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i),
-        \\qquad
-        \\text{CS:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)
-        \\qquad
-        \\text{LLW:} \\; \\tfrac12 \\|W\\|_F^2 + C \\sum_i \\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i), \\ \\textstyle\\sum_m w_m = 0
+    :math:`\\min_W \\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\ell_i(W)`, the losses :math:`\\ell_i` as in the table of
+    :mod:`svmteach.losses`.
 
     X may be dense or SciPy sparse (converted once to CSR, and kept sparse).
 
