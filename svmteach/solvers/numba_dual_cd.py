@@ -49,8 +49,7 @@ def projected_gradient(G, alpha_i, C, hi, lo):
     return False, G
 
 
-# The coordinate step: D along coordinate i is a x^2 + b x + const, a = -Q_ii / 2,
-# b = g_i + Q_ii alpha_i; its maximiser on [0, C] is the clipped vertex -b / (2a) when a < 0.
+# The coordinate step, derived in the module docstring of svmteach.solvers.dual_cd.
 @njit(cache=True)
 def maximize_parabola(a, b, C, current):
     """Maximise ``a x^2 + b x`` over ``[0, C]``; return ``(unclipped, clipped)``.
@@ -116,7 +115,6 @@ class Sweep(NamedTuple):
     epoch_active: int
 
 
-# One coordinate: the shrinking test on G = -g_i, then the parabola's maximiser on [0, C_i].
 @njit(cache=True)
 def visit(i, g, Qii, C_i, alpha, hi, lo):
     """One coordinate in its box ``[0, C_i]`` with the shrinking thresholds ``hi, lo``: writes
@@ -274,13 +272,9 @@ def after_visit(index, seed, shrinking, sweep, shrunk, pg):
 
 
 # ---- the loops ---------------------------------------------------------------------------------------
-# Both run up to n_steps steps from where ``sweep`` stands, in place on alpha, index and grad (or w);
-# C holds each coordinate's bound C_i (n,) (all equal without sample weights).  A
-# step visits index[pos]: either it updates alpha_i (pos moves on) or sets i aside (i swaps with the
-# last active entry, n_active drops, pos stays).  The step that ends an epoch also closes it
-# (close_epoch) and shuffles the next one, so that a state is always inside an epoch; at an epoch that
-# ends at a decision of LIBLINEAR's (close_epoch) the loop returns early, so that ``solve`` can look at
-# the violation then, as LIBLINEAR does, without a return to Python after every epoch.
+# Both run up to n_steps steps from ``sweep``, in place on alpha, index and grad (or w); C is (n,).
+# The step that ends an epoch closes it and shuffles the next, so a state is always inside an epoch;
+# at a LIBLINEAR decision (close_epoch) the loop returns, so ``solve`` reads the violation there.
 
 
 @njit(cache=True)

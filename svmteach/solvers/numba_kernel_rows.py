@@ -41,7 +41,6 @@ import numpy as np
 from numba import njit
 
 
-# |x_i - x_t|^2 = |x_i|^2 + |x_t|^2 - 2 x_i'x_t, recomputed from differences where it cancels.
 @njit(cache=True)
 def _squared_distances_to(X, sq, dots, i, cancellation, out):
     """Write :math:`\\|x_i - x_t\\|^2` for every t into ``out``, as :func:`svmteach.kernels.squared_distances`
@@ -60,7 +59,6 @@ def _squared_distances_to(X, sq, dots, i, cancellation, out):
     out[i] = 0.0
 
 
-# Row i of K: k(x_i, x_t) = x_i'x_t, (gamma x_i'x_t + coef0)^degree, exp(-gamma d^2) or exp(-gamma d).
 @njit(cache=True)
 def _compute_row(X, sq, params, i, out):
     """Write :math:`k(x_i, x_t)` for every t into ``out``: one matrix-vector product, then the kernel's
@@ -115,7 +113,6 @@ def get_row(cache, i):
     return cache.buffer[s]
 
 
-# f_t = sum over s in support of c_s K_st: the decision values without bias, row by row.
 @njit(cache=True)
 def scores(cache, support, coef):
     """:math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}` from the rows of ``support`` (computed where missing)."""

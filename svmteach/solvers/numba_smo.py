@@ -66,10 +66,7 @@ NO_PAIR = PairPicture(i=-1, j=-1, E_i=math.nan, E_j=math.nan, eta=math.nan, L=ma
                       alpha_j_new=math.nan, alpha_i_new=math.nan)
 
 
-# The two-variable subproblem (module docstring of svmteach.solvers.smo): along
-# y_i a_i + y_j a_j = const the dual changes by psi(t) = t y_j (E_i - E_j) - eta t^2 / 2,
-# eta = K_ii + K_jj - 2 K_ij, maximised at a_j + y_j (E_i - E_j) / eta, clipped to [L, H]:
-# the a_j for which both a_j in [0, C_j] and a_i = a_i + y_i y_j (a_j - a_j') in [0, C_i].
+# The two-variable subproblem, derived in the module docstring of svmteach.solvers.smo.
 @njit(cache=True)
 def pair_update(yi, yj, ai, aj, vi, vj, Kii, Kjj, Kij, Ci, Cj):
     """Solve the two-variable subproblem exactly; called by the step path and by :func:`smo_loop`.
@@ -119,7 +116,6 @@ def _snap(a, C, scale):
     if a >= C - ULPS * max(C, scale):
         return C
     return a
-
 
 
 # m - M of the maximal violating pair, against the rounding of the y_t g_t it compares.
@@ -300,8 +296,6 @@ def pair_step(y, C, alpha, grad, i, j, Ki, Kj, b):
                        alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
 
 
-# One SMO step: select (i, j) (random_pair, or first_index and partner), then pair_step; every
-# check_every steps, the gap.
 @njit(cache=True)
 def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every):
     """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the row cache ``rows``).
