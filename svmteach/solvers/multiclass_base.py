@@ -81,20 +81,15 @@ class MulticlassState(NamedTuple):
     block : a NamedTuple documented by its solver (the loss's ``Block`` for the exact block solvers,
         :class:`~svmteach.solvers.ww_shark.SharkMoves` for Shark's).
 
-    The engine's bookkeeping (the same on the step path and the fast path):
+    The engine's bookkeeping (the same on both paths):
 
     epoch : int, passes begun;  pos : int, the position in this epoch's order;
     perm : (n,) int64 this epoch's visiting order;  seed : int, the seed the orders are drawn from.
-    active : (n,) bool, the samples this epoch's order was drawn from (False: set aside by shrinking).
-    active_classes : (n, k) bool, the classes of each sample the visits still look at (False: set aside
-        by Crammer-Singer's kernel); all True at the start of every epoch over all samples; (0, 0)
-        without shrinking.
-    reactivate_at : float, a shrunk epoch whose violation is below this is followed by one over all
-        samples (as dual coordinate ascent's).
-    sweep_violation : float, the largest block violation the visits of the current epoch met so far
-        (NaN before any).
-    rest_margin : float, the slack a sample must have to be set aside in this epoch: the previous epoch's
-        ``sweep_violation`` (+inf, nothing set aside, in an epoch after none was measured).
+    active : (n,) bool, the samples this epoch's order was drawn from (False: set aside).
+    active_classes : (n, k) bool, the classes the visits still look at; (0, 0) without shrinking.
+    reactivate_at : float, a shrunk epoch whose violation is below this is followed by a full one.
+    sweep_violation : float, the largest block violation of the current epoch so far (NaN before any).
+    rest_margin : float, the slack :math:`\\mu` for setting a sample aside in this epoch.
     """
 
     n_iter: int
@@ -119,10 +114,8 @@ class MulticlassState(NamedTuple):
 
 
 class MulticlassSolver(Solver):
-    """Base class: a subclass defines ``State``, ``blank_block``, ``kernel`` (its block kernel in
-    :mod:`~svmteach.solvers.numba_multiclass`), ``picture`` (the step's ``block`` from the kernel's
-    numbers), ``kernel_options`` when its kernel takes a tolerance, and ``loss_class`` when it solves one
-    loss only (None: any loss).
+    """Base class: a subclass defines ``State``, ``blank_block``, ``kernel``, ``picture``, and where
+    needed ``kernel_options`` and ``loss_class``.
 
     Parameters
     ----------
@@ -145,9 +138,8 @@ class MulticlassSolver(Solver):
 
     @property
     def still_is_fixed_point(self) -> bool:
-        """Without shrinking an epoch visits every sample; one that moves no alpha leaves W as it was, so
-        every block is already solved and no later epoch moves either (see :func:`~svmteach.solvers.solve`).
-        A shrunk epoch proves nothing of the samples set aside."""
+        """Only without shrinking: an epoch over every sample that moves no alpha proves every block
+        solved (a shrunk epoch proves nothing of the samples set aside)."""
         return not self.shrinking
 
     def shrink_floor(self) -> float:
@@ -224,16 +216,12 @@ class MulticlassSolver(Solver):
         return np.zeros((0, problem.k + 3))
 
     def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
-        """The ``block`` of a step: sample of class ``y``, squared norm ``q``, bound ``C``, row ``old`` ->
-        ``new``, and the kernel's ``numbers`` (3, k), ``record``, ``violation`` and ``moves`` (-1: set aside,
-        0: no step)."""
+        """The ``block`` of a step from the kernel's numbers (``moves`` -1: set aside, 0: no step)."""
         raise NotImplementedError
 
     def update(self, problem, state, i):
-        """The state after sample i's block step: the compiled block kernel of the fast path on the row
-        (its k scores and k dual variables on the host), W moved by :math:`A(\\delta)^\\top x_i`, and,
-        with shrinking, the sample or its classes set aside as the fast path sets them; the state's
-        ``sweep_violation`` takes the block's violation."""
+        """The state after sample i's block step by the fast path's compiled kernel, W moved by
+        :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them."""
         xp, k, M = problem.xp, problem.k, float(problem.M)
         x, q, y, s = sample_arrays(problem, state, i)
         C = float(problem.C_i[i])
@@ -295,10 +283,8 @@ class MulticlassSolver(Solver):
         return state, int(state.perm[state.pos])
 
     def _next_epoch(self, problem, state):
-        """The next epoch (``state`` at the end of one): over every sample without shrinking; with it, over
-        the samples still active, or, as LIBLINEAR does, over all of them, ``reactivate_at`` halved, when the
-        epoch that ended had its largest block violation below ``reactivate_at`` (or none measured, or nothing
-        left active)."""
+        """The next epoch: over the active samples, or over all of them with ``reactivate_at`` halved
+        when the one that ended had its violation below ``reactivate_at`` (module docstring)."""
         active, reactivate_at = state.active, state.reactivate_at
         if not self.shrinking:
             return self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), reactivate_at)
