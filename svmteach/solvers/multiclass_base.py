@@ -284,7 +284,7 @@ class MulticlassSolver(Solver):
 
     def _next_epoch(self, problem, state):
         """The next epoch: over the active samples, or over all of them with ``reactivate_at`` halved
-        when the one that ended had its violation below ``reactivate_at`` (module docstring)."""
+        when the one that ended had its violation below ``reactivate_at``, none measured, or none active."""
         active, reactivate_at = state.active, state.reactivate_at
         if not self.shrinking:
             return self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), reactivate_at)
