@@ -59,11 +59,10 @@ class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object),
     ----------
     n_iter : int
     alpha : (n,) dual variables, alpha_i in [0, C_i].
-    grad : (n,) gradient ``1 - Q alpha`` of the dual, or None after a compiled run with the linear
-        kernel (it keeps ``w`` instead; ``measure`` and ``step`` rebuild the gradient from alpha).
-    w : (d,) ``sum_i alpha_i y_i x_i`` as the linear kernel's steps keep it, on both paths (equal to it
-        up to the rounding of its updates; their coordinate gradient is read from it), or None (another
-        kernel, or a start: the first linear step computes it from alpha).
+    grad : (n,) gradient ``1 - Q alpha`` of the dual, or None after a compiled linear run (which
+        keeps ``w``).
+    w : (d,) ``sum_i alpha_i y_i x_i`` as the linear kernel's steps keep it (up to their rounding), or
+        None (another kernel, or a start).
     index : (n,) int, every coordinate once: the ``n_active`` active ones first, in this epoch's
         visiting order, then those set aside.
     seed : int, seed of the visiting orders (:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`).
@@ -79,10 +78,9 @@ class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object),
         (epoch to epoch_active are the fields of :class:`~svmteach.solvers.numba_dual_cd.Sweep`.)
     i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk : the last step's
         :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture` (documented there; i = -1 at the start).
-    primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure
-        (every state of the step path is measured; a compiled run's state after ``measure``).
-    rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy): bookkeeping,
-        shared by the states of one run, which fill it.
+    primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure.
+    rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy), shared
+        by its states.
     """
 
     __slots__ = ()
@@ -154,13 +152,11 @@ def _add_row(problem, w, i, a):
 
 
 def _column(problem, i: int, rows):
-    """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`; the (n, n) Q is never made.
+    """Column i of Q for the step path: :math:`Q_{:, i} = y_i\\, y \\circ K_{:, i}`.
 
-    :math:`K_{:, i}` is read from the run's row cache ``rows`` (the compiled loop's
-    numbers; :func:`~svmteach.solvers.kernel_scores.kernel_row`), except for the linear kernel, whose compiled
-    loop keeps w instead: :meth:`~svmteach.problems.BinaryProblem.kernel_row` for a dense X (from the
-    Gram matrix of a small problem, else computed alone) and :math:`K_{:, i} = X x_i`, a sparse
-    product, for a sparse one.
+    :math:`K_{:, i}` from the run's row cache (:func:`~svmteach.solvers.kernel_scores.kernel_row`), or,
+    for the linear kernel, whose loop keeps w, :meth:`~svmteach.problems.BinaryProblem.kernel_row`
+    (dense X) or :math:`X x_i` (sparse X).
     """
     if is_sparse(problem.X):
         K_i = np.asarray((problem.X @ problem.X[[i], :].T).todense()).ravel()
