@@ -346,7 +346,7 @@ def test_a_wrong_sign_in_a_solver_fails_the_cross_check(monkeypatch):
 
 
 def test_a_wrong_smo_step_fails_the_cross_check(monkeypatch):
-    from svmteach.solvers import smo as smo_module
+    from svmteach.solvers import numba_smo as smo_module
 
     real = smo_module.pair_update
 
