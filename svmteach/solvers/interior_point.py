@@ -84,20 +84,15 @@ class InteriorPointState(NamedTuple):
     alpha : (n,) binary or (n, k) multiclass dual variables, feasible (see the module docstring).
     b : float, the binary bias (the primal's best for alpha; 0.0 without a bias and for multiclass).
     W : (k, d) float64 weights W(alpha) (multiclass), None for a binary problem.
-    beta : (m_s, k') float64 the interior iterate x in the scaled variables (beta_i = d_i x_i,
-        :mod:`.interior_point_qp`): the free entries of the m_s samples with C_i > 0.
-    s : (m_s, r) float64 slacks of the r inequalities of each sample, > 0;
-    z : (m_s, r) float64 their multipliers, > 0;  nu : float, the multiplier of the equality (0 without one).
-    mu : float, the barrier parameter, the mean complementarity s'z / (m_s r).
-    sigma : float, the centring parameter of the last step (NaN before one);
-    mu_affine : float, the complementarity the predictor direction would have reached (NaN before a step);
-    step_size : float, the fraction of the Newton direction taken by the last step (NaN before one;
-        0 for a null step).
-    residual : float, the relative dual residual ||H beta - 1 + G'z + a nu||_inf / (1 + ||H beta||_inf)
-        of the iterate.
-    snapped : bool, whether ``alpha`` is the iterate with its active entries put on their bounds.
-    primal, dual, gap, kkt : float, the package's primal and dual objectives at alpha, the relative
-        duality gap and KKT violation (as every solver's).
+    beta : (m_s, k') float64 the iterate x in the scaled variables of :mod:`.interior_point_qp`
+        (the m_s samples with C_i > 0).
+    s, z : (m_s, r) float64 the slacks of each sample's r inequalities and their multipliers, > 0.
+    nu : float, the equality's multiplier (0 without one);  mu : float, the mean s'z / (m_s r).
+    sigma, mu_affine, step_size : float, the last step's centring parameter, its predictor's
+        complementarity, and the fraction of the direction taken (NaN before a step; 0 for a null step).
+    residual : float, ||H beta - 1 + G'z + a nu||_inf / (1 + ||H beta||_inf).
+    snapped : bool, whether ``alpha`` is the polished iterate.
+    primal, dual, gap, kkt : float, the package's measures at alpha.
     """
 
     n_iter: int
@@ -385,9 +380,9 @@ class InteriorPoint(Solver):
 
     # ---- what a state reports -----------------------------------------------------------------
     def _state(self, problem, qp, n_iter, beta, s, z, nu, sigma, mu_aff, t, previous=None):
-        """A state at the iterate, with its reported alpha measured: the snapped point when its gap is smaller
-        and it is not ``previous`` (the last state's alpha: so that alpha moves whenever the iterate moves,
-        and an unchanged alpha means a null step, which :func:`~svmteach.solvers.solve` reads as the end)."""
+        """A state at the iterate, measured: alpha the snapped point when its gap is smaller and it differs
+        from ``previous`` (so an unchanged alpha means a null step, which :func:`~svmteach.solvers.solve`
+        reads as the end)."""
         iterate = self._measured(problem, qp, self._feasible(qp, beta))
         snapped = self._snap(qp, beta, s, z) if iterate["gap"] <= POLISH_BELOW else None
         if snapped is not None:

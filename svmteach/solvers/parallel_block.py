@@ -64,7 +64,7 @@ PLANE_FLOOR = 1e-16
 
 
 class ParallelBlockState(NamedTuple):
-    """State of :class:`ParallelBlock` after ``n_iter`` steps (every field for all samples at once).
+    """State of :class:`ParallelBlock` after ``n_iter`` steps.
 
     Attributes
     ----------
@@ -106,12 +106,10 @@ class ParallelBlock(Solver):
     Parameters
     ----------
     refresh : int
-        :func:`svmteach.solve` measures (recomputes W and S from alpha, certifying the
-        gap) once every ``refresh`` steps; it also stops a run as soon as the running
-        gap reaches ``tol`` and certifies that state.
+        :func:`svmteach.solve` measures (W and S recomputed, the gap certified) every ``refresh``
+        steps, and when the running gap reaches ``tol``.
     momentum : bool
-        Try the plane of the block direction and the previous step (default); False
-        leaves the exact line search alone (slower, shown for comparison).
+        Try the plane of the block direction and the previous step; False: the line search alone.
     """
 
     name = "parallel"
@@ -139,8 +137,8 @@ class ParallelBlock(Solver):
         return self.refresh
 
     def default_max_iter(self, problem) -> int:
-        """:func:`svmteach.solve`'s budget: as many block updates as the sequential solvers get (``DEFAULT_EPOCHS``
-        epochs, at least ``DEFAULT_STEPS`` blocks), counted in steps of n blocks each, not in steps of one."""
+        """:func:`svmteach.solve`'s budget: as many block updates as the sequential solvers get, in steps
+        of n blocks."""
         return max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
 
     def init(self, problem):
@@ -149,10 +147,8 @@ class ParallelBlock(Solver):
         return self._start(problem, xp.zeros((n, k), dtype=xp.float64), 0)
 
     def warm_start(self, problem, state):
-        """``state`` (of another C, say) projected into this problem's set, W and S recomputed, measured.
-
-        The previous step is forgotten (it belonged to another problem): the next step is a line search.
-        """
+        """``state`` (of another C, say) projected into this problem's set, W and S recomputed, measured;
+        the previous step is forgotten."""
         _check_problem(problem)
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
         return self._start(problem, problem.loss_object.feasible(problem, alpha), state.n_iter)
