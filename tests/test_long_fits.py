@@ -15,8 +15,7 @@ from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from test_weights_multiclass import dual_and_weights, primal
 
-import svmteach.estimators.binary as binary_module
-import svmteach.estimators.multiclass as multiclass_module
+import svmteach.estimators.base as estimator_base
 from svmteach import BinarySVC, MulticlassSVC, OneVsOneSVC, OneVsRestSVC
 from svmteach.estimators import RLSClassifier
 
@@ -101,8 +100,7 @@ def ctrl_c(monkeypatch):
         made.append(InterruptAfter(2))
         yield made[-1]
 
-    for module in (binary_module, multiclass_module):
-        monkeypatch.setattr(module, "fit_progress", interrupting_progress)
+    monkeypatch.setattr(estimator_base, "fit_progress", interrupting_progress)  # the one fit template's
     return made
 
 
