@@ -20,8 +20,10 @@ import numbers
 import sys
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .backend import array_namespace, is_numpy, to_numpy
 from .rows import row_blocks
@@ -107,7 +109,8 @@ def canonical_kernel_name(name) -> str:
     return key
 
 
-def make_kernel(kernel="linear", gamma="scale", degree=3, coef0=1.0, X=None) -> Kernel:
+def make_kernel(kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3, coef0: float = 1.0,
+                X: ArrayLike | None = None) -> Kernel:
     """Build a :class:`Kernel`, resolving ``gamma="scale" | "auto"`` on the data ``X``.
 
     ``"scale"`` is :math:`1 / (d \\operatorname{Var}(X))`, ``"auto"`` :math:`1/d`, as in scikit-learn (the
@@ -224,7 +227,7 @@ def _explicit_where(d2, suspect, X, Z, xp):
     return xp.concat(parts, axis=0) if hasattr(xp, "concat") else xp.concatenate(parts, axis=0)
 
 
-def gram(X, Z=None, kernel: Kernel | str = "linear"):
+def gram(X: ArrayLike, Z: ArrayLike | None = None, kernel: Kernel | str = "linear") -> Any:
     """Gram matrix :math:`K_{ij} = k(x_i, z_j)` of shape ``(len(X), len(Z))``.
 
     ``Z=None`` means ``Z = X``; ``kernel`` a :class:`Kernel` or a name (gamma = 1).
