@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .backend import array_namespace, is_numpy
-from .kernels import (canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal,
+from .kernels import (Kernel, canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal,
                       make_kernel)
-from .losses import get_loss
+from .losses import MulticlassLoss, get_loss
 from .rows import is_sparse, row_squared_norms
 from .validation import (check_bias, check_C, check_labels, check_positive, check_sample_weight, check_squared_norms,
                          check_X, placed, readonly)
@@ -44,14 +46,14 @@ class Problem:
     def __delattr__(self, name):
         raise AttributeError(f"{name} cannot be deleted: a {type(self).__name__} is immutable once built")
 
-    def with_C(self, C):
+    def with_C(self, C: float) -> Problem:
         """The same problem with another C (validated), sharing every array; the bounds ``C_i`` made again."""
         new = object.__new__(type(self))
         new._build(C=check_C(C), **{k: v for k, v in vars(self).items() if k not in ("C", "C_i")})
         return new
 
     @property
-    def xp(self):
+    def xp(self) -> Any:
         """The array namespace of X (NumPy for a sparse X)."""
         return np if is_sparse(self.X) else array_namespace(self.X)
 
@@ -113,8 +115,9 @@ class BinaryProblem(Problem):
     """
 
 
-    def __init__(self, X, y, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, device=None,
-                 sample_weight=None, bias=None):
+    def __init__(self, X: ArrayLike, y: ArrayLike, C: float = 1.0, kernel: str | Kernel = "linear",
+                 gamma: float | str = "scale", degree: int = 3, coef0: float = 1.0, device: str | None = None,
+                 sample_weight: ArrayLike | None = None, bias: float | None = None) -> None:
         X = placed(X, device)
         sparse = is_sparse(X)
         bias = check_bias(bias)
@@ -150,28 +153,39 @@ class BinaryProblem(Problem):
                     sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, kernel=kernel,
                     classes=classes, device=device, **cached)
 
-    gamma = property(lambda self: self.kernel.gamma, doc="The kernel's gamma (a number, ``'scale'`` resolved).")
-    degree = property(lambda self: self.kernel.degree, doc="The polynomial kernel's degree.")
-    coef0 = property(lambda self: self.kernel.coef0, doc="The polynomial kernel's constant.")
+    @property
+    def gamma(self) -> float:
+        """The kernel's gamma (a number, ``'scale'`` resolved)."""
+        return self.kernel.gamma
+
+    @property
+    def degree(self) -> int:
+        """The polynomial kernel's degree."""
+        return self.kernel.degree
+
+    @property
+    def coef0(self) -> float:
+        """The polynomial kernel's constant."""
+        return self.kernel.coef0
 
     @cached_property
-    def gram(self):
+    def gram(self) -> Any:
         """The (n, n) kernel matrix, computed once and made exactly symmetric."""
         K = gram(self.X, self.X, self.kernel)
         K = K.toarray() if is_sparse(K) else K
         return readonly(0.5 * (K + K.T))  # BLAS may round K_ij and K_ji differently
 
     @cached_property
-    def Q(self):
+    def Q(self) -> Any:
         """The (n, n) dual Hessian :math:`Q_{ij} = y_i y_j K_{ij}`, computed once."""
         return readonly(self.y[:, None] * self.gram * self.y[None, :])
 
     @cached_property
-    def diag(self):
+    def diag(self) -> Any:
         """The (n,) diagonal :math:`K_{ii}`."""
         return readonly(kernel_diagonal(self.X, self.kernel))  # a sparse X's is set by the constructor
 
-    def kernel_row(self, i: int):
+    def kernel_row(self, i: int) -> Any:
         """Row i of the kernel matrix, shape (n,), on the problem's device.
 
         Read from the cached matrix when it exists or n is at most ``FULL_GRAM_UP_TO``;
@@ -181,7 +195,7 @@ class BinaryProblem(Problem):
             return self.gram[i, :]
         return gram(self.X[i : i + 1, :], self.X, self.kernel)[0, :]
 
-    def kernel_with(self, Z):
+    def kernel_with(self, Z: ArrayLike) -> Any:
         """Kernel matrix between the training points and new points ``Z``: shape (n, len(Z))."""
         return gram(self.X, Z, self.kernel)
 
@@ -218,7 +232,8 @@ class MulticlassProblem(Problem):
     """
 
 
-    def __init__(self, X, y, C=1.0, loss="ww", M=1.0, device=None, sample_weight=None, bias=None):
+    def __init__(self, X: ArrayLike, y: ArrayLike, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0,
+                 device: str | None = None, sample_weight: ArrayLike | None = None, bias: float | None = None) -> None:
         loss = get_loss(loss).name
         bias = check_bias(bias)
         X = check_X(placed(X, device), "X", accept_sparse=True, bias=bias)  # one copy, with its bias column
@@ -237,6 +252,6 @@ class MulticlassProblem(Problem):
         return len(self.classes)
 
     @property
-    def loss_object(self):
+    def loss_object(self) -> MulticlassLoss:
         """The :class:`~svmteach.losses.base.MulticlassLoss` called ``loss``."""
         return get_loss(self.loss)
