@@ -41,9 +41,12 @@ import math
 import numbers
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from ..kernels import KERNELS
+from ..losses import MulticlassLoss
+from ..problems import Problem
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
 
@@ -164,35 +167,35 @@ class Solver(ABC):
     prefers_gpu: bool = False
 
     @classmethod
-    def solves(cls, loss) -> bool:
+    def solves(cls, loss: MulticlassLoss) -> bool:
         """Whether it solves the multiclass loss object ``loss``: a multiclass solver of ``loss_class``."""
         return cls.multiclass and (cls.loss_class is None or isinstance(loss, cls.loss_class))
 
     @abstractmethod
-    def init(self, problem):
+    def init(self, problem: Problem) -> Any:
         """The starting state of a run on ``problem``, measured."""
 
     @abstractmethod
-    def step(self, problem, state):
+    def step(self, problem: Problem, state: Any) -> Any:
         """The state after one step; pure: neither ``state`` nor ``problem`` is written."""
 
     @abstractmethod
-    def warm_start(self, problem, state):
+    def warm_start(self, problem: Problem, state: Any) -> Any:
         """``state`` of another run made a feasible, measured state of ``problem``."""
 
     @abstractmethod
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: Problem, state: Any) -> tuple[Any, Any]:
         """The model of ``state`` as NumPy arrays: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass)."""
 
-    def converged(self, state, tol) -> bool:
+    def converged(self, state: Any, tol: float) -> bool:
         """Whether the state's relative duality gap is at most ``tol`` (:func:`gap_reached`)."""
         return gap_reached(state.gap, tol)
 
-    def measure(self, problem, state):
+    def measure(self, problem: Problem, state: Any) -> Any:
         """The state with its objectives evaluated; here the state itself (its steps keep them current)."""
         return state
 
-    def gap_rounding(self, problem, state, tight: bool = False) -> float:
+    def gap_rounding(self, problem: Problem, state: Any, tight: bool = False) -> float:
         """A bound on the rounding error of the state's ``primal - dual`` in float64.
 
         Binary: :func:`~svmteach.objectives.gap_rounding` at ``coefficients`` with the scores
@@ -217,25 +220,25 @@ class Solver(ABC):
         magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
         return obj.gap_rounding(problem, alpha, f, float(b), magnitudes)
 
-    def violation(self, state) -> float:
+    def violation(self, state: Any) -> float:
         """A KKT violation computed for free by the last ``advance``; NaN here: this solver has none,
         and :func:`solve` measures after every chunk."""
         return math.nan
 
-    def steps_per_epoch(self, problem) -> int:
+    def steps_per_epoch(self, problem: Problem) -> int:
         """The number of steps in one pass over the data: one sample a step, ``n_samples``."""
         return problem.n_samples
 
-    def steps_between_measures(self, problem) -> int:
+    def steps_between_measures(self, problem: Problem) -> int:
         """How many steps :func:`solve` runs between two measures: one epoch."""
         return self.steps_per_epoch(problem)
 
-    def default_max_iter(self, problem) -> int:
+    def default_max_iter(self, problem: Problem) -> int:
         """:func:`solve`'s budget when ``max_iter`` is None: ``DEFAULT_EPOCHS`` epochs, and at least
         ``DEFAULT_STEPS`` steps (a full-batch subgradient's many small steps)."""
         return max(DEFAULT_STEPS, DEFAULT_EPOCHS * self.steps_per_epoch(problem))
 
-    def advance(self, problem, state, n_steps: int, tol: float | None = None):
+    def advance(self, problem: Problem, state: Any, n_steps: int, tol: float | None = None) -> Any:
         """Up to ``n_steps`` steps of ``step``; with ``tol``, stop at the first measured converged state.
 
         The state is measured when its own ``converged`` says yes (exact for solvers whose steps keep
@@ -267,7 +270,8 @@ def next_threshold_factor(gap: float, tol: float) -> float:
     return min(max(math.sqrt(tol / gap), 0.25), 0.9)
 
 
-def iterate(solver, problem, max_iter: int = 1000, tol: float | None = None, state=None):
+def iterate(solver: Solver, problem: Problem, max_iter: int = 1000, tol: float | None = None,
+            state: Any = None) -> Iterator[Any]:
     """Yield the starting state, then the state after each step.
 
     Stops after ``max_iter`` steps, or once ``solver.converged(state, tol)`` when ``tol`` is given
@@ -368,16 +372,16 @@ def _record(history, state, elapsed):
 
 
 def solve(
-    solver,
-    problem,
+    solver: Solver,
+    problem: Problem,
     max_iter: int | None = None,
     tol: float = 1e-3,
     *,
     fast: bool = True,
     record_history: bool = False,
     record_states: bool = False,
-    callback=None,
-    state=None,
+    callback: Callable[[Any], Any] | None = None,
+    state: Any = None,
 ) -> SolveResult:
     """Run ``solver`` on ``problem`` until the relative duality gap is at most ``tol``.
 
