@@ -193,7 +193,8 @@ class SMO(Solver):
     still_is_fixed_point = True
     State = SMOState
 
-    def __init__(self, selection: str = "second_order", random_state=None, cache_size: float = CACHE_SIZE):
+    def __init__(self, selection: str = "second_order", random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 cache_size: float = CACHE_SIZE) -> None:
         if not isinstance(selection, str):
             raise TypeError(f"selection must be one of {RULES}, got {type(selection).__name__} {selection!r}")
         self.selection = check_choice("selection", selection, RULES)
@@ -201,13 +202,13 @@ class SMO(Solver):
         self.random_state = random_state
         self.cache_size = check_cache_size(cache_size)
 
-    def init(self, problem) -> SMOState:
+    def init(self, problem: BinaryProblem) -> SMOState:
         xp, n = check_dense(problem).xp, problem.n_samples
         alpha = xp.zeros(n, dtype=problem.X.dtype)
         grad = xp.ones(n, dtype=problem.X.dtype)
         return _start(problem, 0, alpha, grad, seed_from(self.random_state), row_cache(problem, self.cache_size))
 
-    def warm_start(self, problem, state: SMOState) -> SMOState:
+    def warm_start(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """``state`` of another run (another C, say) made a feasible, measured state of ``problem``:
         alpha scaled by :func:`feasible_alpha`, the gradient recomputed exactly; the step count, the
         seed and (same X and kernel) the row cache carry on."""
@@ -236,7 +237,7 @@ class SMO(Solver):
         j = partner(rule, i, np.empty(0) if Ki is None else Ki, _host(problem.diag), y, C, alpha, grad)
         return (i, j, Ki) if j >= 0 else (-1, -1, None)
 
-    def step(self, problem, state: SMOState) -> SMOState:
+    def step(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """One pair step: the pair of :meth:`select`, then the fast path's
         :func:`~svmteach.solvers.numba_smo.pair_step` (the pair solved, alpha and the gradient updated)
         on copies of the state's arrays."""
@@ -252,14 +253,14 @@ class SMO(Solver):
         return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(grad), state.seed, picture,
                          state.rows)
 
-    def measure(self, problem, state: SMOState) -> SMOState:
+    def measure(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """The state with its gradient recomputed from alpha (:func:`exact_gradient`) and b and the
         measures from it, free of the cached gradient's rounding (the steps' measures read that one)."""
         grad = exact_gradient(problem, state.alpha, state.rows)
         b, rule, P, D, gap, kkt = smo_measures(problem, state.alpha, grad)
         return state._replace(grad=grad, b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt)
 
-    def steps_between_measures(self, problem) -> int:
+    def steps_between_measures(self, problem: BinaryProblem) -> int:
         """A tenth of an epoch (``CHUNKS_PER_EPOCH``), at least ``CHECK_EVERY`` steps: SMO often reaches a
         loose tol within an epoch, and :func:`~svmteach.solvers.base.solve` stops only between chunks."""
         return max(CHECK_EVERY, -(-problem.n_samples // CHUNKS_PER_EPOCH))
@@ -269,7 +270,7 @@ class SMO(Solver):
         SMO's cheap measure is the gap itself, in the cheap stop's units."""
         return KKT_PER_TOL * float(state.gap)
 
-    def advance(self, problem, state: SMOState, n_steps: int, tol=None) -> SMOState:
+    def advance(self, problem: BinaryProblem, state: SMOState, n_steps: int, tol: float | None = None) -> SMOState:
         """Up to ``n_steps`` steps by the compiled loop, stopping once the gap is at most ``tol``.
 
         The loop (:func:`~svmteach.solvers.numba_smo.smo_loop`) keeps a cached gradient that drifts
@@ -309,6 +310,6 @@ class SMO(Solver):
                 break  # no violation beyond rounding on the exact gradient: a fixed point in float64
         return out
 
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: BinaryProblem, state: SMOState) -> tuple[np.ndarray, float]:
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, a float."""
         return to_numpy(state.alpha), float(state.b)
