@@ -41,6 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import objectives as obj
+from ..problems import BinaryProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
@@ -188,8 +189,8 @@ class DualCoordinateAscent(Solver):
     takes_sparse = True
     State = DualCDState
 
-    def __init__(self, init: str = "zero", random_state=None, shrinking: bool = True,
-                 cache_size: float = CACHE_SIZE):
+    def __init__(self, init: str = "zero", random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 shrinking: bool = True, cache_size: float = CACHE_SIZE) -> None:
         if not isinstance(init, str):
             raise TypeError(f"init must be 'zero' or 'uniform', got {type(init).__name__} {init!r}")
         self.init_rule = check_choice("init", init, ("zero", "uniform"))
@@ -209,7 +210,7 @@ class DualCoordinateAscent(Solver):
         """The run's kernel-row cache; None for the linear kernel, whose loop keeps w and reads no row of K."""
         return None if problem.kernel.is_linear else row_cache(problem, self.cache_size, reuse)
 
-    def init(self, problem) -> DualCDState:
+    def init(self, problem: BinaryProblem) -> DualCDState:
         xp, n = problem.xp, problem.n_samples
         seed, rows = seed_from(self.random_state), self._row_cache(problem)
         if self.init_rule == "zero":
@@ -221,7 +222,7 @@ class DualCoordinateAscent(Solver):
             grad = exact_gradient(problem, alpha, rows)
         return _start(problem, 0, 0, alpha, grad, seed, rows)
 
-    def warm_start(self, problem, state: DualCDState) -> DualCDState:
+    def warm_start(self, problem: BinaryProblem, state: DualCDState) -> DualCDState:
         """``state`` of another run (another C, say) made a feasible, measured state of ``problem``:
         alpha clipped into [0, C_i], the gradient recomputed exactly, a new epoch with every coordinate
         active."""
@@ -233,7 +234,7 @@ class DualCoordinateAscent(Solver):
         return _start(problem, state.n_iter, state.epoch + 1, alpha, exact_gradient(problem, alpha, rows), state.seed,
                       rows)
 
-    def step(self, problem, state: DualCDState) -> DualCDState:
+    def step(self, problem: BinaryProblem, state: DualCDState) -> DualCDState:
         """One coordinate step by the compiled loops' own kernels: :func:`~svmteach.solvers.numba_dual_cd.visit`
         on the gradient as they read it, then :func:`~svmteach.solvers.numba_dual_cd.after_visit`."""
         grad = exact_gradient(problem, state.alpha, state.rows) if state.grad is None else state.grad
@@ -257,7 +258,7 @@ class DualCoordinateAscent(Solver):
         return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, w=w, index=index,
                               **sweep._asdict(), **picture._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
 
-    def measure(self, problem, state: DualCDState) -> DualCDState:
+    def measure(self, problem: BinaryProblem, state: DualCDState) -> DualCDState:
         """The state with the objectives of its alpha, from the gradient rebuilt exactly
         (:func:`~svmteach.solvers.kernel_scores.exact_gradient`).
 
@@ -274,7 +275,8 @@ class DualCoordinateAscent(Solver):
         (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`); +inf before the first ends."""
         return float(state.epoch_violation)
 
-    def advance(self, problem, state: DualCDState, n_steps: int, tol=None) -> DualCDState:
+    def advance(self, problem: BinaryProblem, state: DualCDState, n_steps: int,
+                tol: float | None = None) -> DualCDState:
         """Up to ``n_steps`` steps by the compiled loops (NumPy) or by ``step`` (other backends).
 
         Without ``tol``: one loop call, unmeasured, returning early at an epoch where LIBLINEAR would
@@ -320,6 +322,6 @@ class DualCoordinateAscent(Solver):
                 break
         return state
 
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: BinaryProblem, state: DualCDState) -> tuple[np.ndarray, float]:
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, 0.0 (this dual has none)."""
         return to_numpy(state.alpha), 0.0
