@@ -24,7 +24,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import objectives as obj
+from ..problems import BinaryProblem
 from ..backend import to_numpy
 from .base import Solver, check_choice, check_state_alpha, check_tol
 
@@ -75,14 +78,14 @@ class PrimalSubgradient(Solver):
     takes_sparse = True
     State = SubgradientState
 
-    def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0):
+    def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0) -> None:
         self.step_size = check_choice("step_size", step_size, SCHEDULES)
         lr = check_tol(learning_rate, "learning_rate", positive=True)
         if not lr <= 1.0:
             raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
         self.learning_rate = lr
 
-    def steps_per_epoch(self, problem) -> int:
+    def steps_per_epoch(self, problem: BinaryProblem) -> int:
         """1: every step is a full pass over the data (a full-batch subgradient)."""
         return 1
 
@@ -103,11 +106,11 @@ class PrimalSubgradient(Solver):
                                 step_size=eta, grad_norm=grad_norm, primal=P, dual=D, gap=obj.relative_gap(P, D),
                                 kkt=obj.kkt_violation(problem, alpha, f, bias=False))
 
-    def init(self, problem) -> SubgradientState:
+    def init(self, problem: BinaryProblem) -> SubgradientState:
         alpha = problem.xp.zeros(problem.n_samples, dtype=problem.X.dtype)
         return self._state(problem, 0, alpha, math.nan, math.nan)
 
-    def warm_start(self, problem, state):
+    def warm_start(self, problem: BinaryProblem, state: SubgradientState) -> SubgradientState:
         """``state`` (of another C, say) with alpha clipped into [0, C_i], re-measured; the step count,
         and so the step-size schedule, carries on."""
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
@@ -115,7 +118,7 @@ class PrimalSubgradient(Solver):
         alpha = xp.clip(xp.astype(alpha, problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))
         return self._state(problem, state.n_iter, alpha, state.step_size, state.grad_norm)
 
-    def step(self, problem, state: SubgradientState) -> SubgradientState:
+    def step(self, problem: BinaryProblem, state: SubgradientState) -> SubgradientState:
         xp = problem.xp
         eta = self.eta(state.n_iter)
         C_i = xp.astype(problem.C_i, problem.X.dtype)
@@ -131,6 +134,6 @@ class PrimalSubgradient(Solver):
     # measure and advance are Solver's: states are measured when they are made (a step costs a pass
     # over the data anyway), and advance is the step loop that stops once the gap reaches tol.
 
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: BinaryProblem, state: SubgradientState) -> tuple[np.ndarray, float]:
         """``(alpha, b)``: the dual point of the iterate, a NumPy array (n,), and the bias, 0.0 (none)."""
         return to_numpy(state.alpha), 0.0
