@@ -14,7 +14,9 @@ course uses); CSBlondel adds Blondel's ``skip_tol``.
 
 from __future__ import annotations
 
-from ..losses import CrammerSinger, WestonWatkins
+import numpy as np
+
+from ..losses import CrammerSinger, MulticlassLoss, WestonWatkins
 from . import numba_multiclass as nm
 from .base import check_tol
 from .multiclass_base import MulticlassSolver, MulticlassState
@@ -46,7 +48,7 @@ class ExactBlock(MulticlassSolver):
         return problem.loss_object.blank_block(problem)
 
     @classmethod
-    def solves(cls, loss) -> bool:
+    def solves(cls, loss: MulticlassLoss) -> bool:
         """Whether this solver solves ``loss``: one with a block kernel (its ``kernel``)."""
         return super().solves(loss) and getattr(loss, "kernel", "") in nm.KERNELS
 
@@ -96,7 +98,8 @@ class CSBlondel(ExactBlock):
     loss_class = CrammerSinger
     name = "blondel"
 
-    def __init__(self, skip_tol: float = 0.0, random_state=None, shrinking: bool = True):
+    def __init__(self, skip_tol: float = 0.0, random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 shrinking: bool = True) -> None:
         super().__init__(random_state, shrinking)
         self.skip_tol = check_tol(skip_tol, "skip_tol")
 
