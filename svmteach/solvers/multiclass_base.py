@@ -43,6 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import objectives as obj
+from ..problems import MulticlassProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse
 from . import numba_multiclass as nm
@@ -130,7 +131,7 @@ class MulticlassSolver(Solver):
     takes_sparse = True
     kernels = ("linear",)
 
-    def __init__(self, random_state=None, shrinking: bool = True):
+    def __init__(self, random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True) -> None:
         self.random_state = random_state
         if not isinstance(shrinking, (bool, np.bool_)):
             raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
@@ -155,7 +156,7 @@ class MulticlassSolver(Solver):
             raise ValueError(f"solver {self.name!r} solves the {self.loss_class.name!r} loss, "
                              f"but the problem's loss is {problem.loss!r}")
 
-    def init(self, problem):
+    def init(self, problem: MulticlassProblem) -> MulticlassState:
         self._check_problem(problem)
         xp, n, k, d = problem.xp, problem.n_samples, problem.k, problem.n_features
         seed = seed_from(self.random_state)
@@ -171,7 +172,7 @@ class MulticlassSolver(Solver):
                            block=self.blank_block(problem))
         return self.measure(problem, state)
 
-    def warm_start(self, problem, state):
+    def warm_start(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
         """``state`` (of another C, say) made a feasible, measured state of ``problem``.
 
         Each row of alpha is projected by the loss's ``feasible``, W = W(alpha), the picture cleared,
@@ -190,7 +191,7 @@ class MulticlassSolver(Solver):
                                rest_margin=self._rest_margin(math.nan), block=self.blank_block(problem))
         return self.measure(problem, state)
 
-    def measure(self, problem, state):
+    def measure(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
         """The state with W = W(alpha) recomputed and its objectives, gap and KKT violation (two passes).
 
         The steps' incremental W drifts by rounding; measuring on the exact pair certifies the gap
@@ -292,12 +293,12 @@ class MulticlassSolver(Solver):
             active, reactivate_at = np.ones(problem.n_samples, dtype=bool), max(reactivate_at / 2, self.shrink_floor())
         return self._new_epoch(problem, state, active, reactivate_at)
 
-    def step(self, problem, state):
+    def step(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
         state, i = self._next_sample(problem, state)
         new = self.update(problem, state, i)
         return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i, violation=math.nan)
 
-    def advance(self, problem, state, n_steps: int, tol=None):
+    def advance(self, problem: MulticlassProblem, state: MulticlassState, n_steps: int, tol: float | None = None) -> MulticlassState:
         """``n_steps`` sample visits, compiled on NumPy.  With ``tol`` the state is measured between
         epochs and the run stops once converged.  With shrinking, a call without ``tol`` returns at the
         end of an epoch over all samples, so its ``violation`` is that epoch's."""
@@ -363,11 +364,11 @@ class MulticlassSolver(Solver):
             violation = state.sweep_violation  # the whole full epoch (but the step's visit), over calls
         return state._replace(violation=violation)
 
-    def violation(self, state) -> float:
+    def violation(self, state: MulticlassState) -> float:
         """``state.violation`` (see the State)."""
         return state.violation
 
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: MulticlassProblem, state: MulticlassState) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, W)`` as NumPy arrays."""
         return to_numpy(state.alpha), to_numpy(state.W)
 
