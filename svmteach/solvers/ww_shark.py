@@ -83,7 +83,8 @@ class WWShark(MulticlassSolver):
     loss_class = WestonWatkins
     name = "shark"
 
-    def __init__(self, inner_tol: float = 1e-12, max_inner=None, random_state=None, shrinking: bool = True):
+    def __init__(self, inner_tol: float = 1e-12, max_inner: int | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True) -> None:
         super().__init__(random_state, shrinking)
         self.inner_tol = float(inner_tol)
         if max_inner is not None and (int(max_inner) != max_inner or max_inner < 1):
