@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import objectives as obj
+from ..problems import MulticlassProblem
 from ..backend import to_numpy
 from ..rows import is_sparse, times, transpose_times
 from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_state_alpha
@@ -122,31 +123,31 @@ class ParallelBlock(Solver):
     #: step is the same, so a chunk that moves nothing is a fixed point (solve stops there).
     still_is_fixed_point = True
 
-    def __init__(self, refresh: int = 10, momentum: bool = True):
+    def __init__(self, refresh: int = 10, momentum: bool = True) -> None:
         if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1:
             raise ValueError(f"refresh must be a positive integer, got {refresh!r}")
         self.refresh = refresh
         self.momentum = bool(momentum)
 
-    def steps_per_epoch(self, problem) -> int:
+    def steps_per_epoch(self, problem: MulticlassProblem) -> int:
         """1: every step reads all of X (twice)."""
         return 1
 
-    def steps_between_measures(self, problem) -> int:
+    def steps_between_measures(self, problem: MulticlassProblem) -> int:
         """``refresh``: :func:`svmteach.solve` measures (certifies the gap) once every this many steps."""
         return self.refresh
 
-    def default_max_iter(self, problem) -> int:
+    def default_max_iter(self, problem: MulticlassProblem) -> int:
         """:func:`svmteach.solve`'s budget: as many block updates as the sequential solvers get, in steps
         of n blocks."""
         return max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
 
-    def init(self, problem):
+    def init(self, problem: MulticlassProblem) -> ParallelBlockState:
         _check_problem(problem)
         xp, n, k = problem.xp, problem.n_samples, problem.k
         return self._start(problem, xp.zeros((n, k), dtype=xp.float64), 0)
 
-    def warm_start(self, problem, state):
+    def warm_start(self, problem: MulticlassProblem, state: ParallelBlockState) -> ParallelBlockState:
         """``state`` (of another C, say) projected into this problem's set, W and S recomputed, measured;
         the previous step is forgotten."""
         _check_problem(problem)
@@ -164,14 +165,14 @@ class ParallelBlock(Solver):
                                    primal=nan, dual=nan, gap=nan, kkt=nan)
         return _with_measures(problem, state)
 
-    def measure(self, problem, state):
+    def measure(self, problem: MulticlassProblem, state: ParallelBlockState) -> ParallelBlockState:
         """The objectives at W and S recomputed from alpha in float64 (two passes over X; none when they are exact)."""
         if not state.exact:
             W = exact_weights(problem, state.alpha)
             state = state._replace(W=W, S=exact_scores(problem, W), exact=True)
         return _with_measures(problem, state)
 
-    def step(self, problem, state):
+    def step(self, problem: MulticlassProblem, state: ParallelBlockState) -> ParallelBlockState:
         xp = problem.xp
         alpha, W = state.alpha, state.W
         G = obj.multiclass_gradient(problem, state.S)  # the gradient of f, (n, k)
@@ -219,7 +220,7 @@ class ParallelBlock(Solver):
                                  primal=state.primal, dual=state.dual, gap=state.gap, kkt=state.kkt)
         return _with_measures(problem, new)
 
-    def advance(self, problem, state, n_steps: int, tol=None):
+    def advance(self, problem: MulticlassProblem, state: ParallelBlockState, n_steps: int, tol: float | None = None) -> ParallelBlockState:
         """Up to ``n_steps`` steps; with ``tol``, stops once the running gap reaches it (then measured)."""
         for _ in range(int(n_steps)):
             state = self.step(problem, state)
@@ -229,7 +230,7 @@ class ParallelBlock(Solver):
                     break
         return state
 
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: MulticlassProblem, state: ParallelBlockState) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, W)`` as NumPy arrays, W recomputed from alpha in float64."""
         return to_numpy(state.alpha), to_numpy(exact_weights(problem, state.alpha))
 
