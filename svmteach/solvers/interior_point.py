@@ -37,6 +37,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import objectives as obj
+from ..losses import MulticlassLoss
+from ..problems import Problem
 from ..backend import to_numpy
 from ..rows import is_sparse
 from .base import Solver, check_choice, check_random_state, check_state
@@ -203,7 +205,8 @@ class InteriorPoint(Solver):
     bias_options = (True, False)
     explorable = False  # a Newton step moves every alpha at once
 
-    def __init__(self, bias: bool = True, method: str = "auto", random_state=None):
+    def __init__(self, bias: bool = True, method: str = "auto",
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None) -> None:
         if not isinstance(bias, (bool, np.bool_)):
             raise TypeError(f"bias must be True or False, got {type(bias).__name__} {bias!r}")
         if not isinstance(method, str):
@@ -214,12 +217,12 @@ class InteriorPoint(Solver):
         self.random_state = random_state
 
     @classmethod
-    def solves(cls, loss) -> bool:
+    def solves(cls, loss: MulticlassLoss) -> bool:
         """Every loss that declares its dual as this programme (``loss.embedding``, a
         :class:`~svmteach.losses.base.Embedding`)."""
         return getattr(loss, "embedding", None) is not None
 
-    def steps_per_epoch(self, problem) -> int:
+    def steps_per_epoch(self, problem: Problem) -> int:
         """1: a Newton step reads all the data (more than an epoch of the coordinate methods)."""
         return 1
 
@@ -275,7 +278,7 @@ class InteriorPoint(Solver):
         return method
 
     # ---- the contract -------------------------------------------------------------------------
-    def init(self, problem):
+    def init(self, problem: Problem) -> InteriorPointState:
         """The start in the scaled variables (:mod:`.interior_point_qp`): x at the middle of each sample's room
         :math:`u_i = \\min(C_i / d_i, 1)` (Crammer-Singer: :math:`u_i / (2k')` each; with a bias scaled per class
         onto :math:`y^\\top\\alpha = 0`), and every multiplier :math:`z_j = \\max(1, \\|H x - c\\|_\\infty)`, divided by
@@ -302,13 +305,13 @@ class InteriorPoint(Solver):
         z = max(1.0, float(np.max(np.abs(grad), initial=0.0))) * np.minimum(1.0, FAR / s)
         return self._state(problem, qp, 0, x, s, z, 0.0, math.nan, math.nan, math.nan)
 
-    def warm_start(self, problem, state):
+    def warm_start(self, problem: Problem, state: InteriorPointState) -> InteriorPointState:
         """A fresh start at the centre, the step count carried on: an interior-point method must start far
         from the boundary, where another run's answer is not (it gains little from one)."""
         check_state(self, state)
         return self.init(problem)._replace(n_iter=int(state.n_iter))
 
-    def step(self, problem, state):
+    def step(self, problem: Problem, state: InteriorPointState) -> InteriorPointState:
         """One Newton iteration of Mehrotra's predictor-corrector (module docstring); a null step (only
         ``n_iter`` moves) once the complementarity is at rounding level or the system cannot be solved."""
         qp = self._qp(problem)
@@ -373,7 +376,7 @@ class InteriorPoint(Solver):
             return null  # the step has met the rounding of the Newton system (its residual jumped)
         return new
 
-    def coefficients(self, problem, state):
+    def coefficients(self, problem: Problem, state: InteriorPointState) -> tuple[np.ndarray, float | np.ndarray]:
         """``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass) as NumPy arrays (b a float)."""
         alpha = to_numpy(state.alpha)
         return (alpha, float(state.b)) if state.W is None else (alpha, to_numpy(state.W))
