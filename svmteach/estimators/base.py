@@ -13,13 +13,16 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..backend import DEVICES, is_numpy, one_blas_thread
 from ..kernels import _ALIASES, KERNELS, Kernel
 from ..rows import is_sparse
+from ..problems import Problem
 from ..solvers import InteriorPoint, solve
+from ..solvers.base import SolveResult, Solver
 from .columns import record_features
 from .direct import finish_directly
 from .progress import fit_progress
@@ -74,29 +77,29 @@ class DualSVC(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = CONSTRAINTS
 
-    def check_params(self):
+    def check_params(self) -> None:
         """Every parameter against ``_parameter_constraints`` (scikit-learn's InvalidParameterError, a
         ValueError and a TypeError naming it), then what constraints cannot say: a class weight's values."""
         self._validate_params()
         check_class_weight(self.class_weight)
 
-    def make_solver(self, sparse: bool = False):
+    def make_solver(self, sparse: bool = False) -> Solver:
         """The solver of the parameters (for sparse X with ``sparse``), built by the registry."""
         raise NotImplementedError
 
-    def problem_for(self, X, y, sample_weight=None):
+    def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Problem:
         """The problem ``fit(X, y, sample_weight)`` solves (rebuilt on demand: a model keeps no data)."""
         raise NotImplementedError
 
-    def store(self, solver, problem, result):
+    def store(self, solver: Solver, problem: Problem, result: SolveResult) -> None:
         """Set the model's fitted attributes from the solver's final state."""
         raise NotImplementedError
 
-    def fit_label(self, solver, problem) -> str:
+    def fit_label(self, solver: Solver, problem: Problem) -> str:
         """What the not-converged warning calls the fit: the solver's name."""
         return solver.name
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> DualSVC:
         """Solve the dual on ``X`` (n, d) and labels ``y``.
 
         ``sample_weight`` (n,) and ``class_weight`` scale each sample's C (:mod:`.weights`); with
