@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..backend import to_numpy
-from ..kernels import canonical_kernel_name, gram
+from ..kernels import Kernel, canonical_kernel_name, gram
 from ..problems import BinaryProblem
 from ..rows import is_sparse, transpose_times
-from ..solvers import BINARY_SOLVERS, make_solver
+from ..solvers import BINARY_SOLVERS, SolveResult, make_solver
+from ..solvers.base import Solver
 from ..solvers.registry import check_solver
 from ..solvers.smo import RULES
 from sklearn.utils._param_validation import StrOptions
@@ -84,10 +86,13 @@ class BinarySVC(DualSVC):
     result_ : :class:`~svmteach.solvers.SolveResult` (``state`` only with ``warm_start``).
     """
 
-    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None,
-                 selection="second_order", tol=1e-3, max_iter=None, random_state=None, record_history=False,
-                 device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None, warm_start=False,
-                 verbose=0, cache_size=200):
+    def __init__(self, C: float = 1.0, kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3,
+                 coef0: float = 1.0, solver: str | None = None, selection: str = "second_order", tol: float = 1e-3,
+                 max_iter: int | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 record_history: bool = False, device: str = "cpu", fit_intercept: bool = True,
+                 intercept_scaling: float = 1.0, class_weight: dict | str | None = None, warm_start: bool = False,
+                 verbose: int = 0, cache_size: float = 200) -> None:
         self.device = device
         self.C = C
         self.kernel = kernel
@@ -122,7 +127,7 @@ class BinarySVC(DualSVC):
         tags.input_tags.sparse = linear and (self.solver is None or (named is not None and named.takes_sparse))
         return tags
 
-    def check_params(self):
+    def check_params(self) -> None:
         """The constraints, then the solver (a registered binary solver), naming the parameter."""
         super().check_params()
         if self.solver is not None:
@@ -142,7 +147,7 @@ class BinarySVC(DualSVC):
         :math:`y^\\top\\alpha = 0`) rather than a constant feature."""
         return self.fit_intercept and True in BINARY_SOLVERS[solver_name].bias_options
 
-    def bias_column(self, solver_name: str, sparse: bool = False):
+    def bias_column(self, solver_name: str, sparse: bool = False) -> float | None:
         """The constant feature that carries the intercept (``intercept_scaling``), or None.
 
         None for a solver with its own bias (SMO).  The feature is an intercept for the linear kernel
@@ -157,7 +162,7 @@ class BinarySVC(DualSVC):
                              "(an unpenalised bias for every kernel) or fit_intercept=False (no bias)")
         return self.intercept_scaling
 
-    def problem_for(self, X, y, sample_weight=None) -> BinaryProblem:
+    def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> BinaryProblem:
         """The :class:`~svmteach.problems.BinaryProblem` that ``fit(X, y, sample_weight)`` solves (bias column
         and per-sample C included), rebuilt to draw it or recompute the fit's objectives."""
         self.check_params()
@@ -166,14 +171,14 @@ class BinarySVC(DualSVC):
                              coef0=self.coef0, device=self.device, bias=self.bias_column(self.solver_name(sparse), sparse),
                              sample_weight=sample_weights(y, sample_weight, self.class_weight))
 
-    def make_solver(self, sparse: bool = False):
+    def make_solver(self, sparse: bool = False) -> Solver:
         """The solver :meth:`solver_name` names, built by :func:`~svmteach.solvers.make_solver`, which refuses
         one that does not take sparse X, the kernel, or ``fit_intercept=False``."""
         name = self.solver_name(sparse)
         return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
                            selection=self.selection, random_state=self.random_state, cache_size=self.cache_size)
 
-    def store(self, solver, problem, result):
+    def store(self, solver: Solver, problem: BinaryProblem, result: SolveResult) -> None:
         """alpha_, support_, support_vectors_, dual_coef_, intercept_ and (linear kernel) coef_."""
         bias = problem.bias
         alpha, b = solver.coefficients(problem, result.state)
@@ -197,14 +202,14 @@ class BinarySVC(DualSVC):
         self.intercept_ = np.array([float(b)])
 
     @property
-    def coef_(self):
+    def coef_(self) -> np.ndarray:
         """(1, d) weight vector :math:`w = \\sum_i \\alpha_i y_i x_i` (linear kernel only)."""
         check_fitted(self, "alpha_")
         if self._linear_coef is None:
             raise AttributeError("coef_ is only available when kernel='linear'")
         return self._linear_coef
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """:math:`f(x) = \\sum_i \\alpha_i y_i k(x_i, x) + b`; positive means ``classes_[1]``."""
         check_fitted(self, "alpha_")
         if self._linear_coef is not None:  # w'x + b, X dense or sparse
@@ -213,6 +218,6 @@ class BinarySVC(DualSVC):
         K = gram(self.support_vectors_, X, self._kernel)
         return self.dual_coef_[0] @ K + self.intercept_[0]
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
