@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..backend import to_numpy
 from ..losses import MulticlassLoss, get_loss
 from ..problems import MulticlassProblem
-from ..solvers import MULTICLASS_SOLVERS, make_multiclass_solver
+from ..solvers import MULTICLASS_SOLVERS, SolveResult, make_multiclass_solver
+from ..solvers.base import Solver
 from ..solvers.registry import check_solver
 from .base import CONSTRAINTS, POSITIVE, DualSVC
 from .prediction import check_fitted, linear_scores
@@ -72,9 +74,12 @@ class MulticlassSVC(DualSVC):
     n_iter_ : int, epochs run;  history_ : dict or None;  result_ : SolveResult (``state`` only with ``warm_start``).
     """
 
-    def __init__(self, C=1.0, loss="ww", M=1.0, solver=None, tol=1e-3, max_iter=None, random_state=None,
-                 record_history=False, device="cpu", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
-                 warm_start=False, verbose=0):
+    def __init__(self, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0, solver: str | None = None,
+                 tol: float = 1e-3, max_iter: int | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 record_history: bool = False, device: str = "cpu", fit_intercept: bool = True,
+                 intercept_scaling: float = 1.0, class_weight: dict | str | None = None, warm_start: bool = False,
+                 verbose: int = 0) -> None:
         self.device = device
         self.C = C
         self.loss = loss
@@ -92,19 +97,19 @@ class MulticlassSVC(DualSVC):
 
     _parameter_constraints = {**CONSTRAINTS, "loss": [str, MulticlassLoss], "M": [POSITIVE]}
 
-    def check_params(self):
+    def check_params(self) -> None:
         """The constraints, then the loss and the solver (registered, for that loss), each naming its parameter."""
         super().check_params()
         loss = get_loss(self.loss)
         if self.solver is not None:
             check_solver(self.solver, "multiclass", loss)
 
-    def make_solver(self, sparse: bool = False):
+    def make_solver(self, sparse: bool = False) -> Solver:
         """The solver the parameters name (:func:`~svmteach.solvers.make_multiclass_solver`, which refuses one
         that does not solve the loss or, with ``sparse``, take sparse X)."""
         return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse)
 
-    def problem_for(self, X, y, sample_weight=None) -> MulticlassProblem:
+    def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> MulticlassProblem:
         """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves (bias
         column and per-sample C included), rebuilt to draw it or recompute the fit's objectives."""
         self.check_params()
@@ -112,11 +117,11 @@ class MulticlassSVC(DualSVC):
         return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
                                  sample_weight=sample_weights(y, sample_weight, self.class_weight))
 
-    def fit_label(self, solver, problem) -> str:
+    def fit_label(self, solver: Solver, problem: MulticlassProblem) -> str:
         """The loss and the solver: "ww, exact"."""
         return f"{problem.loss}, {solver.name}"
 
-    def store(self, solver, problem, result):
+    def store(self, solver: Solver, problem: MulticlassProblem, result: SolveResult) -> None:
         """support_ and dual_coef_ (the nonzero rows of alpha), coef_ and intercept_."""
         bias = problem.bias
         alpha, W = solver.coefficients(problem, result.state)
@@ -129,14 +134,14 @@ class MulticlassSVC(DualSVC):
         self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
 
     @property
-    def alpha_(self):
+    def alpha_(self) -> np.ndarray:
         """(n, k) dual variables of the fit: ``dual_coef_`` in the rows ``support_``, zeros elsewhere."""
         check_fitted(self, "coef_")
         alpha = np.zeros((self._n_samples, len(self.classes_)))
         alpha[self.support_] = self.dual_coef_
         return alpha
 
-    def scores(self, X):
+    def scores(self, X: ArrayLike) -> np.ndarray:
         """The (n, k) class scores :math:`w_m^\\top x + b_m`, X dense or sparse."""
         check_fitted(self, "coef_")
         return linear_scores(self, X, self.coef_) + self.intercept_
@@ -148,12 +153,12 @@ class MulticlassSVC(DualSVC):
         tags.input_tags.sparse = self.device != "gpu" and (self.solver is None or (named is not None and named.takes_sparse))
         return tags
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores ``X @ coef_.T + intercept_`` of shape (n, k), X dense or sparse; for two classes the (n,)
         difference s_1 - s_0."""
         S = self.scores(X)
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         check_fitted(self, "coef_")
         return self.classes_[np.argmax(self.scores(X), axis=1)]
