@@ -15,8 +15,10 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
+from ..kernels import Kernel
 from ..validation import check_labels, check_sample_weight, check_X
 from .binary import BinarySVC
 from .columns import record_features
@@ -24,8 +26,10 @@ from .prediction import check_fitted, check_predict_X
 
 
 class _Reduction(ClassifierMixin, BaseEstimator):
-    def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver=None, tol=1e-3,
-                 max_iter=None, random_state=None, fit_intercept=True, intercept_scaling=1.0, cache_size=200):
+    def __init__(self, C: float = 1.0, kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3,
+                 coef0: float = 1.0, solver: str | None = None, tol: float = 1e-3, max_iter: int | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 fit_intercept: bool = True, intercept_scaling: float = 1.0, cache_size: float = 200) -> None:
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -67,7 +71,7 @@ class _Reduction(ClassifierMixin, BaseEstimator):
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return X, codes, sample_weight
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
@@ -80,7 +84,7 @@ class OneVsRestSVC(_Reduction):
     Attributes: ``estimators_`` (one BinarySVC per class), ``classes_``, ``n_iter_`` (epochs of each).
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> OneVsRestSVC:
         X, codes, w = self._prepare(X, y, sample_weight)
         k = len(self.classes_)
         if k == 2:
@@ -91,7 +95,7 @@ class OneVsRestSVC(_Reduction):
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         check_fitted(self, "estimators_")
         X = check_predict_X(self, X, accept_sparse=True)
         if len(self.estimators_) == 1:
@@ -106,7 +110,7 @@ class OneVsOneSVC(_Reduction):
     ``n_iter_`` (epochs of each).
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> OneVsOneSVC:
         X, codes, w = self._prepare(X, y, sample_weight)
         self.pairs_ = list(combinations(range(len(self.classes_)), 2))
         self.estimators_ = []
@@ -124,7 +128,7 @@ class OneVsOneSVC(_Reduction):
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Votes plus a confidence in (-1/3, 1/3) that breaks ties, as scikit-learn's ``ovr`` shape (n, k)."""
         check_fitted(self, "estimators_")
         X = check_predict_X(self, X, accept_sparse=True)
