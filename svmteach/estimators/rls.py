@@ -6,9 +6,10 @@ The mathematics (the dual solve, the path, the leave-one-out residuals) is :mod:
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..kernels import check_kernel_psd, make_kernel
+from ..kernels import Kernel, check_kernel_psd, make_kernel
 from ..rls import check_lambda, check_lambdas, loo_errors, solve_dual
 from ..validation import check_labels, check_X
 from .base import KERNEL_CONSTRAINTS, POSITIVE
@@ -36,7 +37,8 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
     kernel_ : the resolved Kernel.
     """
 
-    def __init__(self, lam=1.0, lams=None, kernel="linear", gamma="scale", degree=3, coef0=1.0):
+    def __init__(self, lam: float = 1.0, lams: ArrayLike | None = None, kernel: str | Kernel = "linear",
+                 gamma: float | str = "scale", degree: int = 3, coef0: float = 1.0) -> None:
         self.lam = lam
         self.lams = lams
         self.kernel = kernel
@@ -46,7 +48,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {"lam": [POSITIVE], "lams": [None, "array-like"], **KERNEL_CONSTRAINTS}
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> RLSClassifier:
         self._validate_params()
         record_features(self, X)
         X = check_X(X, "X", dtype=np.float64)
@@ -82,13 +84,13 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         check_fitted(self, "dual_coef_")
         X = check_predict_X(self, X)
         S = self.kernel_(X, self.X_fit_) @ self.dual_coef_
         return S[:, 0] if S.shape[1] == 1 else S
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         S = self.decision_function(X)
         if S.ndim == 1:
             return self.classes_[(S > 0).astype(int)]
