@@ -1,4 +1,6 @@
-"""Dual coordinate ascent for the binary SVM without bias (the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2; Hsieh et al. 2008).
+"""Dual coordinate ascent for the binary SVM without bias.
+
+After the slides "Optimizing SVM Multiclass Dual Solvers", Algorithm 2, and Hsieh et al. (2008).
 
 The dual without bias is a box-constrained concave quadratic,
 
