@@ -127,7 +127,7 @@ def test_multiclass_fits_are_true(problem, which, M):
 @given(problem=problems(max_k=2), solver=st.sampled_from(["smo", "dual_cd"]))
 def test_binary_fits_are_true(problem, solver):
     X, y, C = problem
-    model = fit(BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=20_000, random_state=0), X, y)
+    model = fit(BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=700, random_state=0), X, y)
     check_binary(model, X, np.where(y == model.classes_[1], 1.0, -1.0), C, bias=solver == "smo")
 
 
@@ -135,7 +135,7 @@ def test_binary_fits_are_true(problem, solver):
 @given(problem=problems())
 def test_one_vs_rest_fits_are_true(problem):
     X, y, C = problem
-    model = fit(OneVsRestSVC(C=C, tol=TOL, max_iter=20_000, random_state=0), X, y)
+    model = fit(OneVsRestSVC(C=C, tol=TOL, max_iter=700, random_state=0), X, y)
     k = len(model.classes_)
     for c, est in enumerate(model.estimators_):
         target = y == model.classes_[1] if k == 2 else y == model.classes_[c]
@@ -178,7 +178,7 @@ def exact_binary_gap(X, y_pm, C_i, alpha, b):
 def test_binary_weights_spanning_1e12_converged_means_exact_gap(problem, solver, exponents):
     X, y, C = problem
     weights = 10.0 ** np.array(exponents[: len(y)])  # per-sample C_i = C w_i over twelve decades
-    model = fit(BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=20_000,
+    model = fit(BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=700,
                           random_state=0), X, y, sample_weight=weights)
     if model.result_.converged:
         y_pm = np.where(y == model.classes_[1], 1.0, -1.0)
@@ -200,7 +200,7 @@ def test_parallel_on_float32_converged_means_true_gap(problem, loss):
 @given(problem=problems(max_k=2), solver=st.sampled_from(["smo", "dual_cd"]), seed=st.integers(0, 2**16))
 def test_binary_warm_start_across_a_label_change(problem, solver, seed):
     X, y, C = problem
-    model = BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=20_000, random_state=0,
+    model = BinarySVC(C=C, solver=solver, fit_intercept=solver == "smo", tol=TOL, max_iter=700, random_state=0,
                       warm_start=True)
     fit(model, X, y)
     relabelled = np.random.default_rng(seed).permutation(y)  # other labels, same X: the warm state does not fit
