@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .backend import array_namespace, to_numpy
+from .losses.base import EPS  # noqa: F401  (objectives.EPS, as the solvers and tests read it)
 from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
 #: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'), C being C_i:
@@ -63,8 +64,7 @@ def relative_gap(primal_value: float, dual_value: float) -> float:
     return 0.0 if diff == 0 else math.copysign(math.inf, diff)
 
 
-#: float64's unit roundoff times two (the spacing of doubles at 1): the rounding of one operation, relative.
-EPS = 2.0**-52
+# EPS (losses.base): the spacing of float64 at 1, the relative rounding of one operation
 
 
 def gap_rounding(problem, alpha, f, b=0.0, magnitudes=None) -> float:

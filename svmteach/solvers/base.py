@@ -215,10 +215,13 @@ class Solver(ABC):
 
         alpha, b = self.coefficients(problem, state)
         alpha = problem.xp.asarray(alpha, dtype=problem.xp.float64)
-        rows = getattr(state, "rows", None)  # the run's kernel-row cache, where its states carry one
-        f = problem.y * (1.0 - exact_gradient(problem, alpha, rows))
+        f = problem.y * (1.0 - exact_gradient(problem, alpha, self.row_cache(state)))
         magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
         return obj.gap_rounding(problem, alpha, f, float(b), magnitudes)
+
+    def row_cache(self, state: Any) -> Any:
+        """The kernel-row cache the run of ``state`` owns, for recomputing its gradient; None here (no cache)."""
+        return None
 
     def violation(self, state: Any) -> float:
         """A KKT violation computed for free by the last ``advance``; NaN here: this solver has none,

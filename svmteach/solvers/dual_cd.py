@@ -38,7 +38,7 @@ path keeps :math:`w` and no gradient; ``measure`` rebuilds the gradient from alp
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -323,6 +323,10 @@ class DualCoordinateAscent(Solver):
             if self.converged(state, tol):
                 break
         return state
+
+    def row_cache(self, state: DualCDState) -> Any:
+        """The state's kernel-row cache (``rows``: None off NumPy, or for dual CD's linear kernel)."""
+        return state.rows
 
     def coefficients(self, problem: BinaryProblem, state: DualCDState) -> tuple[np.ndarray, float]:
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, 0.0 (this dual has none)."""

@@ -19,6 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# EPS: a block whose curvature is below EPS times its linear term is solved as linear; AT_C: a
+# Crammer-Singer label entry within that fraction of its bound is at it (svmteach.compiled_cache
+# recompiles this file when those change)
+from ..losses.base import EPS
+from ..losses.crammer_singer import AT_C
 from ..rows import row_axpy, row_dot
 
 #: The block kernels (a loss's or a solver's ``kernel``).
@@ -27,11 +32,6 @@ WW, CS, LLW, SHARK = 0, 1, 2, 3
 KERNELS = {"ww": WW, "cs": CS, "llw": LLW, "shark": SHARK}
 #: The compiled loops may reassociate and fuse sums (NaN and infinity keep their meaning).
 FASTMATH = {"reassoc", "contract"}
-#: The float64 machine epsilon (as :data:`svmteach.losses.base.EPS`): a block whose curvature is below
-#: it times its linear term is solved as linear.
-EPS = 2.220446049250313e-16
-#: A Crammer-Singer label entry within this fraction of its bound is at it (as the loss's ``AT_C``).
-AT_C = 4 * EPS
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -49,7 +49,7 @@ Working-set rules
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -309,6 +309,10 @@ class SMO(Solver):
             if stuck and not pair_violates(problem, alpha, grad):
                 break  # no violation beyond rounding on the exact gradient: a fixed point in float64
         return out
+
+    def row_cache(self, state: SMOState) -> Any:
+        """The state's kernel-row cache (``rows``: None off NumPy, or for dual CD's linear kernel)."""
+        return state.rows
 
     def coefficients(self, problem: BinaryProblem, state: SMOState) -> tuple[np.ndarray, float]:
         """``(alpha, b)``: the dual variables, a NumPy array (n,), and the bias, a float."""
