@@ -144,6 +144,34 @@ def at_rest(g, a, y, sign, margin, C):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
+def off_label_start(a, y, c, cmax, curvature, C, grad, u, beta, picture):
+    """What the Weston-Watkins and Lee-Lin-Wahba blocks share before they solve: whether the block is
+    curved (its quadratic term, ``curvature * k * C``, above the rounding of c), ``u = c / curvature``
+    (``c`` itself for a linear block) and ``beta``, the off-label entries of ``a``;
+    the picture's rows (gradient, u, beta) when one is asked for."""
+    k = a.shape[0]
+    curved = curvature * k * C > EPS * cmax
+    p = 0
+    for j in range(k):
+        if j != y:
+            u[p] = c[p] / curvature if curved else c[p]
+            beta[p] = a[j]
+            p += 1
+    if picture.shape[0] > 0:
+        picture[0, :] = grad
+        picture[1, : k - 1] = u
+        picture[2, : k - 1] = beta
+    return curved
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def linear_block(c, C, beta):
+    """A block whose curvature is lost in the rounding: each entry at the bound its :math:`c_j` points to."""
+    for p in range(beta.shape[0]):
+        beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
     """The exact Weston-Watkins block (:mod:`svmteach.losses.weston_watkins`): with :math:`a_q = M^2 q`
     and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} - \\alpha_{iy})`, the block is
@@ -168,24 +196,13 @@ def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
     still = rest or violation == 0.0
     if still and picture.shape[0] == 0:
         return violation, -1 if rest else 0
-    curved = aq * k * C > EPS * cmax
-    p = 0
-    for j in range(k):
-        if j != y:
-            u[p] = c[p] / aq if curved else c[p]
-            beta[p] = a[j]
-            p += 1
-    if picture.shape[0] > 0:
-        picture[0, :] = grad
-        picture[1, : k - 1] = u
-        picture[2, : k - 1] = beta
+    curved = off_label_start(a, y, c, cmax, aq, C, grad, u, beta, picture)
     if still:
         return violation, -1 if rest else 0
     if curved:
         ww_block_row(u, C, beta, work[4, : 2 * (k - 1)], iwork[: 2 * (k - 1)])
-    else:  # the linear block
-        for p in range(k - 1):
-            beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
+    else:
+        linear_block(c, C, beta)
     total = 0.0
     p = 0
     for j in range(k):
@@ -221,24 +238,13 @@ def llw_block(s, a, y, q, C, margin, shrink, work, picture):
             c[p] = 1.0 + s[m] + q * (a[m] - total / k)
             cmax = max(cmax, abs(c[p]))
             p += 1
-    curved = q * k * C > EPS * cmax
-    p = 0
-    for m in range(k):
-        if m != y:
-            u[p] = c[p] / q if curved else c[p]
-            beta[p] = a[m]
-            p += 1
-    if picture.shape[0] > 0:
-        picture[0, :] = grad
-        picture[1, : k - 1] = u
-        picture[2, : k - 1] = beta
+    curved = off_label_start(a, y, c, cmax, q, C, grad, u, beta, picture)
     if shrink and at_rest(grad, a, y, 1.0, margin, C):
         return violation, -1
     if curved:
         llw_block_row(u, C, k, beta, work[4, : 2 * k])
-    else:  # the linear block: each beta_m at the bound its c_m points to
-        for p in range(k - 1):
-            beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
+    else:
+        linear_block(c, C, beta)
     p = 0
     for m in range(k):
         if m != y:
