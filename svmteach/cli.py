@@ -1,5 +1,5 @@
 """The ``svmteach`` command: ``svmteach lab`` opens the course in JupyterLab (``--solutions``: the
-teacher's copy, every exercise solved); ``svmteach verify``
+teacher's edition, every exercise solved and every problem with its worked solution); ``svmteach verify``
 checks every derivation of the course with SymPy; ``svmteach bench`` runs the GPU benchmark,
 ``benchmarks/harness.py`` of the checkout (the harness is not part of the installed package).
 
@@ -84,7 +84,7 @@ def lab(args) -> int:
         copied = copy_course(target, solutions=args.solutions)
     except OSError as e:
         args.parser.error(f"--dir {args.dir}: cannot copy the course there ({e.strerror or e})")
-    what = " with every exercise solved" if args.solutions else ""
+    what = " with every exercise solved and every problem's worked solution" if args.solutions else ""
     print(f"course folder: {target} ({len(copied)} notebook(s) copied{what}, existing ones kept)", flush=True)
     if args.copy_only:
         return 0
@@ -134,7 +134,8 @@ def main(argv=None) -> int:
                        help="working folder (default: ./svmteach-course, or ./svmteach-solutions with --solutions)")
     p_lab.add_argument("--copy-only", action="store_true", help="only copy the notebooks, do not start JupyterLab")
     p_lab.add_argument("--solutions", action="store_true",
-                       help="for teachers: copy the course with every exercise stub replaced by its reference solution")
+                       help="for teachers: copy the course with every exercise stub replaced by its reference solution "
+                            "and every pen-and-paper problem followed by its worked solution")
     p_lab.set_defaults(func=lab, parser=p_lab)
     p_verify = sub.add_parser("verify", help="derive and check every formula of the course with SymPy")
     p_verify.add_argument("--json", action="store_true", help="print JSON instead of a table")

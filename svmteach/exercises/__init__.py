@@ -62,4 +62,7 @@ def solution(name: str):
     return exercise(name).reference
 
 
-__all__ = ["catalog", "check", "solution", "exercise", "CheckResult", "Exercise", "NOT_ATTEMPTED", "EXERCISES"]
+from .problem_set import check_answer  # noqa: E402  (the pen-and-paper problems' numeric answers)
+
+__all__ = ["catalog", "check", "solution", "exercise", "CheckResult", "Exercise", "NOT_ATTEMPTED", "EXERCISES",
+           "check_answer"]

@@ -75,6 +75,7 @@ def solution_copy(source, dest) -> list[str]:
 
     nb = nbformat.read(source, as_version=4)
     names = fill_solutions(nb)
+    fill_problem_solutions(nb)  # the problem set's worked solutions and computed answers (teacher's edition)
     nbformat.write(nb, dest)
     return names
 
@@ -107,3 +108,23 @@ def copy_course(target: Path, solutions: bool = False) -> list[Path]:
             shutil.copy2(nb, dest)
         copied.append(dest)
     return copied
+
+
+# ---- the problem set (svmteach.exercises.problem_set): its cells live in problem_set/cells.py ---------------
+
+
+def sync_problems(nb, notebook_number) -> list[str]:
+    """Write the ``## Problems`` section of notebook ``notebook_number`` into ``nb`` (nbformat), in place,
+    before ``## Summary`` (else ``## References``, else at the end), replacing earlier synced cells; return the
+    problems' names.  See :mod:`svmteach.exercises.problem_set.cells`."""
+    from .problem_set.cells import sync_problems as sync
+
+    return sync(nb, notebook_number)
+
+
+def fill_problem_solutions(nb) -> list[str]:
+    """The teacher's edition of ``nb``, in place: each problem's worked solution after its statement and its
+    answer cell filled with the computed answer, asserted to pass; return the problems' names."""
+    from .problem_set.cells import fill_problem_solutions as fill
+
+    return fill(nb)
