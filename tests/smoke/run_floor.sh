@@ -7,8 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-venv="$(mktemp -d "${TMPDIR:-/tmp}/svmteach-floor.XXXXXX")"
-trap 'rm -rf "$venv"' EXIT
+# It works on a copy of the checkout, so that it can run beside the README's test command (.ci/run runs the
+# two at once): its editable install and its files never touch the checkout's.
+work="$(mktemp -d "${TMPDIR:-/tmp}/svmteach-floor.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+tar --exclude=./.git --exclude=./build --exclude=./docs/_build --exclude='*.egg-info' --exclude=__pycache__ \
+  --exclude=./test-artifacts -cf - . | (mkdir "$work/src" && tar -xf - -C "$work/src")
+cd "$work/src"
+venv="$work/venv"
 "${PYTHON:-python3}" -m venv "$venv"
 . "$venv/bin/activate"
 export NUMBA_CACHE_DIR="$venv/numba-cache"  # the floor's numba keeps out of the checkout's own cache
