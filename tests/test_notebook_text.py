@@ -163,15 +163,13 @@ def test_notebook_text_rule(path, rule):
     assert not problems, "\n".join(problems)
 
 
-def test_the_conventions_table_is_in_notebook_02():
-    """One cell titled so that other notebooks can point to it, with its table."""
+def test_notebook_02_points_to_the_course_notation():
+    """Notebook 02 keeps no conventions table of its own (its Crammer-Singer row gave the simplex mass as C where
+    notebook 07 projects onto C ||x_i||); it points to the one notation table, docs/notation.md (issue 28)."""
     (path,) = [p for p in NOTEBOOKS if p.name.startswith("02_")]
-    cells = [c for c in read(path).cells if c.cell_type == "markdown"
-             and c.source.lstrip().startswith("## Conventions used throughout the course")]
-    assert len(cells) == 1
-    rows = [line for line in cells[0].source.splitlines() if line.startswith("|")]
-    for model in ("Weston-Watkins", "Crammer-Singer", "binary"):
-        assert any(model in row for row in rows), model
+    markdown = [c.source for c in read(path).cells if c.cell_type == "markdown"]
+    assert not any(s.lstrip().startswith("## Conventions used throughout the course") for s in markdown)
+    assert any("docs/notation.md" in s for s in markdown)
 
 
 # ---- the checks themselves find what they are for ------------------------------------------------
