@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import nbformat
+import pytest
 
 from svmteach import exercises
 from svmteach.exercises.notebooks import check_name, course_source, stub_name
@@ -22,17 +23,24 @@ from svmteach.exercises.notebooks import check_name, course_source, stub_name
 ANOTHER_MACHINE = {"NUMBA_CPU_NAME": "generic", "OPENBLAS_CORETYPE": "Sandybridge"}
 #: generous: the whole course runs twice in the suite (here and as notebooks/), on two busy cores
 DEADLINE = 3600
+#: the course's notebooks, each run as its own test
+NOTEBOOKS = sorted(p.name for p in course_source().glob("*.ipynb"))
 
 
-def test_the_solutions_copy_runs_under_nbval_with_every_check_passing(tmp_path):
-    course = tmp_path / "solutions"
+@pytest.fixture(scope="module")
+def solutions_course(tmp_path_factory):
+    """The solutions copy of the course, written once per test process (``python -m svmteach.exercises --solutions``)."""
+    course = tmp_path_factory.mktemp("solutions") / "course"
     cmd = [sys.executable, "-m", "svmteach.exercises", "--solutions", str(course)]
     made = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert made.returncode == 0, made.stderr
-    assert f"{len(list(course_source().glob('*.ipynb')))} notebook(s) written" in made.stdout, made.stdout  # the guide, 00, too
+    assert f"{len(NOTEBOOKS)} notebook(s) written" in made.stdout, made.stdout  # the guide, 00, too
+    return course
 
+
+def test_every_exercise_of_the_solutions_copy_is_solved_and_asserted(solutions_course):
     asserted = []
-    for path in sorted(course.glob("*.ipynb")):
+    for path in sorted(solutions_course.glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
             if stub_name(cell):
                 assert "return NotImplemented" not in cell.source, (path.name, cell.source)
@@ -41,9 +49,15 @@ def test_the_solutions_copy_runs_under_nbval_with_every_check_passing(tmp_path):
                 asserted.append(check_name(cell))
     assert sorted(asserted) == sorted(exercises.EXERCISES)
 
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_solutions_copy_runs_under_nbval_with_every_check_passing(solutions_course, name):
+    """One notebook of the copy under nbval, as another machine (one test per notebook, so that a run on
+    several cores spreads them)."""
+    root = solutions_course.parent
     run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", "-q",
-                          "-o", "addopts=", "--rootdir", str(tmp_path), str(course)],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE,
+                          "-o", "addopts=", "--rootdir", str(root), str(solutions_course / name)],
+                         cwd=root, capture_output=True, text=True, timeout=DEADLINE,
                          env={**os.environ, **ANOTHER_MACHINE})
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert " failed" not in run.stdout and " passed" in run.stdout, run.stdout[-3000:]
