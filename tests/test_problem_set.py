@@ -306,7 +306,7 @@ def test_the_student_copy_holds_no_solution_and_the_teacher_s_edition_every_one(
 
 def test_lab_solutions_writes_the_teacher_s_edition_with_every_worked_solution(tmp_path, monkeypatch, capsys):
     from svmteach import cli
-    from svmteach.exercises.problem_set.cells import sync_course
+    from svmteach.exercises.problem_set.course import sync_course
 
     course = tmp_path / "course"
     course.mkdir()

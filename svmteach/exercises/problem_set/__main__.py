@@ -25,7 +25,7 @@ def main(argv=None) -> int:
             checked = "checked answer" if p.answer is not None else "written answer"
             print(f"{p.name:6s} {KINDS[p.kind]:20s} {p.title} ({checked})")
         return 0
-    from .cells import sync_course
+    from .course import sync_course
 
     done = sync_course(args.sync or None)
     for path, names in done.items():

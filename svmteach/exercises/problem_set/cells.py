@@ -143,29 +143,3 @@ def fill_problem_solutions(nb) -> list[str]:
             cell.outputs, cell.execution_count = [], None
     nb.cells = cells
     return names
-
-
-def sync_course(folder=None) -> dict:
-    """Sync the ``## Problems`` section of every lesson notebook ``NN_*.ipynb`` in ``folder`` (default: the
-    course, ``notebooks/`` of the checkout), in place; a notebook is rewritten only when it changes.
-    Returns ``{path: names}``."""
-    from pathlib import Path
-
-    import nbformat
-
-    from ..notebooks import course_source
-
-    folder = course_source() if folder is None else Path(folder)
-    done = {}
-    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
-        number = int(path.name[:2])
-        if not 1 <= number <= 8:
-            continue
-        before = path.read_text(encoding="utf-8")
-        nb = nbformat.reads(before, as_version=4)
-        names = sync_problems(nb, number)
-        after = nbformat.writes(nb) + "\n"
-        if after.rstrip("\n") != before.rstrip("\n"):
-            path.write_text(after, encoding="utf-8")
-        done[path] = names
-    return done
