@@ -14,14 +14,21 @@
   and, once every case passes, runs a solver with the student's step plugged in and compares the
   optimum it reaches with the library's.  It never raises for a mistake in the student's function
   (an exception, ``SystemExit``, an answer that cannot be read, an infinite loop: each call has a time limit).
+  Its hints come in two tiers: the first failure names the case and what is wrong with the answer (a
+  sign, a scale, a shape, a clip, a misread input); a second failing check of the same exercise in the
+  same session, or ``hint=2``, adds the equation of the step.  It never prints the solution's code.
 - :func:`solution`: the reference implementation, for teachers.
+- Each exercise's ``intro`` (markdown) is the one source of its notebook cell
+  (:func:`~svmteach.exercises.notebooks.sync_intros`) and of its plain-text ``statement``.
 - ``python -m svmteach.exercises --solutions DIR``: the course with every stub filled in.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from . import binary, kernels, multiclass
-from .core import CASE_TIME_LIMIT, NOT_ATTEMPTED, RUN_TIME_LIMIT, CheckResult, Exercise, run_check
+from .core import CASE_TIME_LIMIT, FAILED, HINT_TIERS, NOT_ATTEMPTED, RUN_TIME_LIMIT, CheckResult, Exercise, run_check
 
 EXERCISES = {e.name: e for e in (*binary.EXERCISES, *kernels.EXERCISES, *multiclass.EXERCISES)}
 
@@ -29,7 +36,8 @@ EXERCISES = {e.name: e for e in (*binary.EXERCISES, *kernels.EXERCISES, *multicl
 def catalog(notebook: str | None = None) -> list[Exercise]:
     """The exercises in course order; only those of ``notebook`` (``"03"`` or ``3``) when given.
 
-    Each has ``name``, ``notebook``, ``title``, ``signature`` and ``statement``.
+    Each has ``name``, ``notebook``, ``title``, ``signature``, ``intro`` (markdown), ``statement`` (its plain
+    text) and ``equation``.
     """
     exercises = list(EXERCISES.values())
     if notebook is None:
@@ -45,16 +53,35 @@ def exercise(name) -> Exercise:
     return EXERCISES[name]
 
 
-def check(name: str, fn, *, time_limit: float = CASE_TIME_LIMIT, run_time_limit: float = RUN_TIME_LIMIT) -> CheckResult:
+#: failed checks per exercise in this session (this kernel), for the hint tiers; a pass forgets them
+_FAILED_BEFORE: Counter = Counter()
+
+
+def check(name: str, fn, *, hint: int | None = None, time_limit: float = CASE_TIME_LIMIT,
+          run_time_limit: float = RUN_TIME_LIMIT) -> CheckResult:
     """Check the student's function ``fn`` for the exercise ``name``; see the module docstring.
 
     Returns a :class:`~svmteach.exercises.core.CheckResult`: ``passed``, ``status``, ``n_cases`` and,
-    when it fails, ``failure`` (the first failing case in plain words, with a hint).  Each call of ``fn``
-    may take ``time_limit`` seconds and the solver run with it ``run_time_limit``: past that the check
-    fails and says so (an infinite loop?).  Only an unknown ``name`` or a limit that is not a positive
-    number raises (a ValueError).
+    when it fails, ``failure`` (the first failing case in plain words, with a hint).  ``hint``: 1 names the
+    failing case and what is wrong with the answer; 2 adds the equation of the step; None (the default)
+    gives 1 on the first failing check of ``name`` and 2 on the next ones, until one passes.  Each call of
+    ``fn`` may take ``time_limit`` seconds and the solver run with it ``run_time_limit``: past that the check
+    fails and says so (an infinite loop?).  Only an unknown ``name``, a ``hint`` other than 1, 2 or None, or
+    a limit that is not a positive number raises (a ValueError).
     """
-    return run_check(exercise(name), fn, time_limit, run_time_limit)
+    ex = exercise(name)
+    if hint is None:
+        tier = 2 if _FAILED_BEFORE[name] else 1
+    elif isinstance(hint, int) and not isinstance(hint, bool) and hint in HINT_TIERS:
+        tier = hint
+    else:
+        raise ValueError(f"hint must be 1, 2 or None, got {hint!r}")
+    result = run_check(ex, fn, time_limit, run_time_limit, tier)
+    if result.status == FAILED:
+        _FAILED_BEFORE[name] += 1
+    elif result.passed:
+        _FAILED_BEFORE.pop(name, None)
+    return result
 
 
 def solution(name: str):

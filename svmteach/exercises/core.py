@@ -26,6 +26,7 @@ import functools
 import html
 import math
 import numbers
+import re
 import threading
 import traceback
 import types
@@ -66,6 +67,40 @@ class Mistake:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """Another reading of the inputs that a student may have assumed (W as d x k): ``transform(inputs)``
+    gives the inputs in that reading; when the student's function returns the expected answer on them,
+    ``hint`` names the misreading.  ``reminder``: what to say when the student's function raises a shape
+    error (the misreading may be one of several mistakes there)."""
+
+    transform: Callable
+    hint: str
+    reminder: str = ""
+
+
+#: LaTeX commands of the intros that the plain-text statement spells otherwise (any other \name becomes name)
+_COMMANDS = {"le": "<=", "leq": "<=", "ge": ">=", "geq": ">=", "ne": "!=", "neq": "!=", "to": "->", "dots": "...",
+             "ldots": "...", "cdot": "*", "partial": "d", "star": "*", "quad": " ", "qquad": " ", "top": "'",
+             "left": "", "right": "", "times": "x", "mathbb": "", "mathrm": "", "text": "", "operatorname": ""}
+
+
+def plain(markdown: str) -> str:
+    """The plain-text reading of an intro: no $, no backslash, no markdown emphasis or code ticks."""
+    text = markdown.replace(r"\tfrac12", "1/2").replace(r"\hat\beta", "beta_hat").replace("^\\top", "'")
+    text = re.sub(r"\\t?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
+    text = re.sub(r"\\([,;! ])", " ", text).replace(r"\{", "{").replace(r"\}", "}").replace(r"\|", "||")
+    text = re.sub(r"(\w?)\\([A-Za-z]+)", lambda m: m.group(1) + (" " if m.group(1) else "")
+                  + _COMMANDS.get(m.group(2), m.group(2)), text)  # Q\alpha -> Q alpha
+    # x_{ij} -> x_ij, but alpha_{i y_i} and sum_{j != y_i} keep their braces
+    text = re.sub(r"_\{([^{}]*)\}", lambda m: "_" + (m.group(1) if re.fullmatch(r"\w+", m.group(1))
+                                                        else "{" + m.group(1) + "}"), text)
+    text = re.sub(r"\^\{([^{}]*)\}", r"^\1", text)
+    text = re.sub(r"(?<![_{\w])\{([^{}]*)\}", r"\1", text)  # the braces left by \text{...} and friends
+    text = text.replace("$", "").replace("`", "").replace("**", "")
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One exercise of the course.
 
@@ -73,13 +108,21 @@ class Exercise:
     ----------
     name : str, the key for :func:`~svmteach.exercises.check`.
     notebook : str, the notebook that teaches the concept (``"03"``).
-    title, signature, statement : str, what the student reads.
+    title, signature : str, what the student reads first.
+    intro : str, the statement in markdown with LaTeX: the one source of the notebook's intro cell
+        (:func:`~svmteach.exercises.notebooks.sync_intros`) and of :attr:`statement`, its plain text.
+    equation : str, the relevant equation in plain text: the second tier of hints (a second failing
+        check of the exercise, or ``check(..., hint=2)``); the solution code is never printed.
     reference : the reference solution (self-contained: it uses only ``np`` and ``math``).
     cases : ``cases() -> list[Case]``, seeded and reproducible.
     output : ``"float"``, ``"str"``, ``"array"`` (the shape of the expected value) or ``"pair"``
         (a tuple of two floats).
-    mistakes : the usual mistakes, first match wins.
-    hint : the hint when no mistake matches.
+    mistakes : the usual mistakes; the first that gives what the student's function gives, on the failing
+        case and on every other case where both can be read, explains it.
+    kind : ``"implement"`` (the statement gives the formula) or ``"derive"`` (it gives the problem: the
+        student derives the step, then writes it).
+    variants : :class:`Variant` readings of the inputs the student may have assumed.
+    parts : for ``output="pair"``, the names of the two entries (``("L", "H")``).
     drive : ``drive(fn) -> (ok, message)`` or None: a solver run with ``fn`` plugged in.
     choices : for ``output="str"``, the accepted answers.
     accept : ``accept(inputs, value, expected) -> bool`` or None: True when ``value`` (read as
@@ -90,15 +133,23 @@ class Exercise:
     notebook: str
     title: str
     signature: str
-    statement: str
+    intro: str
+    equation: str
     reference: Callable
     cases: Callable[[], list]
     output: str = "float"
     mistakes: tuple = ()
-    hint: str = ""
+    kind: str = "implement"
+    variants: tuple = ()
+    parts: tuple = ()
     drive: Callable | None = None
     choices: tuple = ()
     accept: Callable | None = None
+
+    @property
+    def statement(self) -> str:
+        """The intro in plain text (for the terminal and the catalog)."""
+        return plain(self.intro)
 
     def __repr__(self):
         return f"Exercise({self.name!r}, notebook {self.notebook}: {self.title})"
@@ -127,6 +178,10 @@ class Failure:
         return "\n".join(lines)
 
 
+#: the hint tiers: 1 names the case and what is wrong with the answer; 2 adds the equation of the step
+HINT_TIERS = (1, 2)
+
+
 @dataclass
 class CheckResult:
     """What :func:`~svmteach.exercises.check` returns.
@@ -136,7 +191,8 @@ class CheckResult:
     name : str;  status : ``"passed"``, ``"failed"`` or ``"not attempted yet"``.
     passed : bool;  n_cases : int, cases run;  n_passed : int, cases passed before the first failure.
     failure : :class:`Failure` or None;  solver_run : str, what the run with the student's step did
-    ('' when none was run).
+    ('' when none was run).  tier : 1 or 2, the hints shown;  equation : str, the equation shown at
+    tier 2 ('' at tier 1).
     """
 
     name: str
@@ -145,6 +201,8 @@ class CheckResult:
     n_passed: int
     failure: Failure | None = None
     solver_run: str = ""
+    tier: int = 1
+    equation: str = ""
 
     @property
     def passed(self) -> bool:
@@ -166,6 +224,11 @@ class CheckResult:
             parts.append(self.failure.text())
         if self.solver_run:
             parts.append(self.solver_run)
+        if self.equation:
+            parts.append(f"  the equation: {self.equation}")
+        elif self.tier < 2:
+            parts.append(f"  (stuck? run the check again, or exercises.check({self.name!r}, your_function, hint=2), "
+                         "for the equation behind this step)")
         return "\n".join(parts)
 
     __str__ = text
@@ -185,30 +248,45 @@ class CheckResult:
 # ---- showing values in plain words --------------------------------------------------------------
 
 
-def show(value) -> str:
-    """A short plain-text form of a value: numbers to 6 significant digits, small arrays in full."""
+def show(value, full: bool = False) -> str:
+    """A short plain-text form of a value: numbers to 6 significant digits, small arrays in full.
+
+    With ``full`` every number is written as Python's repr writes it, to full precision: an input of
+    10 - 1e-9 reads 9.999999999, not 10."""
     if value is NotImplemented:
         return "NotImplemented"
     if isinstance(value, (bool, np.bool_)):
         return repr(bool(value))
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
     if isinstance(value, numbers.Real):
-        return f"{float(value):.6g}"
+        return repr(float(value)) if full else f"{float(value):.6g}"
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, tuple):
-        return "(" + ", ".join(show(v) for v in value) + ")"
+        return "(" + ", ".join(show(v, full) for v in value) + ")"
     if isinstance(value, np.ndarray):
+        style = dict(floatmode="unique") if full else dict(precision=5, suppress_small=False)
         if value.size <= 16:
-            return np.array2string(value, precision=5, separator=", ", suppress_small=False,
-                                   max_line_width=200).replace("\n", "")
-        return f"array of shape {value.shape}, first entries {np.array2string(value.ravel()[:4], precision=4, separator=', ')}"
+            return np.array2string(value, separator=", ", max_line_width=400, **style).replace("\n", "")
+        return (f"array of shape {value.shape}, first entries "
+                f"{np.array2string(value.ravel()[:4], separator=', ', **(style if full else dict(precision=4)))}")
     if isinstance(value, list):
-        return show(np.asarray(value)) if len(value) <= 16 else f"list of length {len(value)}"
+        return show(np.asarray(value), full) if len(value) <= 16 else f"list of length {len(value)}"
     return f"{type(value).__name__} {value!r}"[:120]
 
 
 def show_inputs(inputs: dict) -> str:
-    return ", ".join(f"{k}={show(v)}" for k, v in inputs.items())
+    """The inputs of a case at full precision (:func:`show` with ``full``)."""
+    return ", ".join(f"{k}={show(v, full=True)}" for k, v in inputs.items())
+
+
+def show_pair(got, expected) -> tuple[str, str]:
+    """``got`` and ``expected`` as text: to 6 digits, or to full precision where 6 digits would print them alike."""
+    g, e = show(got), show(expected)
+    if g == e:
+        g, e = show(got, full=True), show(expected, full=True)
+    return g, e
 
 
 # ---- reading what the function returned --------------------------------------------------------
@@ -257,7 +335,8 @@ def coerce(kind: str, got, expected, choices=()):
         except (TypeError, ValueError):
             return None, f"returned a {type(got).__name__} that is not an array of numbers"
         if arr.shape != expected.shape:
-            return None, f"returned an array of shape {arr.shape}, expected shape {expected.shape}"
+            turned = " (the transpose of the expected shape)" if arr.ndim == 2 and arr.shape == expected.shape[::-1] else ""
+            return None, f"returned an array of shape {arr.shape}, expected shape {expected.shape}{turned}"
         if np.isnan(arr).any():
             return None, f"returned NaN at index {tuple(int(t) for t in np.argwhere(np.isnan(arr))[0])}"
         return arr, ""
@@ -425,16 +504,19 @@ def _check_limit(value, name: str) -> float:
 
 
 def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
-              run_time_limit: float = RUN_TIME_LIMIT) -> CheckResult:
+              run_time_limit: float = RUN_TIME_LIMIT, tier: int = 1) -> CheckResult:
     """Run ``fn`` on every case of ``ex``; the first failure stops the check (see the module docstring).
 
-    ``time_limit``: seconds each call may take; ``run_time_limit``: seconds for the solver run.
+    ``time_limit``: seconds each call may take; ``run_time_limit``: seconds for the solver run; ``tier``: 1
+    names the failing case and what is wrong with the answer, 2 adds the exercise's equation.
     """
     time_limit = _check_limit(time_limit, "time_limit")
     run_time_limit = _check_limit(run_time_limit, "run_time_limit")
+    equation = ex.equation if tier >= 2 else ""
     if not callable(fn):
         return CheckResult(ex.name, FAILED, 0, 0, Failure(0, "", "", "", show(fn), f"{show(fn)} is not a function",
-                                                          f"pass the function itself: check({ex.name!r}, my_function)"))
+                                                          f"pass the function itself: check({ex.name!r}, my_function)"),
+                           tier=tier)
     cases = ex.cases()
     for number, case in enumerate(cases, start=1):
         expected = ex.reference(*copy.deepcopy(case.inputs).values())
@@ -444,15 +526,17 @@ def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
                 return CheckResult(ex.name, NOT_ATTEMPTED, len(cases), 0)
             value, problem = None, "returned NotImplemented (or raised NotImplementedError) on this case only"
         if not problem and not _right(ex, case, value, expected):
-            problem = "wrong value" + (first_difference(value, expected) if ex.output == "array" else "")
+            problem = "wrong value" + _what_is_wrong(ex, value, expected)
         if problem:
             if "modified its input" in problem:
                 hint = ""  # the problem says what to do
-            else:  # a listed mistake that gives the same answer explains it best
-                explained = value is not None or "NaN" in problem
-                hint = (_hint(ex, case, value, problem, expected) if explained else "") or case.hint or ex.hint
-            failure = Failure(number, case.label, show_inputs(case.inputs), show(expected), shown, problem, hint)
-            return CheckResult(ex.name, FAILED, len(cases), number - 1, failure)
+            else:  # a listed mistake that gives the same answers explains it best, then a misread input
+                hint = _explain(ex, fn, cases, number - 1, value, problem, expected, time_limit) or case.hint or ""
+            expected_text = show(expected)
+            if value is not None and shown and show(value) == expected_text:  # alike to 6 digits: show them in full
+                expected_text, shown = show(expected, full=True), show(value, full=True)
+            failure = Failure(number, case.label, show_inputs(case.inputs), expected_text, shown, problem, hint)
+            return CheckResult(ex.name, FAILED, len(cases), number - 1, failure, tier=tier, equation=equation)
     # the first case once more, last: a function that keeps state between calls shows it here
     first = ex.reference(*copy.deepcopy(cases[0].inputs).values())
     again, shown, problem = _attempt(fn, cases[0], ex, first, time_limit)
@@ -463,7 +547,7 @@ def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
                           show(first), shown, problem or "a different answer from the first call with the same inputs",
                           "a step must depend only on its arguments: does your function keep something between "
                           "calls (a counter, a global, a default list that grows)?")
-        return CheckResult(ex.name, FAILED, len(cases), len(cases), failure)
+        return CheckResult(ex.name, FAILED, len(cases), len(cases), failure, tier=tier, equation=equation)
     run = ""
     if ex.drive is not None:
         outcome, out = _within(run_time_limit, lambda: _drive(ex, fn))
@@ -474,7 +558,7 @@ def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
         else:
             ok, run = False, _timed_out(run_time_limit, out, "the solver run with your function")
         if not ok:
-            return CheckResult(ex.name, FAILED, len(cases), len(cases), None, run)
+            return CheckResult(ex.name, FAILED, len(cases), len(cases), None, run, tier=tier, equation=equation)
     return CheckResult(ex.name, PASSED, len(cases), len(cases), None, run)
 
 
@@ -484,23 +568,117 @@ def _drive(ex: Exercise, fn):
     return bool(ok), str(message)
 
 
-def _hint(ex: Exercise, case: Case, value, problem: str, expected) -> str:
-    """The hint of the first listed mistake that gives what the student's function gave on this case
-    (``value``, read by :func:`coerce`, or, where there is none, NaN said in ``problem``)."""
-    for mistake in ex.mistakes:
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                wrong = mistake.fn(*copy.deepcopy(case.inputs).values())
-            if value is None:
-                # NaN from the student and NaN from the mistake count as the same answer
-                if "NaN" in problem and np.isnan(np.asarray(wrong, dtype=float)).any():
-                    return mistake.hint
+# ---- saying what is wrong with an answer, and why ---------------------------------------------------
+
+
+def _factor(r: float) -> str:
+    """A ratio in words: 2, 1/2, -3, or to 4 digits."""
+    for q in (1, 2, 3, 4):
+        p = r * q
+        if abs(p - round(p)) <= 1e-9 * max(1.0, abs(p)) and round(p) != 0:
+            return f"{round(p)}" if q == 1 else f"{round(p)}/{q}"
+    return f"{r:.4g}"
+
+
+def _scaled(value, expected) -> str:
+    """' (a sign error?)' or ' (a factor off)' when ``value`` is a constant multiple of ``expected``, else ''."""
+    g, e = np.asarray(value, dtype=np.float64).ravel(), np.asarray(expected, dtype=np.float64).ravel()
+    if not (np.isfinite(g).all() and np.isfinite(e).all()) or not np.any(e != 0):
+        return ""
+    c = float(g @ e / (e @ e))  # the best factor, by least squares
+    if not np.isfinite(c) or agree("array", c, 1.0) or not agree("array", g, c * e):
+        return ""
+    if agree("float", c, -1.0):
+        return ": it is the negative of the expected value (a sign error?)"
+    if agree("float", c, 0.0):
+        return ""
+    simple = any(abs(c * q - round(c * q)) <= 1e-9 * max(1.0, abs(c * q)) and 0 < abs(round(c * q)) <= 4
+                 for q in (1, 2, 3, 4))
+    if e.size == 1 and not simple:
+        return ""  # one number is always some multiple of another: only a simple factor (2, 1/2, 3/4) says something
+    whole = "every entry of your answer is" if e.size > 1 else "your answer is"
+    return f": {whole} {_factor(c)} times the expected value (a wrong scale, by a factor {_factor(c)})"
+
+
+def _what_is_wrong(ex: Exercise, value, expected) -> str:
+    """What is wrong with a wrong answer, in words, from the answer alone: a sign, a scale, which entry of a pair,
+    two entries swapped; '' when none of these says it."""
+    if ex.output == "str":
+        return ""
+    if ex.output == "pair":
+        names = ex.parts or ("the first entry", "the second entry")
+        right = [agree("float", v, e) for v, e in zip(value, expected)]
+        if right[0] != right[1]:
+            good, bad = (names[0], names[1]) if right[0] else (names[1], names[0])
+            return f": {good} is right, {bad} is wrong" + _scaled(value[right.index(False)], expected[right.index(False)])
+        if agree("float", value[0], expected[1]) and agree("float", value[1], expected[0]):
+            return f": the two entries are swapped ({names[0]} comes first)"
+    text = _scaled(value, expected)
+    return text + (first_difference(value, expected) if ex.output == "array" else "")
+
+
+def _gives(mistake: Mistake, inputs: dict, value, problem: str, expected, kind: str) -> bool:
+    """Whether ``mistake`` gives, on ``inputs``, the wrong answer the student gave (``value``, or NaN said in
+    ``problem``); False where the mistake does not apply (it raises) or gives the right answer there."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            wrong = mistake.fn(*copy.deepcopy(inputs).values())
+        if value is None:  # NaN from the student and NaN from the mistake count as the same answer
+            return "NaN" in problem and bool(np.isnan(np.asarray(wrong, dtype=float)).any())
+        return not agree(kind, wrong, expected) and agree(kind, value, wrong)
+    except Exception:  # noqa: BLE001 - a mistake that does not apply to this case
+        return False
+
+
+def _agrees_elsewhere(mistake: Mistake, ex: Exercise, inputs: dict, value) -> bool | None:
+    """On another case: whether the student's answer ``value`` is the mistake's (None where the mistake does not apply)."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            wrong = mistake.fn(*copy.deepcopy(inputs).values())
+        return agree(ex.output, value, wrong)
+    except Exception:  # noqa: BLE001 - a mistake that does not apply to this case
+        return None
+
+
+def _explain(ex: Exercise, fn, cases: list, index: int, value, problem: str, expected, time_limit: float) -> str:
+    """The hint for the student's failure on ``cases[index]``.
+
+    A listed mistake explains it when it gives the student's answer on this case AND on every other case where
+    both can be read (two mistakes may agree on one case: the CS229 handout's sign and a missing y_j when
+    y_j = -1); else a :class:`Variant` reading of the inputs on which the student's function is right (W as d x k).
+    """
+    case = cases[index]
+    candidates = []
+    if value is not None or "NaN" in problem:
+        candidates = [m for m in ex.mistakes if _gives(m, case.inputs, value, problem, expected, ex.output)]
+    if candidates:
+        limit = min(time_limit, 2.0)
+        for other in cases[:index] + cases[index + 1 :]:
+            reference = ex.reference(*copy.deepcopy(other.inputs).values())
+            mine, _, trouble = _attempt(fn, other, ex, reference, limit)
+            if "did not return within" in trouble:
+                break  # a slow function: judge on the cases seen so far
+            if trouble or mine is None or mine is NotImplemented:
                 continue
-            if not agree(ex.output, wrong, expected) and agree(ex.output, value, wrong):
-                return mistake.hint
-        except Exception:  # noqa: BLE001 - a mistake that does not apply to this case
+            candidates = [m for m in candidates if _agrees_elsewhere(m, ex, other.inputs, mine) is not False]
+            if not candidates:
+                break
+        if candidates:
+            return candidates[0].hint
+    for variant in ex.variants:
+        try:
+            given = variant.transform(copy.deepcopy(case.inputs))
+        except Exception:  # noqa: BLE001 - a reading that does not apply to this case
             continue
+        mine, _, trouble = _attempt(fn, Case(case.label, given), ex, expected, min(time_limit, 2.0))
+        if not trouble and mine is not None and mine is not NotImplemented and agree(ex.output, mine, expected):
+            return variant.hint
+    if problem.startswith("raised") and re.search(r"shape|mismatch|align|broadcast|dimension", problem):
+        shapes = ", ".join(f"{k} has shape {v.shape}" for k, v in case.inputs.items() if isinstance(v, np.ndarray))
+        reminders = " ".join(v.reminder for v in ex.variants if v.reminder)
+        return f"the shapes do not fit together: here {shapes}." + (f" {reminders}" if reminders else "")
     return ""
 
 
