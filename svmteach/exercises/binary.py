@@ -87,20 +87,20 @@ def _hinge_drive(fn):
 HINGE_LOSSES = Exercise(
     name="hinge_losses", notebook="01", title="The hinge loss of every point",
     signature="hinge_losses(w, b, X, y) -> array of shape (n,)",
-    statement=("Return the hinge loss max(0, 1 - y_i (w'x_i + b)) of every point: 0 for a point on or beyond "
-               "its margin, growing linearly inside it and on the wrong side."),
+    intro=(r"Write `hinge_losses(w, b, X, y)`: the loss $\max(0,\, 1 - y_i (w^\top x_i + b))$ of every point, an "
+           r"array of shape $(n,)$. It is $0$ on or beyond the margin and grows linearly inside it."),
+    equation="loss_i = max(0, 1 - y_i f(x_i)) with f(x) = w'x + b: 0 where the margin y_i f(x_i) is at least 1",
     reference=hinge_losses, cases=_hinge_cases, output="array",
     mistakes=(
         Mistake(lambda w, b, X, y: 1.0 - y * (X @ w + b),
-                "a point beyond its margin has loss 0, not a negative loss: take max(0, ...)"),
+                "some of your losses are negative: a point beyond its margin has loss 0, not a negative loss"),
         Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 + y * (X @ w + b)),
-                "the loss is 1 MINUS the margin y_i f(x_i): a well-classified point has a small loss"),
+                "your loss grows for well-classified points: it is 1 MINUS the margin y_i f(x_i)"),
         Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 - y * (X @ w)),
-                "f(x) = w'x + b: the bias b belongs inside the margin"),
+                "your losses ignore b: f(x) = w'x + b, the bias belongs inside the margin"),
         Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 - (X @ w + b)),
-                "the margin is y_i f(x_i): multiply by the label"),
+                "your losses ignore the labels: the margin is y_i f(x_i), the score times the label"),
     ),
-    hint="compute the margins y * (X @ w + b) first, then max(0, 1 - margins) entry by entry",
     drive=_hinge_drive,
 )
 
@@ -165,21 +165,25 @@ def _subgradient_drive(fn, steps=200):
 HINGE_SUBGRADIENT = Exercise(
     name="hinge_subgradient", notebook="01", title="A subgradient of the primal",
     signature="hinge_subgradient(w, X, y, C) -> array of shape (d,)",
-    statement=("Return a subgradient of P(w) = 1/2 ||w||^2 + C sum_i max(0, 1 - y_i w'x_i) (no bias): "
-               "w minus C y_i x_i summed over the points whose margin y_i w'x_i is strictly below 1."),
+    intro=(r"Write `hinge_subgradient(w, X, y, C)`: a subgradient of "
+           r"$P(w) = \tfrac12 \|w\|^2 + C \sum_i \max(0,\, 1 - y_i w^\top x_i)$ (no bias: $b = 0$), that is "
+           r"$w - C \sum_{i:\, y_i w^\top x_i < 1} y_i x_i$. A point exactly on its margin contributes nothing, as in "
+           r"the solver above. Once your function is right, the check runs subgradient descent with it and compares "
+           r"every iterate with `PrimalSubgradient`."),
+    equation=("g(w) = w - C * (sum of y_i x_i over the points with y_i w'x_i < 1): the regulariser gives w, each "
+              "hinge on its sloped part gives -C y_i x_i, a hinge at or past its kink gives 0"),
     reference=hinge_subgradient, cases=_subgradient_cases, output="array",
     mistakes=(
         Mistake(lambda w, X, y, C: w - C * (X[y * (X @ w) <= 1].T @ y[y * (X @ w) <= 1]),
-                "a point exactly on the margin has loss 0 on both sides: the course's subgradient leaves it out "
-                "(margin < 1, not <= 1)"),
+                "you counted a point exactly on its margin: it has loss 0 on both sides, and the course's subgradient "
+                "leaves it out (margin < 1, not <= 1)"),
         Mistake(lambda w, X, y, C: -C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
-                "the regulariser 1/2 ||w||^2 contributes w to the subgradient"),
+                "the regulariser 1/2 ||w||^2 is missing from your subgradient: it contributes w"),
         Mistake(lambda w, X, y, C: w + C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
-                "the derivative of 1 - y_i w'x_i in w is -y_i x_i: a minus sign"),
+                "the hinges' part has the wrong sign: the derivative of 1 - y_i w'x_i in w is -y_i x_i"),
         Mistake(lambda w, X, y, C: w - (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
-                "every hinge is multiplied by C"),
+                "the hinges' part is off by the factor C: every hinge is multiplied by C"),
     ),
-    hint="active = y * (X @ w) < 1; then w - C * X[active].T @ y[active]",
     drive=_subgradient_drive,
 )
 
@@ -256,11 +260,15 @@ def _kkt_drive(fn):
 KKT_CATEGORY = Exercise(
     name="kkt_category", notebook="02", title="The KKT category of a point",
     signature="kkt_category(alpha_i, margin_i, C, tol) -> 'zero' | 'free' | 'bound' | 'violated'",
-    statement=("From a point's multiplier alpha_i and its margin y_i f(x_i), return its row of the KKT table: "
-               "'zero' (alpha_i = 0 and margin >= 1), 'free' (0 < alpha_i < C and margin = 1), 'bound' "
-               "(alpha_i = C and margin <= 1), or 'violated' when the margin breaks the condition of its "
-               "multiplier. Compare up to tol: alpha_i <= tol C counts as 0, alpha_i >= C - tol C as C, and the "
-               "margin conditions hold up to tol."),
+    intro=(r"Write `kkt_category(alpha_i, margin_i, C, tol)`, with `margin_i` $= y_i f(x_i)$. Return `'zero'` when "
+           r"$\alpha_i = 0$ and $y_i f(x_i) \ge 1$, `'free'` when $0 < \alpha_i < C$ and $y_i f(x_i) = 1$, `'bound'` "
+           r"when $\alpha_i = C$ and $y_i f(x_i) \le 1$, and `'violated'` when the margin breaks the condition of its "
+           r"multiplier. Compare up to `tol`: $\alpha_i \le \mathrm{tol}\, C$ counts as $0$, "
+           r"$\alpha_i \ge C - \mathrm{tol}\, C$ as $C$, and each margin condition holds up to `tol`. Mind the "
+           r"erratum above."),
+    equation=("complementary slackness: alpha_i (y_i f(x_i) - 1 + xi_i) = 0 and (C - alpha_i) xi_i = 0 with xi_i >= 0, "
+              "so alpha_i = 0 needs y_i f(x_i) >= 1, 0 < alpha_i < C needs y_i f(x_i) = 1, alpha_i = C needs "
+              "y_i f(x_i) <= 1 (each up to tol)"),
     reference=kkt_category, cases=_kkt_cases, output="str", choices=KKT_CHOICES,
     mistakes=(
         Mistake(lambda a, m, C, tol: ("zero" if m > 1 else "violated") if a <= tol * C else
@@ -271,14 +279,13 @@ KKT_CATEGORY = Exercise(
         Mistake(lambda a, m, C, tol: ("zero" if m <= 1 + tol else "violated") if a <= tol * C else
                 ("bound" if m >= 1 - tol else "violated") if a >= C - tol * C else
                 ("free" if abs(m - 1) <= tol else "violated"),
-                "alpha_i = 0 goes with points beyond the margin (margin >= 1) and alpha_i = C with points "
-                "inside it or misclassified (margin <= 1): the two are swapped"),
+                "your conditions for alpha_i = 0 and alpha_i = C are swapped: which points may carry no weight, "
+                "those beyond the margin or those inside it?"),
         Mistake(lambda a, m, C, tol: ("zero" if m >= 1 else "violated") if a == 0 else
                 ("bound" if m <= 1 else "violated") if a == C else
                 ("free" if m == 1 else "violated"),
-                "a solver's alpha and margins are right only up to rounding: compare with tol"),
+                "you compared exactly: a solver's alpha and margins are right only up to rounding, compare with tol"),
     ),
-    hint="first decide the category from alpha_i (0, C or in between), then test that category's margin condition",
     drive=_kkt_drive,
 )
 
@@ -323,18 +330,19 @@ def _dual_drive(fn):
 DUAL_OBJECTIVE = Exercise(
     name="dual_objective", notebook="02", title="The dual objective",
     signature="dual_objective(alpha, y, K) -> float",
-    statement=("Return D(alpha) = sum_i alpha_i - 1/2 sum_i sum_j alpha_i alpha_j y_i y_j K_ij, the dual of the "
-               "soft-margin SVM in matrix form (K is the kernel matrix, y the labels +1 / -1)."),
+    intro=(r"Write `dual_objective(alpha, y, K)`: "
+           r"$D(\alpha) = \sum_i \alpha_i - \tfrac12 \sum_{i,j} \alpha_i \alpha_j y_i y_j K_{ij}$, one number. The check "
+           r"also evaluates it at the solver's optimum, where it must equal the primal."),
+    equation="D(alpha) = sum_i alpha_i - 1/2 alpha'Q alpha with Q_ij = y_i y_j K_ij",
     reference=dual_objective, cases=_dual_cases,
     mistakes=(
         Mistake(lambda a, y, K: float(a.sum() - 0.5 * a @ K @ a),
-                "Q_ij = y_i y_j K_ij: the labels belong in the quadratic term"),
-        Mistake(lambda a, y, K: float(a.sum() - (a * y) @ K @ (a * y)), "the quadratic term has the factor 1/2"),
+                "your quadratic term ignores the labels: Q_ij = y_i y_j K_ij"),
+        Mistake(lambda a, y, K: float(a.sum() - (a * y) @ K @ (a * y)), "your quadratic term lacks the factor 1/2"),
         Mistake(lambda a, y, K: float(a.sum() + 0.5 * (a * y) @ K @ (a * y)),
-                "the quadratic term is subtracted: D is concave"),
+                "your quadratic term is added: it is subtracted (D is concave)"),
         Mistake(lambda a, y, K: float(-0.5 * (a * y) @ K @ (a * y)), "the linear term sum_i alpha_i is missing"),
     ),
-    hint="with v = alpha * y the quadratic term is v @ K @ v",
     drive=_dual_drive,
 )
 
@@ -373,15 +381,17 @@ def _dca_cases():
     cases = [
         Case("the vertex inside the box", dict(alpha_i=0.2, g_i=0.3, Q_ii=2.0, C=1.0)),
         Case("clip at C", dict(alpha_i=0.5, g_i=4.0, Q_ii=1.0, C=1.0),
-             hint="the vertex is outside [0, C]: clip it"),
-        Case("clip at 0", dict(alpha_i=0.5, g_i=-4.0, Q_ii=1.0, C=1.0), hint="the vertex is below 0: clip it to 0"),
+             hint="here the top of the parabola lies above C"),
+        Case("clip at 0", dict(alpha_i=0.5, g_i=-4.0, Q_ii=1.0, C=1.0), hint="here the top of the parabola lies below 0"),
         Case("alpha at C, pushed further up", dict(alpha_i=1.0, g_i=0.5, Q_ii=3.0, C=1.0)),
         Case("alpha at 0, moving inside", dict(alpha_i=0.0, g_i=0.5, Q_ii=3.0, C=1.0)),
         Case("a zero row (Q_ii = 0): the dual rises along the coordinate", dict(alpha_i=0.0, g_i=1.0, Q_ii=0.0, C=2.0),
-             hint="with Q_ii = 0 the dual is linear along the coordinate, with slope g_i: no vertex, go to the "
-                  "bound it rises towards (never divide by Q_ii = 0)"),
+             hint="with Q_ii = 0 the dual is linear along the coordinate, with slope g_i: it has no top (never divide "
+                  "by Q_ii = 0)"),
         Case("a zero row, slope down", dict(alpha_i=1.5, g_i=-1.0, Q_ii=0.0, C=2.0),
-             hint="with Q_ii = 0 and g_i < 0 the dual falls as alpha_i grows: go to 0"),
+             hint="with Q_ii = 0 and g_i < 0 the dual falls as alpha_i grows"),
+        Case("a zero row with g_i = 0: the dual is flat along the coordinate", dict(alpha_i=0.7, g_i=0.0, Q_ii=0.0, C=2.0),
+             hint="with Q_ii = 0 and g_i = 0 every alpha_i in [0, C] gives the same dual: the step does not move"),
         Case("a large C", dict(alpha_i=3.0, g_i=7.0, Q_ii=0.5, C=1e6)),
     ]
     for prev, s in zip(states[:-1], states[1:]):
@@ -429,22 +439,34 @@ def _dca_compare(update, gradient_update, what):
 DCA_UPDATE = Exercise(
     name="dca_update", notebook="03", title="One coordinate step, clipped to the box",
     signature="dca_update(alpha_i, g_i, Q_ii, C) -> float",
-    statement=("Along coordinate i the dual is a parabola with vertex alpha_i + g_i / Q_ii, where g_i = 1 - (Q alpha)_i "
-               "is the gradient. Return the new alpha_i: the vertex clipped to [0, C]. When Q_ii = 0 (a zero row "
-               "with the linear kernel) the dual is linear along the coordinate with slope g_i: return C if "
-               "g_i > 0, 0 if g_i < 0, alpha_i if g_i = 0."),
-    reference=dca_update, cases=_dca_cases,
+    intro=(r"**Derive, then write.** Fix every multiplier but $\alpha_i$ and move it by $t$. Show that the dual "
+           r"$D(\alpha + t e_i)$ is a polynomial in $t$ whose coefficients are $D(\alpha)$, $g_i$ (the gradient "
+           r"$g = \mathbb{1} - Q\alpha$ at the current point) and $Q_{ii}$; find the $t$ that maximises it subject to "
+           r"$0 \le \alpha_i + t \le C$; then write `dca_update(alpha_i, g_i, Q_ii, C)` returning the new $\alpha_i$. "
+           r"Treat $Q_{ii} = 0$ too (a zero row with the linear kernel): what does the dual look like along the "
+           r"coordinate then? Where every point of $[0, C]$ is a maximiser, do not move: return $\alpha_i$. Once it "
+           r"passes, the check runs dual coordinate ascent with your step and compares the optimum it reaches with "
+           r"the library's."),
+    equation=("D(alpha + t e_i) = D(alpha) + t g_i - Q_ii t^2 / 2. With Q_ii > 0 this parabola is largest at "
+              "t = g_i / Q_ii, and on the interval 0 <= alpha_i + t <= C at that top or, if the top lies outside, at "
+              "the nearer end. With Q_ii = 0 it is the line t g_i: go to the end it rises towards, and stay if g_i = 0"),
+    kind="derive", reference=dca_update, cases=_dca_cases,
     mistakes=(
-        Mistake(lambda a, g, q, C: a + g / q, "the new alpha_i must stay in the box [0, C]: clip the vertex"),
-        Mistake(lambda a, g, q, C: max(a + g / q, 0.0), "clip at C too, not only at 0"),
+        Mistake(lambda a, g, q, C: a + g / q,
+                "your new alpha_i is outside [0, C]: you found the top of the parabola, but the step maximises over "
+                "the box only (a clip missing)"),
+        Mistake(lambda a, g, q, C: max(a + g / q, 0.0), "your new alpha_i is above C: the box has two ends (clip at C too)"),
         Mistake(lambda a, g, q, C: min(max(a - g / q, 0.0), C),
-                "the vertex of a x^2 + b x with a = -Q_ii / 2 and b = g_i + Q_ii alpha_i is alpha_i + g_i / Q_ii"),
+                "your step goes the wrong way: the slope of D(alpha + t e_i) at t = 0 is g_i, so the dual rises "
+                "towards the side g_i points to"),
         Mistake(lambda a, g, q, C: min(max(g / q, 0.0), C),
-                "g_i / Q_ii is the step from the current alpha_i, not the new value"),
+                "your answer is the length of the best step t, not the new alpha_i = alpha_i + t"),
         Mistake(lambda a, g, q, C: min(max(a + g / (2 * q), 0.0), C),
-                "the curvature of the dual along e_i is Q_ii (the parabola is -Q_ii x^2 / 2 + ...): divide by Q_ii"),
+                "your step is half the right one: mind the 1/2 in 1/2 alpha'Q alpha when you expand D(alpha + t e_i)"),
+        Mistake(lambda a, g, q, C: 0.0 if q == 0 and g == 0 else dca_update(a, g, q, C),
+                "here Q_ii = 0 and g_i = 0: the dual is flat along the coordinate, every alpha_i in [0, C] is as good, "
+                "and the step does not move: return alpha_i, not 0"),
     ),
-    hint="the vertex is alpha_i + g_i / Q_ii; then min(max(vertex, 0), C)",
     drive=lambda fn: _dca_compare(fn, dca_gradient_update, "step"),
 )
 
@@ -474,16 +496,19 @@ def _dca_gradient_cases():
 DCA_GRADIENT_UPDATE = Exercise(
     name="dca_gradient_update", notebook="03", title="Keeping the gradient up to date",
     signature="dca_gradient_update(grad, Q, i, delta) -> array of shape (n,)",
-    statement=("After alpha_i moves by delta, the gradient g = 1 - Q alpha changes by -delta Q e_i. Return the new "
-               "gradient (a new array: leave grad untouched), in O(n)."),
+    intro=(r"Write `dca_gradient_update(grad, Q, i, delta)`: the gradient $g = \mathbb{1} - Q\alpha$ after "
+           r"$\alpha_i$ moved by $\delta$, in $O(n)$. Return a new array and leave `grad` as it is: a solver's states "
+           r"are a film of the run, and a step that writes into the previous state spoils it."),
+    equation="g = 1 - Q alpha, so moving alpha_i by delta changes every entry: g_t becomes g_t - delta Q_ti",
     reference=dca_gradient_update, cases=_dca_gradient_cases, output="array",
     mistakes=(
-        Mistake(lambda g, Q, i, d: g + d * Q[:, i], "g = 1 - Q alpha: raising alpha_i lowers g by delta Q e_i"),
-        Mistake(lambda g, Q, i, d: g - d * Q[i, i], "every entry changes, by delta Q_ti: use the whole column"),
+        Mistake(lambda g, Q, i, d: g + d * Q[:, i],
+                "your gradient moves the wrong way: g = 1 - Q alpha, so raising alpha_i lowers g by delta Q e_i"),
+        Mistake(lambda g, Q, i, d: g - d * Q[i, i],
+                "every entry changes by its own amount, delta Q_ti: use the whole column, not Q_ii"),
         Mistake(lambda g, Q, i, d: np.where(np.arange(len(g)) == i, g - d * Q[i, i], g),
-                "every entry of g changes, not only g_i: g_t depends on alpha_i through Q_ti"),
+                "only g_i changed in your answer: every entry of g changes, since g_t depends on alpha_i through Q_ti"),
     ),
-    hint="grad - delta * Q[:, i]",
     drive=lambda fn: _dca_compare(dca_update, fn, "gradient update"),
 )
 
@@ -516,12 +541,10 @@ def _smo_bounds_cases():
     cases = [
         Case("y_i != y_j, both inside", dict(alpha_i=0.3, alpha_j=0.5, y_i=1.0, y_j=-1.0, C=1.0)),
         Case("y_i = y_j, both inside", dict(alpha_i=0.3, alpha_j=0.5, y_i=1.0, y_j=1.0, C=1.0),
-             hint="with y_i = y_j the sum alpha_i + alpha_j is constant: L = max(0, alpha_i + alpha_j - C), "
-                  "H = min(C, alpha_i + alpha_j)"),
+             hint="with y_i = y_j the line through the square has slope -1 in the (alpha_i, alpha_j) plane"),
         Case("y_i = y_j, the sum above C", dict(alpha_i=0.8, alpha_j=0.7, y_i=-1.0, y_j=-1.0, C=1.0)),
         Case("y_i != y_j, alpha_j above alpha_i", dict(alpha_i=0.1, alpha_j=0.9, y_i=-1.0, y_j=1.0, C=1.0),
-             hint="with y_i != y_j the difference alpha_j - alpha_i is constant: L = max(0, alpha_j - alpha_i), "
-                  "H = min(C, C + alpha_j - alpha_i)"),
+             hint="with y_i != y_j the line through the square has slope +1 in the (alpha_i, alpha_j) plane"),
         Case("both at 0, y_i = y_j: the segment is a point", dict(alpha_i=0.0, alpha_j=0.0, y_i=1.0, y_j=1.0, C=1.0)),
         Case("both at C, y_i = y_j", dict(alpha_i=2.0, alpha_j=2.0, y_i=1.0, y_j=1.0, C=2.0)),
         Case("alpha_i at C, y_i != y_j", dict(alpha_i=3.0, alpha_j=1.0, y_i=1.0, y_j=-1.0, C=3.0)),
@@ -582,12 +605,11 @@ def _smo_pair_cases():
                                                  eta=2.0, L=0.1, H=1.0)),
         Case("y_i = y_j = +1, the vertex inside", dict(alpha_i=0.4, alpha_j=0.3, y_i=1.0, y_j=1.0, E_i=0.3, E_j=-0.1,
                                                      eta=4.0, L=0.0, H=0.7),
-             hint="the step of alpha_j is y_j (E_i - E_j) / eta: the factor y_j matters when y_j = +1 (the CISC 371 "
-                  "notes' eq. 30.13 drops it)"),
+             hint="here y_j = +1: a step that is right only when y_j = -1 (the CISC 371 notes' eq. 30.13) fails here"),
         Case("clip at H", dict(alpha_i=0.5, alpha_j=0.5, y_i=-1.0, y_j=1.0, E_i=3.0, E_j=-2.0, eta=1.0, L=0.0, H=1.0),
-             hint="clip the new alpha_j to [L, H]"),
+             hint="here the top of psi lies beyond H: alpha_j stops at H, and alpha_i follows it along the line"),
         Case("clip at L", dict(alpha_i=0.5, alpha_j=0.5, y_i=1.0, y_j=1.0, E_i=-3.0, E_j=2.0, eta=1.0, L=0.2, H=1.0),
-             hint="clip the new alpha_j to [L, H]"),
+             hint="here the top of psi lies below L: alpha_j stops at L, and alpha_i follows it along the line"),
         Case("eta = 0 (two identical points): go to the better end",
              dict(alpha_i=0.3, alpha_j=0.3, y_i=1.0, y_j=-1.0, E_i=-0.5, E_j=0.5, eta=0.0, L=0.0, H=1.0),
              hint="eta <= 0: the dual along the line has no interior maximum (never divide by eta); "
@@ -651,50 +673,78 @@ def _smo_compare(bounds, pair, what):
 SMO_BOUNDS = Exercise(
     name="smo_bounds", notebook="04", title="SMO's bounds L and H",
     signature="smo_bounds(alpha_i, alpha_j, y_i, y_j, C) -> (L, H)",
-    statement=("The pair moves on the line y_i alpha_i + y_j alpha_j = const, and both must stay in [0, C]. Return the "
-               "segment [L, H] of alpha_j: for y_i != y_j, L = max(0, alpha_j - alpha_i), H = min(C, C + alpha_j - "
-               "alpha_i); for y_i = y_j, L = max(0, alpha_i + alpha_j - C), H = min(C, alpha_i + alpha_j)."),
-    reference=smo_bounds, cases=_smo_bounds_cases, output="pair",
+    intro=(r"**Derive, then write.** The pair step keeps $y_i \alpha_i + y_j \alpha_j$ constant (so that "
+           r"$\sum_t y_t \alpha_t = 0$ still holds), and both multipliers must stay in $[0, C]$. For each label "
+           r"pattern, $y_i = y_j$ and $y_i \ne y_j$, work out which combination of $\alpha_i$ and $\alpha_j$ stays "
+           r"constant and draw the line it defines through the square $[0, C]^2$ (axes $\alpha_i$ and $\alpha_j$). "
+           r"Then write `smo_bounds(alpha_i, alpha_j, y_i, y_j, C)` returning `(L, H)`: the smallest and the largest "
+           r"$\alpha_j$ on the segment that the square cuts out of the line."),
+    equation=("y_i != y_j: alpha_j - alpha_i is constant, L = max(0, alpha_j - alpha_i), H = min(C, C + alpha_j - "
+              "alpha_i); y_i = y_j: alpha_i + alpha_j is constant, L = max(0, alpha_i + alpha_j - C), "
+              "H = min(C, alpha_i + alpha_j)"),
+    kind="derive", reference=smo_bounds, cases=_smo_bounds_cases, output="pair", parts=("L", "H"),
     mistakes=(
+        Mistake(lambda ai, aj, yi, yj, C: smo_bounds(aj, ai, yj, yi, C),
+                "your (L, H) bound alpha_i, not alpha_j (i and j swapped): read the segment on the alpha_j axis"),
         Mistake(lambda ai, aj, yi, yj, C: smo_bounds(ai, aj, -yi, yj, C),
                 "the two label patterns are swapped: y_i != y_j keeps alpha_j - alpha_i constant, y_i = y_j keeps "
                 "alpha_i + alpha_j constant"),
         Mistake(lambda ai, aj, yi, yj, C: (aj - ai, C + aj - ai) if yi != yj else (ai + aj - C, ai + aj),
-                "the segment also has to stay in [0, C]: L = max(0, ...), H = min(C, ...)"),
-        Mistake(lambda ai, aj, yi, yj, C: (max(0.0, ai - aj), min(C, C + ai - aj)) if yi != yj else
-                smo_bounds(ai, aj, yi, yj, C),
-                "for y_i != y_j the bounds are on alpha_j: L = max(0, alpha_j - alpha_i), not alpha_i - alpha_j"),
+                "your segment leaves the square: the multipliers stay in [0, C], so L >= 0 and H <= C"),
     ),
-    hint="write the constraint for each label pattern and intersect the line with the square [0, C]^2",
     drive=lambda fn: _smo_compare(fn, smo_pair_update, "bounds"),
 )
 
 SMO_PAIR_UPDATE = Exercise(
     name="smo_pair_update", notebook="04", title="SMO's step on the pair",
     signature="smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H) -> (new_alpha_i, new_alpha_j)",
-    statement=("With eta > 0: the new alpha_j is alpha_j + y_j (E_i - E_j) / eta, clipped to [L, H]. With eta <= 0 "
-               "the dual along the line, psi(t) = t y_j (E_i - E_j) - eta t^2 / 2 for alpha_j + t, has no interior "
-               "maximum: take the end L or H where psi is larger if it is positive there (either end on a tie), "
-               "else leave alpha_j. Then "
-               "alpha_i moves by y_i y_j (alpha_j - new alpha_j), so that y_i alpha_i + y_j alpha_j is unchanged."),
-    reference=smo_pair_update, cases=_smo_pair_cases, output="pair", accept=_smo_pair_tie,
+    intro=(r"**Derive, then write.** Move the pair along its line: $\alpha_j \to \alpha_j + t$ and "
+           r"$\alpha_i \to \alpha_i - y_i y_j t$. Show that the dual changes by "
+           r"$\psi(t) = t\, y_j (E_i - E_j) - \tfrac12 \eta t^2$, where $E_t = f(x_t) - y_t$ and "
+           r"$\eta = K_{ii} + K_{jj} - 2 K_{ij}$, and find the $t$ that maximises $\psi$ subject to "
+           r"$L \le \alpha_j + t \le H$. For $\eta \le 0$, $\psi$ has no interior maximum: take the end ($L$ or $H$) "
+           r"where $\psi$ is larger if it is positive there (either end on a tie), else leave $\alpha_j$. Write "
+           r"`smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H)` returning the new "
+           r"`(alpha_i, alpha_j)`. (The CS229 handout's $\eta = 2K_{ij} - K_{ii} - K_{jj}$ is the negative of this "
+           r"one.) Once it passes, the check runs SMO with your step."),
+    equation=("psi(t) = t y_j (E_i - E_j) - eta t^2 / 2; for eta > 0 its top is at t = y_j (E_i - E_j) / eta, so the "
+              "new alpha_j is alpha_j + y_j (E_i - E_j) / eta clipped to [L, H]; then alpha_i moves by "
+              "y_i y_j (alpha_j - new alpha_j), with the clipped new alpha_j, so that y_i alpha_i + y_j alpha_j is unchanged"),
+    kind="derive", reference=smo_pair_update, cases=_smo_pair_cases, output="pair", parts=("alpha_i", "alpha_j"),
+    accept=_smo_pair_tie,
     mistakes=(
         Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_with(ai, aj, yi, yj, eta, L, H, (Ej - Ei) / eta),
-                "this is the CISC 371 notes' eq. 30.13, alpha_j + s_ij (E_j - E_i): an erratum. The derived step is "
-                "alpha_j + y_j (E_i - E_j) / eta (notebook 4, step 3)"),
+                "this is the CISC 371 notes' eq. 30.13, alpha_j + s_ij (E_j - E_i): an erratum. Differentiate psi at "
+                "t = 0: the slope there is y_j (E_i - E_j) (notebook 4, step 3)"),
+        Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_with(ai, aj, yi, yj, eta, L, H, -yj * (Ei - Ej) / eta),
+                "your step goes the wrong way along the line: that is the CS229 handout's alpha_j - y_j (E_i - E_j) / "
+                "eta, written for its eta = 2 K_ij - K_ii - K_jj <= 0; here eta = K_ii + K_jj - 2 K_ij >= 0 is its "
+                "negative, so the sign of the step flips"),
         Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_with(ai, aj, yi, yj, eta, L, H, (Ei - Ej) / eta),
-                "the factor y_j is missing: the step is alpha_j + y_j (E_i - E_j) / eta"),
+                "your step has the wrong sign when y_j = -1: the factor y_j is missing (the slope of psi at t = 0 is "
+                "y_j (E_i - E_j))"),
+        Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: _pair_unclipped_i(ai, aj, yi, yj, Ei, Ej, eta, L, H),
+                "alpha_j is right, but alpha_i moved by the UNCLIPPED step: alpha_i must follow the clipped alpha_j, "
+                "or the pair leaves its line y_i alpha_i + y_j alpha_j = const"),
         Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: (ai + yi * yj * (aj - (aj + yj * (Ei - Ej) / eta)),
                                                           aj + yj * (Ei - Ej) / eta),
-                "the new alpha_j must stay on the segment: clip it to [L, H]"),
+                "your new alpha_j leaves the segment [L, H]: the best point of the segment is the top of psi clipped "
+                "to it (a clip missing)"),
         Mistake(lambda ai, aj, yi, yj, Ei, Ej, eta, L, H: (2 * ai - smo_pair_update(ai, aj, yi, yj, Ei, Ej, eta, L, H)[0],
                                                           smo_pair_update(ai, aj, yi, yj, Ei, Ej, eta, L, H)[1]),
-                "alpha_i moves by y_i y_j (alpha_j - new alpha_j), so that y_i alpha_i + y_j alpha_j stays constant: "
-                "check its sign"),
+                "alpha_j is right, alpha_i moved the wrong way: along the line y_i alpha_i + y_j alpha_j = const, "
+                "alpha_i changes by -y_i y_j times the change of alpha_j"),
     ),
-    hint="compute the unclipped alpha_j, clip it to [L, H], then alpha_i from the constraint",
     drive=lambda fn: _smo_compare(smo_bounds, fn, "pair step"),
 )
+
+
+def _pair_unclipped_i(ai, aj, yi, yj, Ei, Ej, eta, L, H):
+    """The mistake of moving alpha_i by the unclipped step of alpha_j (alpha_j itself clipped)."""
+    if not eta > 0:
+        raise ValueError("only for eta > 0")
+    unclipped = aj + yj * (Ei - Ej) / eta
+    return ai + yi * yj * (aj - unclipped), min(max(unclipped, L), H)
 
 
 def _pair_with(ai, aj, yi, yj, eta, L, H, step):

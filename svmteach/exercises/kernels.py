@@ -56,22 +56,24 @@ def _gram_drive(fn):
 GAUSSIAN_GRAM = Exercise(
     name="gaussian_gram", notebook="05", title="A Gram matrix for the Gaussian kernel",
     signature="gaussian_gram(X, Z, gamma) -> array of shape (n, m)",
-    statement=("Return the matrix K with K_ij = exp(-gamma ||x_i - z_j||^2) for the rows x_i of X (n, d) and z_j of "
-               "Z (m, d). (gamma is 1/sigma^2 in the MIT 9.520 notes, 1/(2 sigma^2) in others.)"),
+    intro=(r"Write `gaussian_gram(X, Z, gamma)`: the matrix of $\exp(-\gamma \|x_i - z_j\|^2)$ for the rows of `X` "
+           r"$(n \times d)$ and `Z` $(m \times d)$, of shape $(n, m)$. The check also runs dual coordinate ascent on "
+           r"your matrix."),
+    equation=("K_ij = exp(-gamma ||x_i - z_j||^2), where ||x_i - z_j||^2 is the sum over the d features of the squared "
+              "differences (gamma is 1/sigma^2 in the MIT 9.520 notes, 1/(2 sigma^2) in others)"),
     reference=gaussian_gram, cases=_gram_cases, output="array",
     mistakes=(
         Mistake(lambda X, Z, g: np.exp(-g * np.sqrt(((X[:, None] - Z[None]) ** 2).sum(2))),
                 "that is the Laplacian kernel: the Gaussian uses the SQUARED distance"),
         Mistake(lambda X, Z, g: np.exp(g * ((X[:, None] - Z[None]) ** 2).sum(2)),
-                "exp(-gamma d^2): the exponent is negative, so far points give small values"),
+                "your entries grow with the distance: the exponent is -gamma ||x - z||^2, so far points give small values"),
         Mistake(lambda X, Z, g: np.exp(-((X[:, None] - Z[None]) ** 2).sum(2) / g),
-                "multiply the squared distance by gamma (gamma = 1/sigma^2), do not divide"),
-        Mistake(lambda X, Z, g: np.exp(-g * (X @ Z.T)), "the Gaussian kernel depends on the distance ||x - z||, "
-                                                         "not on the inner product x'z"),
+                "you divided the squared distance by gamma: multiply by it (gamma = 1/sigma^2)"),
+        Mistake(lambda X, Z, g: np.exp(-g * (X @ Z.T)), "your kernel uses the inner product x'z: the Gaussian "
+                                                         "kernel depends on the distance ||x - z||"),
         Mistake(lambda X, Z, g: np.exp(-g * np.abs(X[:, None] - Z[None]).sum(2)),
-                "the squared Euclidean distance sums squares of the differences, not their absolute values"),
+                "you summed absolute differences: the squared Euclidean distance sums their squares"),
     ),
-    hint="the squared distances: ((X[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)",
     drive=_gram_drive,
 )
 
@@ -130,20 +132,28 @@ def _loo_drive(fn):
 LOO_RESIDUALS = Exercise(
     name="loo_residuals", notebook="05", title="Leave-one-out residuals without refitting",
     signature="loo_residuals(K, y, lam) -> array of shape (n,)",
-    statement=("With c = (K + lambda I)^{-1} y, the leave-one-out residual of point i, y_i - f_{-i}(x_i) (f_{-i} "
-               "trained without point i), is c_i / [(K + lambda I)^{-1}]_ii. Return all n of them."),
-    reference=loo_residuals, cases=_loo_cases, output="array",
+    intro=(r"**Derive, then write.** Regularized least squares fits $c = (K + \lambda I)^{-1} y$ and predicts "
+           r"$f(x_t) = \sum_s c_s K_{st}$. Write `loo_residuals(K, y, lam)` returning the $n$ leave-one-out residuals "
+           r"$y_i - f_{-i}(x_i)$ ($f_{-i}$ trained without point $i$) from the one inverse "
+           r"$G = (K + \lambda I)^{-1}$, without refitting. To find the formula: (1) show that $f_{-i}$ is also the "
+           r"fit on all $n$ points with $y_i$ replaced by $f_{-i}(x_i)$; (2) the fitted values $K G y$ are linear in "
+           r"$y$: deduce $y_i - f_{-i}(x_i) = (y_i - f(x_i)) / (1 - (KG)_{ii})$; (3) simplify the numerator and the "
+           r"denominator with $K G = I - \lambda G$. The check compares your residuals with refits that each leave "
+           r"one point out."),
+    equation=("y_i - f_{-i}(x_i) = (y_i - f(x_i)) / (1 - (K G)_ii) = c_i / G_ii, with G = (K + lambda I)^{-1} and "
+              "c = G y, because y - K G y = lambda G y = lambda c and 1 - (K G)_ii = lambda G_ii"),
+    kind="derive", reference=loo_residuals, cases=_loo_cases, output="array",
     mistakes=(
         Mistake(lambda K, y, lam: np.linalg.solve(K + lam * np.eye(len(y)), y) / np.diag(K + lam * np.eye(len(y))),
-                "divide by the diagonal of the INVERSE (K + lambda I)^{-1}, not of K + lambda I"),
+                "you divided by the diagonal of K + lambda I; the formula divides by the diagonal of its INVERSE"),
         Mistake(lambda K, y, lam: y - K @ np.linalg.solve(K + lam * np.eye(len(y)), y),
-                "y - K c (= lambda c) is the training residual, with the point in the fit; the leave-one-out "
-                "residual is larger: c_i / [(K + lambda I)^{-1}]_ii"),
+                "that is the training residual y - f(x), with the point in the fit; the leave-one-out residual is "
+                "larger, by the factor 1 / (1 - (K G)_ii)"),
         Mistake(lambda K, y, lam: np.linalg.solve(K + lam * np.eye(len(y)), y),
-                "c_i alone is not the residual: divide it by [(K + lambda I)^{-1}]_ii"),
-        Mistake(lambda K, y, lam: -loo_residuals(K, y, lam), "the residual is y_i - f_{-i}(x_i): check the sign"),
+                "that is c = G y itself: step (3) divides it by something"),
+        Mistake(lambda K, y, lam: -loo_residuals(K, y, lam),
+                "your residuals have the wrong sign: the residual is y_i - f_{-i}(x_i)"),
     ),
-    hint="G = np.linalg.inv(K + lam * np.eye(n)); then (G @ y) / np.diag(G)",
     drive=_loo_drive,
 )
 

@@ -13,7 +13,13 @@ import functools
 
 import numpy as np
 
-from .core import Case, Exercise, Mistake, lockstep, relative
+from .core import Case, Exercise, Mistake, Variant, lockstep, relative
+
+#: the hint for a W read as d x k (one column per class, as some lecture notes write it)
+ORIENTATION = ("your function is right when W comes as d x k (one column per class): in this course W is k x d, "
+               "row m is w_m (as scikit-learn's coef_), so the score w_m'x_i is row i of X times row m of W, "
+               "the (i, m) entry of X W'")
+ORIENTATION_REMINDER = ("In this course W is k x d: row m is w_m (as scikit-learn's coef_), one row per class.")
 
 # ---- shared small problems ------------------------------------------------------------------------
 
@@ -144,22 +150,30 @@ def _ww_gradient_cases():
 WW_GRADIENT = Exercise(
     name="ww_gradient", notebook="06", title="The gradient of the Weston-Watkins dual",
     signature="ww_gradient(W, X, y, M) -> array of shape (n, k)",
-    statement=("Return the gradient of the dual f (minimised) in every alpha_ij: M (w_{y_i} - w_j)'x_i - 1 for "
-               "j != y_i, and 0 in the column y_i of each row (that entry is not free). W is (k, d), X is (n, d), "
-               "y holds the class codes 0 .. k-1."),
-    reference=ww_gradient, cases=_ww_gradient_cases, output="array",
+    intro=(r"**Derive, then write.** The Weston-Watkins dual, minimised, is "
+           r"$f(\alpha) = \tfrac12 \|W\|_F^2 - \sum_i \sum_{j \ne y_i} \alpha_{ij}$ with $W = -M \alpha^\top X$ "
+           r"(row $m$ of $W$ is $w_m = -M \sum_i \alpha_{im} x_i$) and $\alpha_{i y_i} = -\sum_{j \ne y_i} \alpha_{ij}$, "
+           r"so only the rival entries are free. Differentiate $f$ in a free $\alpha_{ij}$, remembering that "
+           r"$\alpha_{i y_i}$ moves with it, and write the result with the scores $w_m^\top x_i$. Then write "
+           r"`ww_gradient(W, X, y, M)` returning the $(n, k)$ array of these derivatives, with $0$ in the column "
+           r"$y_i$ of each row (that entry is not free). `W` is $(k, d)$, `X` is $(n, d)$, `y` holds class codes "
+           r"$0, \dots, k-1$."),
+    equation=("df/d alpha_ij = M (w_{y_i} - w_j)'x_i - 1 for j != y_i: moving alpha_ij by t moves w_j by -M t x_i and "
+              "w_{y_i} by +M t x_i, and the linear term by -t"),
+    kind="derive", reference=ww_gradient, cases=_ww_gradient_cases, output="array",
     mistakes=(
         Mistake(lambda W, X, y, M: M * ((X @ W.T)[np.arange(len(y)), y][:, None] - X @ W.T) - 1.0,
-                "the entry j = y_i is not a free variable: set it to 0"),
+                "your column y_i is not 0: the entry j = y_i is not a free variable, set it to 0"),
         Mistake(lambda W, X, y, M: -ww_gradient(W, X, y, M),
-                "that is the NEGATIVE gradient (the hinge's argument); the gradient is M (w_{y_i} - w_j)'x_i - 1"),
-        Mistake(lambda W, X, y, M: ww_gradient(W, X, y, 1.0), "the margin scale M multiplies the score difference"),
+                "that is the NEGATIVE gradient (the hinge's argument): f is minimised, differentiate f itself"),
+        Mistake(lambda W, X, y, M: ww_gradient(W, X, y, 1.0),
+                "your gradient ignores M: W = -M alpha' X, so the margin scale multiplies the score difference"),
         Mistake(lambda W, X, y, M: ww_gradient(-W, X, y, M),
-                "the score difference is w_{y_i} - w_j (own class minus rival), not the other way round"),
+                "your score difference is the wrong way round: it is w_{y_i} - w_j (own class minus rival)"),
         Mistake(lambda W, X, y, M: ww_gradient(W, X, y, M) + np.where(np.arange(W.shape[0])[None, :] == y[:, None], 0, 1),
-                "the constant is -1: the dual's linear term is -sum alpha_ij"),
+                "your constant is off: the dual's linear term is -sum alpha_ij, so each derivative has -1"),
     ),
-    hint="S = X @ W.T gives the scores; s_y = S[np.arange(n), y]; G = M * (s_y[:, None] - S) - 1, then 0 at (i, y_i)",
+    variants=(Variant(lambda inputs: {**inputs, "W": inputs["W"].T.copy()}, ORIENTATION, ORIENTATION_REMINDER),),
     drive=lambda fn: _ww_compare(fn, shark_step, "gradient"),
 )
 
@@ -190,22 +204,31 @@ def _shark_cases():
 SHARK_STEP = Exercise(
     name="shark_step", notebook="06", title="Shark's step size",
     signature="shark_step(grad_ij, alpha_ij, sqnorm_i, M, C) -> float",
-    statement=("Moving alpha_ij by m and alpha_{i y_i} by -m changes f by m grad_ij + M^2 ||x_i||^2 m^2. Return the "
-               "step m that minimises it, -grad_ij / (2 M^2 ||x_i||^2), clipped so that alpha_ij + m stays in [0, C] "
-               "(return the step, not the new alpha). With ||x_i|| = 0 move to the bound the dual falls towards."),
-    reference=shark_step, cases=_shark_cases,
+    intro=(r"**Derive, then write.** Shark moves $\alpha_{ij}$ (a rival, $j \ne y_i$) by $m$ and $\alpha_{i y_i}$ by "
+           r"$-m$, so that the block still sums to $0$. With $W = -M \alpha^\top X$, show that the dual $f$ "
+           r"(minimised) changes by a quadratic in $m$ whose linear coefficient is `grad_ij` "
+           r"$= \partial f / \partial \alpha_{ij}$ and whose quadratic coefficient depends on $M$ and "
+           r"$\|x_i\|^2$ (count the rows of $W$ that move). Find the $m$ that minimises it subject to "
+           r"$0 \le \alpha_{ij} + m \le C$ and write `shark_step(grad_ij, alpha_ij, sqnorm_i, M, C)` returning that "
+           r"step $m$ (not the new $\alpha_{ij}$); with $\|x_i\| = 0$ move to the bound $f$ falls towards. Once it "
+           r"passes, the check runs Shark's steps with it."),
+    equation=("f changes by m grad_ij + M^2 ||x_i||^2 m^2 (two rows of W move: w_j by -M m x_i and w_{y_i} by "
+              "+M m x_i); its minimiser is m = -grad_ij / (2 M^2 ||x_i||^2), then alpha_ij + m is clipped to [0, C] "
+              "and the step is the clipped value minus alpha_ij"),
+    kind="derive", reference=shark_step, cases=_shark_cases,
     mistakes=(
         Mistake(lambda g, a, q, M, C: min(max(a - g / (M * M * q), 0.0), C) - a,
-                "the direction e_j - e_{y_i} has squared length 2: the curvature is 2 M^2 ||x_i||^2"),
+                "your step is twice the right one: two rows of W move, so the direction e_j - e_{y_i} has squared "
+                "length 2 and the quadratic coefficient doubles"),
         Mistake(lambda g, a, q, M, C: min(max(a - g / (2 * q), 0.0), C) - a,
-                "the curvature is 2 M^2 ||x_i||^2: M^2 is missing"),
-        Mistake(lambda g, a, q, M, C: -g / (2 * M * M * q), "alpha_ij + m must stay in [0, C]: clip the step"),
+                "your step ignores M: each row of W = -M alpha' X moves by M m x_i, so M enters the curvature squared"),
+        Mistake(lambda g, a, q, M, C: -g / (2 * M * M * q),
+                "alpha_ij + m leaves [0, C] here: the step must keep it in the box (a clip missing)"),
         Mistake(lambda g, a, q, M, C: min(max(a - g / (2 * M * M * q), 0.0), C),
-                "return the step m (new alpha_ij minus alpha_ij), not the new alpha_ij"),
+                "you returned the new alpha_ij: return the step m, the new alpha_ij minus alpha_ij"),
         Mistake(lambda g, a, q, M, C: min(max(a + g / (2 * M * M * q), 0.0), C) - a,
-                "f is minimised: step against the gradient, m = -grad / (2 M^2 ||x_i||^2)"),
+                "your step goes uphill: f is minimised, so step against its gradient"),
     ),
-    hint="m = -grad_ij / (2 M^2 sqnorm_i); then clip alpha_ij + m to [0, C] and return the clipped step",
     drive=lambda fn: _ww_compare(ww_gradient, fn, "step"),
 )
 
@@ -321,29 +344,39 @@ def _cs_gradient_cases():
 CS_GRADIENT = Exercise(
     name="cs_gradient", notebook="07", title="The Crammer-Singer partial gradient",
     signature="cs_gradient(W, x, y) -> array of shape (k,)",
-    statement=("Return g_i, the gradient of the dual in the block alpha_i of one sample: g_i^m = w_m'x_i + Delta_i^m "
-               "with Delta_i^m = 1 for the rivals m != y_i and 0 for the own class. W is (k, d), x one sample (d,), "
-               "y its class code."),
+    intro=(r"Write `cs_gradient(W, x, y)`: $g_i^m = w_m^\top x_i + \Delta_i^m$ for one sample, an array of shape "
+           r"$(k,)$, with $\Delta_i^m = 1$ for the rivals and $0$ for the own class. `W` is $(k, d)$ (row $m$ is "
+           r"$w_m$), `x` one sample $(d,)$, `y` its class code. Mind the erratum above."),
+    equation=("g_i^m = w_m'x_i + Delta_i^m with Delta_i^m = 1 for m != y_i and 0 for m = y_i: the derivative of "
+              "1/2 ||W||_F^2 + sum_i sum_m Delta_i^m alpha_i^m with W = alpha' X in alpha_i^m"),
     reference=cs_gradient, cases=_cs_gradient_cases, output="array",
     mistakes=(
         Mistake(lambda W, x, y: W @ x + 1.0 - 2.0 * (np.arange(W.shape[0]) == y),
                 "this is the slides' Algorithm 3, line 6 (add 1, then subtract 2 at y_i): an erratum. The derivative "
                 "at the own class is w_{y_i}'x_i: subtract 1, not 2"),
-        Mistake(lambda W, x, y: W @ x + 1.0, "Delta_i^{y_i} = 0: the own class gets no +1"),
-        Mistake(lambda W, x, y: W @ x, "Delta_i^m = 1 for every rival m != y_i: add it"),
+        Mistake(lambda W, x, y: W @ x + 1.0, "your own-class entry has a +1: Delta_i^{y_i} = 0"),
+        Mistake(lambda W, x, y: W @ x, "your entries lack Delta: Delta_i^m = 1 for every rival m != y_i"),
         Mistake(lambda W, x, y: W @ x + (np.arange(W.shape[0]) == y),
-                "the +1 goes to the rivals m != y_i, not to the own class"),
+                "your +1 went to the own class: it belongs to the rivals m != y_i"),
     ),
-    hint="g = W @ x + 1, then g[y] -= 1 (on a copy)",
+    variants=(Variant(lambda inputs: {**inputs, "W": inputs["W"].T.copy()}, ORIENTATION, ORIENTATION_REMINDER),),
     drive=lambda fn: _cs_compare(fn, cs_block_update, "gradient"),
 )
+
+
+def _cut_label(where, v, z):
+    """A case's label that says how many entries the projection cuts to 0, counted from the data."""
+    cut = int(np.count_nonzero(project_simplex(v, z) == 0))
+    words = {0: "nothing is cut", 1: "one entry is cut to 0"}.get(cut, f"{cut} of the {len(v)} entries are cut to 0")
+    return f"{where}: {words}"
 
 
 def _simplex_cases():
     rng = np.random.default_rng(109)
     cases = [
-        Case("inside: nothing is cut", dict(v=np.array([0.5, 0.3, 0.2]), z=1.0)),
-        Case("one entry is cut to 0", dict(v=np.array([2.5, 1.8, 0.9, 0.4, -0.3]), z=1.0),
+        Case(_cut_label("inside", np.array([0.5, 0.3, 0.2]), 1.0), dict(v=np.array([0.5, 0.3, 0.2]), z=1.0)),
+        Case(_cut_label("outside", np.array([2.5, 1.8, 0.9, 0.4, -0.3]), 1.0),
+             dict(v=np.array([2.5, 1.8, 0.9, 0.4, -0.3]), z=1.0),
              hint="every entry is lowered by the same threshold theta and cut at 0; rescaling is not a projection"),
         Case("ties: all equal", dict(v=np.array([1.0, 1.0, 1.0]), z=1.0)),
         Case("ties at the top", dict(v=np.array([2.0, 2.0, 0.0]), z=1.0)),
@@ -370,23 +403,24 @@ def _simplex_cases():
 PROJECT_SIMPLEX = Exercise(
     name="project_simplex", notebook="07", title="The projection onto the simplex, by sorting",
     signature="project_simplex(v, z) -> array of shape (k,)",
-    statement=("Return the point of the simplex {beta >= 0, sum(beta) = z} nearest to v: beta_m = max(v_m - theta, 0), "
-               "with theta = (sum of the rho largest entries - z) / rho, where rho is the largest j such that the j-th "
-               "largest entry u_j satisfies u_j > (u_1 + ... + u_j - z) / j."),
+    intro=(r"Write `project_simplex(v, z)`: the point of $\{\beta \ge 0,\ \mathbb{1}^\top\beta = z\}$ nearest to `v`, "
+           r"by sorting as section 4 derives. Ties and entries exactly at the threshold are among the cases."),
+    equation=("beta_m = max(v_m - theta, 0) with theta = (u_1 + ... + u_rho - z) / rho, where u holds the entries of v "
+              "in decreasing order and rho is the largest j with u_j > (u_1 + ... + u_j - z) / j"),
     reference=project_simplex, cases=_simplex_cases, output="array",
     mistakes=(
         Mistake(lambda v, z: np.maximum(v, 0) * z / np.maximum(v, 0).sum(),
-                "cutting the negative entries and rescaling is not the nearest point: subtract the same threshold "
-                "theta from every entry, then cut at 0"),
-        Mistake(lambda v, z: project_simplex(v, 1.0), "the entries must sum to the mass z, not to 1"),
-        Mistake(lambda v, z: v - (v.sum() - z) / len(v), "the entries must also be >= 0: cut at 0 with a larger theta"),
+                "cutting the negative entries and rescaling is not the nearest point: the projection subtracts the "
+                "same threshold theta from every entry, then cuts at 0"),
+        Mistake(lambda v, z: project_simplex(v, 1.0), "your entries sum to 1: they must sum to the mass z"),
+        Mistake(lambda v, z: v - (v.sum() - z) / len(v),
+                "some of your entries are negative: the simplex has beta >= 0, so cut at 0 with a larger theta"),
         Mistake(lambda v, z: np.maximum(v - (np.cumsum(np.sort(v)[::-1]) - z)[
             np.nonzero(np.sort(v)[::-1] - (np.cumsum(np.sort(v)[::-1]) - z) / np.arange(1, len(v) + 1) > 0)[0][-1]]
             / (np.nonzero(np.sort(v)[::-1] - (np.cumsum(np.sort(v)[::-1]) - z) / np.arange(1, len(v) + 1) > 0)[0][-1]
                + 2.0), 0), "off by one: with rho entries kept (rho counted from 1), theta divides by rho"),
-        Mistake(lambda v, z: project_simplex(-v, z), "sort in DECREASING order: the largest entries are kept"),
+        Mistake(lambda v, z: project_simplex(-v, z), "you kept the smallest entries: sort in DECREASING order"),
     ),
-    hint="u = np.sort(v)[::-1]; css = np.cumsum(u) - z; rho = last j (from 1) with u_j > css_j / j; theta = css_rho / rho",
     drive=lambda fn: _cs_compare(cs_gradient, _block_with(fn), "projection"),
 )
 
@@ -410,22 +444,34 @@ def _cs_block_cases():
 CS_BLOCK_UPDATE = Exercise(
     name="cs_block_update", notebook="07", title="Blondel's block update",
     signature="cs_block_update(alpha_i, g_i, y_i, sqnorm_i, C) -> array of shape (k,)",
-    statement=("Return the new block alpha_i: with r = ||x_i||, C_i = C at the own class y_i and 0 elsewhere, "
-               "beta_hat = r (C_i - alpha_i) + g_i / r and z = C r, project beta_hat onto the simplex of mass z "
-               "(your project_simplex) and return C_i - beta / r."),
-    reference=cs_block_update, cases=_cs_block_cases, output="array",
+    intro=(r"**Derive, then write.** With the other samples fixed, the dual (minimised) restricted to sample $i$'s "
+           r"block is, in the move $\delta$ of the block, $g_i^\top \delta + \tfrac12 \|x_i\|^2 \|\delta\|^2$ plus a "
+           r"constant, to be minimised subject to $\alpha_i + \delta \le C_i$ and $\mathbb{1}^\top \delta = 0$, where "
+           r"$C_i$ is $C$ at the own class $y_i$ and $0$ elsewhere. Substitute $\beta = r (C_i - \alpha_i - \delta)$ "
+           r"with $r = \|x_i\|$: show that the problem becomes the projection of "
+           r"$\hat\beta = r (C_i - \alpha_i) + g_i / r$ onto a simplex $\{\beta \ge 0,\ \mathbb{1}^\top \beta = z\}$ "
+           r"(which $z$?), then write `cs_block_update(alpha_i, g_i, y_i, sqnorm_i, C)` returning the new block "
+           r"$\alpha_i + \delta$ (use your `project_simplex`). Once it passes, the check runs Blondel's solver with "
+           r"your block step."),
+    equation=("with r = ||x_i||: beta_hat = r (C_i - alpha_i) + g_i / r, z = C r (the entries of C_i sum to C and those "
+              "of alpha_i to 0), beta = the projection of beta_hat onto {beta >= 0, sum beta = z}, and the new block is "
+              "C_i - beta / r"),
+    kind="derive", reference=cs_block_update, cases=_cs_block_cases, output="array",
     mistakes=(
         Mistake(lambda a, g, y, q, C: _block_with(project_simplex)(a, g, y, 1.0, C),
-                "the quadratic term of the block is ||x_i||^2 ||delta||^2 / 2, not ||delta||^2 / 2 (the slides' "
-                "'Taylor expansion' drops ||x_i||^2, an erratum): use r = ||x_i|| in beta_hat, z and the way back"),
+                "your step is that of ||x_i|| = 1: the quadratic term of the block is ||x_i||^2 ||delta||^2 / 2 (the "
+                "slides' 'Taylor expansion' drops ||x_i||^2, an erratum), so r = ||x_i|| enters beta_hat, z and the "
+                "way back"),
         Mistake(lambda a, g, y, q, C: (lambda r, Ci: Ci - project_simplex(r * (Ci - a) + g / r, C) / r)(
-            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)), "the simplex's mass is z = C ||x_i||, not C"),
+            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)),
+            "your simplex has the wrong mass: sum the substitution beta = r (C_i - alpha_i - delta) over the classes"),
         Mistake(lambda a, g, y, q, C: (lambda r, Ci: Ci + project_simplex(r * (Ci - a) + g / r, C * r) / r)(
-            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)), "the way back is alpha_i = C_i - beta / r"),
+            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)),
+            "your way back has the wrong sign: solve beta = r (C_i - alpha_i - delta) for the new block"),
         Mistake(lambda a, g, y, q, C: (lambda r, Ci: Ci - project_simplex(r * (Ci - a) + g / r, C * r))(
-            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)), "divide beta by r = ||x_i|| on the way back"),
+            np.sqrt(q), np.where(np.arange(len(a)) == y, C, 0.0)),
+            "your way back forgets r: solve beta = r (C_i - alpha_i - delta) for the new block"),
     ),
-    hint="r = np.sqrt(sqnorm_i); C_i = np.where(np.arange(k) == y_i, C, 0.0); then project r (C_i - alpha_i) + g_i / r",
     drive=lambda fn: _cs_compare(cs_gradient, fn, "block update"),
 )
 
@@ -464,6 +510,10 @@ def _gap_cases():
              hint="keep the sign of P - D: a negative gap shows that D is above P, which weak duality forbids "
                   "for a feasible alpha"),
         Case("P = D = 0", dict(primal=0.0, dual=0.0), hint="when P = D = 0 the gap is 0 (nothing to divide)"),
+        Case("P = 0 and D < 0: an infinite gap", dict(primal=0.0, dual=-0.5),
+             hint="when P = 0 and D != 0 the gap is infinite, with the sign of P - D (the statement says so)"),
+        Case("P = 0 and D > 0 (an infeasible alpha): a gap of -inf", dict(primal=0.0, dual=1e-3),
+             hint="when P = 0 and D != 0 the gap is infinite, with the sign of P - D (the statement says so)"),
         Case("a negative primal (not an SVM's, but the formula still holds)", dict(primal=-4.0, dual=-5.0),
              hint="divide by |P|, the absolute value"),
     ]
@@ -489,17 +539,22 @@ def _gap_drive(fn):
 RELATIVE_GAP = Exercise(
     name="relative_gap", notebook="08", title="The relative duality gap",
     signature="relative_gap(primal, dual) -> float",
-    statement=("Return the relative duality gap (P - D) / |P|, the solvers' stopping measure: it bounds how far P is "
-               "from the optimum, relative to P. Return 0 when P = D = 0."),
+    intro=(r"Every run of this notebook stopped on the relative duality gap. Write `relative_gap(primal, dual)`: "
+           r"$(P - D) / |P|$, keeping its sign. When $P = 0$ there is nothing to divide by: return $0$ if $D = 0$ too, "
+           r"and otherwise an infinite gap with the sign of $P - D$ (`math.inf` or `-math.inf`), as the library's "
+           r"objectives do."),
+    equation="gap = (P - D) / |P|; for P = 0: 0 when D = 0, +inf when D < 0, -inf when D > 0 (the sign of P - D)",
     reference=relative_gap, cases=_gap_cases,
     mistakes=(
-        Mistake(lambda P, D: (P - D) / abs(D), "divide by |P|, the primal, not by the dual"),
-        Mistake(lambda P, D: abs(P - D) / abs(P), "keep the sign of P - D: a negative gap reveals a dual above the primal"),
-        Mistake(lambda P, D: P - D, "the gap is RELATIVE: divide by |P|"),
-        Mistake(lambda P, D: (P - D) / P, "divide by |P|, the absolute value"),
-        Mistake(lambda P, D: (P - D) / max(abs(P), 1.0), "divide by |P| itself, not by max(|P|, 1)"),
+        Mistake(lambda P, D: (P - D) / abs(D), "you divided by the dual |D|: the gap is relative to |P|, not by the dual"),
+        Mistake(lambda P, D: abs(P - D) / abs(P),
+                "your gap lost its sign: keep the sign of P - D, a negative gap reveals a dual above the primal"),
+        Mistake(lambda P, D: P - D, "that is the absolute gap: the relative gap divides it by |P|"),
+        Mistake(lambda P, D: (P - D) / P, "your gap has the wrong sign for P < 0: divide by |P|, the absolute value"),
+        Mistake(lambda P, D: (P - D) / max(abs(P), 1.0), "you divided by max(|P|, 1): divide by |P| itself"),
+        Mistake(lambda P, D: 0.0 if P == 0 else (P - D) / abs(P),
+                "here P = 0 and D != 0: the gap is not 0 but infinite, with the sign of P - D"),
     ),
-    hint="(primal - dual) / abs(primal), with the case P = 0 handled first",
     drive=_gap_drive,
 )
 
@@ -555,24 +610,29 @@ def _primal_drive(fn):
 MULTICLASS_PRIMAL = Exercise(
     name="multiclass_primal", notebook="08", title="The multiclass primal, both losses",
     signature="multiclass_primal(W, X, y, C, loss, M) -> float",
-    statement=("Return 1/2 ||W||_F^2 + C sum_i loss_i, where for loss = 'ww' (Weston-Watkins) loss_i = sum over "
-               "the rivals j != y_i of max(0, 1 - M (w_{y_i} - w_j)'x_i), and for loss = 'cs' (Crammer-Singer) "
-               "loss_i = max(0, 1 + max over the rivals m != y_i of w_m'x_i - w_{y_i}'x_i)."),
+    intro=(r"The cell above compared primal objectives. Write `multiclass_primal(W, X, y, C, loss, M)`: "
+           r"$\tfrac12 \|W\|_F^2 + C \sum_i \ell_i$ with the Weston-Watkins "
+           r"$\ell_i = \sum_{j \ne y_i} \max(0,\, 1 - M (w_{y_i} - w_j)^\top x_i)$ for `loss='ww'` and the "
+           r"Crammer-Singer $\ell_i = \max(0,\, 1 + \max_{m \ne y_i} w_m^\top x_i - w_{y_i}^\top x_i)$ for "
+           r"`loss='cs'`. `W` is $(k, d)$ (row $m$ is $w_m$), `y` holds class codes $0, \dots, k-1$."),
+    equation=("P(W) = 1/2 ||W||_F^2 + C sum_i loss_i; ww: loss_i = sum over j != y_i of max(0, 1 - M (w_{y_i} - w_j)'x_i); "
+              "cs: loss_i = max(0, 1 + max over m != y_i of w_m'x_i - w_{y_i}'x_i)"),
     reference=multiclass_primal, cases=_primal_cases,
     mistakes=(
         Mistake(lambda W, X, y, C, loss, M: multiclass_primal(W, X, y, C, loss, M) + C * len(y) * (loss == "ww"),
-                "the Weston-Watkins sum runs over the rivals j != y_i only (j = y_i would add max(0, 1) = 1 "
-                "per sample)"),
+                "your Weston-Watkins sum includes j = y_i (it adds max(0, 1) = 1 per sample): it runs over the rivals "
+                "j != y_i only"),
         Mistake(lambda W, X, y, C, loss, M: (0.5 * np.sum(W * W) + C * np.maximum(
             0.0, 1.0 + (X @ W.T).max(axis=1) - (X @ W.T)[np.arange(len(y)), y]).sum()) if loss == "cs" else
             multiclass_primal(W, X, y, C, loss, M),
-            "the Crammer-Singer maximum runs over the rivals m != y_i: including y_i makes every loss at least 1"),
+            "your Crammer-Singer maximum includes y_i (every loss is then at least 1): it runs over the rivals "
+            "m != y_i"),
         Mistake(lambda W, X, y, C, loss, M: multiclass_primal(W, X, y, C, loss, M) + 0.5 * np.sum(W * W),
-                "the regulariser is 1/2 ||W||_F^2"),
+                "your regulariser is ||W||_F^2: it is 1/2 ||W||_F^2"),
         Mistake(lambda W, X, y, C, loss, M: multiclass_primal(W, X, y, C, loss, 1.0),
-                "the Weston-Watkins margin scale M multiplies the score difference"),
+                "your Weston-Watkins loss ignores M: the margin scale multiplies the score difference"),
     ),
-    hint="S = X @ W.T; s_y = S[np.arange(n), y]; mask the own class out of the rivals",
+    variants=(Variant(lambda inputs: {**inputs, "W": inputs["W"].T.copy()}, ORIENTATION, ORIENTATION_REMINDER),),
     drive=_primal_drive,
 )
 
