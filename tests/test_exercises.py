@@ -324,7 +324,7 @@ def _box(v, lo, hi):
 # exercise -> [(what, wrong function, words the hint must contain or None)]
 WRONG = {
     "hinge_losses": [
-        ("no max(0, .)", lambda w, b, X, y: 1 - y * (X @ w + b), "max(0"),
+        ("no max(0, .)", lambda w, b, X, y: 1 - y * (X @ w + b), "negative"),
         ("the bias left out", lambda w, b, X, y: np.maximum(0, 1 - y * (X @ w)), "bias"),
         ("off by one: 2 - margin", lambda w, b, X, y: np.maximum(0, 2 - y * (X @ w + b)), None),
     ],
@@ -549,3 +549,17 @@ def test_the_solutions_copy_fills_every_stub(tmp_path):
     (tmp_path / "01_binary_svm.ipynb").write_text("mine")
     assert copy_course(tmp_path, solutions=True) == []
     assert (tmp_path / "01_binary_svm.ipynb").read_text() == "mine"
+
+
+def test_the_notebooks_intro_cells_are_the_packages_text():
+    """One source: each intro cell reads exactly what ``sync_intros`` writes from the exercise's ``intro``."""
+    from svmteach.exercises.notebooks import intro_name, intro_source
+
+    seen = set()
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            name = intro_name(cell)
+            if name:
+                seen.add(name)
+                assert cell.source == intro_source(name), f"{path.name}: run sync_intros on it ({name})"
+    assert seen == set(NAMES)

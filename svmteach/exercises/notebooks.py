@@ -128,3 +128,42 @@ def fill_problem_solutions(nb) -> list[str]:
     from .problem_set.cells import fill_problem_solutions as fill
 
     return fill(nb)
+
+
+# ---- the intro cells: one source, the package's text ------------------------------------------------
+
+#: the last paragraph of every intro cell: how the check answers
+CHECK_LINE = ("Run the cell after it to check your function: it names the first case that goes wrong and what is "
+              "wrong with your answer. Run the check again (or pass `hint=2`) for the equation behind the step; it "
+              "never shows the solution.")
+
+
+def intro_name(cell) -> str | None:
+    """The exercise a markdown cell introduces (its metadata ``{"svmteach": {"intro": name}}``), or None."""
+    if cell.get("cell_type") != "markdown":
+        return None
+    return cell.get("metadata", {}).get("svmteach", {}).get("intro")
+
+
+def intro_source(name: str) -> str:
+    """The source of the intro cell of ``name``: its title as a heading, the package's ``intro``, the check line."""
+    from . import exercise
+
+    ex = exercise(name)
+    return f"### Exercise: {ex.title}\n\n{ex.intro}\n\n{CHECK_LINE}"
+
+
+def sync_intros(nb) -> list[str]:
+    """Write every intro cell of the notebook ``nb`` (nbformat) from the package (:func:`intro_source`), in place,
+    keeping its metadata; return the names of the intros whose text changed."""
+    from . import EXERCISES
+
+    changed = []
+    for cell in nb.cells:
+        name = intro_name(cell)
+        if name in EXERCISES:
+            source = intro_source(name)
+            if cell.source != source:
+                cell.source = source
+                changed.append(name)
+    return changed
