@@ -122,8 +122,8 @@ PROBLEMS = (
             r"$u = (1, 1)$, and $\|u - v\| = \sqrt2$, the margin width of problem 01.2." "\n\n"
             r"3. $w = 2(1, 1)/2 = (1, 1)$. The midpoint $(\tfrac12, \tfrac12)$ lies on the boundary: "
             r"$w^\top(\tfrac12, \tfrac12) + b = 0$ gives $b = -1$. Same as 01.2. $u = (1, 1)$ is **not** a data "
-            r"point: it is the midpoint of $x_2$ and $x_3$. \"The two closest points\" of some lecture notes must "
-            r"be read as the closest points of the hulls." "\n\n"
+            r"point: it is the midpoint of $x_2$ and $x_3$. A phrase like 'the two closest points' must be read "
+            r"as the closest points of the two hulls." "\n\n"
             r"4. $u = \tfrac12 x_2 + \tfrac12 x_3$ and $v = 1\cdot x_1$. The dual variables are these weights "
             r"times $2/\|u - v\|^2 = 1$: $\alpha = (1, \tfrac12, \tfrac12)$. In general "
             r"$\alpha = \frac{2}{\|u - v\|^2}\,(\text{the convex weights})$, because $w = \sum_i \alpha_i y_i x_i "
@@ -170,9 +170,10 @@ PROBLEMS = (
             r"a function of $C$; the argument holds for any optimal $b_k$.)" "\n\n"
             r"2. No. On the worked example every $C > 0$ gives three support vectors: for $C < 1$ the optimum is "
             r"$\alpha = (C, C/2, C/2)$, all positive (problem 02.3), and for $C \ge 1$ it is "
-            r"$(1, \tfrac12, \tfrac12)$. Other data sets give counts that go up and down with $C$: a point can "
-            r"leave the margin band and a point that was outside can land exactly on the narrower margin. Only "
-            r"$\|w\|$ and the total hinge loss are monotone."),
+            r"$(1, \tfrac12, \tfrac12)$: the count does not fall. Nothing in the proof of part 1 speaks of the "
+            r"count: as the band narrows, points leave it, but a point can also land exactly on the narrower "
+            r"margin and become a free support vector, so the count need not be monotone. Only $\|w\|$ and the "
+            r"total hinge loss are."),
         answer=None),
     PenProblem(
         name="01.6", title="Predict the margin for C = 1/2", kind="predict",

@@ -88,7 +88,7 @@ PROBLEMS = (
             r"2. Recover $w = \sum_i \alpha_i y_i x_i$ and $b$, and check $P^\star = D^\star$." "\n"
             r"3. Put each point in the KKT table: which are free, which are bound? Point 1 has $\alpha_1 = C$: "
             r"where is it? What does that say about the equivalence "
-            r"\"$\alpha_i = C \Leftrightarrow y_i f(x_i) < 1$\" printed in Rosasco's lecture?" "\n"
+            r"'$\alpha_i = C \Leftrightarrow y_i f(x_i) < 1$' printed in Rosasco's lecture?" "\n"
             r"4. For which $C$ is this also the soft-margin solution?" "\n\n"
             r"Answer: `[alpha_1, alpha_2, alpha_3]`."),
         solution=(
@@ -101,7 +101,7 @@ PROBLEMS = (
             r"$P^\star = \tfrac12\|w\|^2 + C\sum\xi_i = 1 + 0 = 1 = D^\star$: no gap, as strong duality promises." "\n\n"
             r"3. Points 2 and 3: free support vectors, on the margin. Point 1: $\alpha_1 = C$, a bound support "
             r"vector, yet $y_1 f(x_1) = -(0 - 1) = 1$: exactly **on** the margin, not inside it. So "
-            r"\"$\alpha_i = C \Rightarrow y_i f(x_i) < 1$\" is false; the table only gives "
+            r"'$\alpha_i = C \Rightarrow y_i f(x_i) < 1$' is false; the table only gives "
             r"$\alpha_i = C \Rightarrow y_i f(x_i) \le 1$ (and $y_i f(x_i) < 1 \Rightarrow \alpha_i = C$)."
             "\n\n"
             r"4. For every $C \ge 1 = \max_i \alpha_i$ (notebook 2, the hard margin is reached at a finite $C$): "

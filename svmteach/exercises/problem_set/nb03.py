@@ -165,7 +165,7 @@ PROBLEMS = (
     PenProblem(
         name="03.6", title="Reading the parabola panels", kind="explain",
         statement=(
-            r"In the notebook's figure \"Watching the parabolas\", each panel draws the dual along the visited "
+            r"In the notebook's figure 'Watching the parabolas', each panel draws the dual along the visited "
             r"coordinate, the box $[0, C]$ (shaded), the vertex (dotted) and the clipped value (red)." "\n\n"
             r"1. When does the red line sit on the left edge of the box, when on the right edge, and when "
             r"on the vertex? Answer in terms of $\alpha_i$, $g_i$ and $Q_{ii}$, and say where such a point lies "
