@@ -412,3 +412,65 @@ def test_the_step_views_draw_the_clipped_point_where_the_state_says(solver):
         found = _pixels_of(img, ax, star)
         assert len(found) > 20, "no star drawn"
         assert np.linalg.norm(found.mean(axis=0) - expected) <= 4.0, (found.mean(axis=0), expected)
+
+
+# ---- the boundaries between class regions ------------------------------------------------------
+
+def drawn_boundary_points(lines):
+    """The vertices of every boundary line the explorer drew (its contour sets), as one (m, 2) array."""
+    segments = [seg for cs in lines for level in cs.allsegs for seg in level if len(seg)]
+    assert segments, "no boundary drawn"
+    return np.vstack(segments)
+
+
+def assert_on_ties(points, scores, rtol=1e-7):
+    """Each point lies where the two largest of its ``scores`` (an independent model's) tie; returns the
+    pairs of classes found on the boundaries."""
+    S = scores(points)
+    top = np.sort(S, axis=1)
+    scale = np.abs(S).max()
+    worst = np.max(top[:, -1] - top[:, -2]) / scale
+    assert worst <= rtol, f"a boundary point is {worst:.2e} (relative) off the tie of its two largest scores"
+    leaders = np.sort(np.argsort(-S, axis=1)[:, :2], axis=1)
+    return {tuple(pair) for pair in leaders}
+
+
+def test_multiclass_boundaries_follow_the_scores_not_the_class_numbers():
+    """Four classes: the boundary between classes whose numbers are not adjacent (0 and 3, 1 and 3, ...)
+    is a line where their scores tie, drawn once; a contour over the class numbers drew it as a staircase
+    on the grid's cells, three times over (levels 0.5, 1.5, 2.5).  Checked against W computed here from
+    the state's alpha (w_m = -M sum_i alpha_im x_i), and the regions' pixels against its argmax."""
+    from svmteach.widgets import MulticlassExplorer
+
+    X, y = data.multiclass_blobs(60, k=4, seed=2)
+    ex = MulticlassExplorer(X, y, C=1.0, loss="ww", solver="exact")
+    ex.buttons["10 steps"].click()
+    W = -ex.M * np.asarray(ex.state.alpha).T @ X
+    pairs = assert_on_ties(drawn_boundary_points(ex._lines), lambda Z: Z @ W.T)
+    assert any(b - a >= 2 for a, b in pairs)  # a boundary between classes whose numbers are not adjacent
+    assert len(ex._lines) == len(pairs)  # each boundary drawn once
+    drawn_regions_agree(ex.fig, ex.ax_data, 4, _argmax_predictor(W))
+
+
+def test_rls_boundaries_follow_the_scores_of_kernel_ridge():
+    """One-versus-rest RLS on four classes (linear kernel): the boundaries lie where the two largest of
+    scikit-learn's KernelRidge scores tie, and the regions are its argmax."""
+    from svmteach.widgets import RLSPathExplorer
+
+    X, y = data.multiclass_blobs(60, k=4, seed=2)
+    ex = RLSPathExplorer(X, y, kernel="linear", lams=[0.01, 0.1, 1.0])
+    ex.sliders["lambda"].value = 0.1
+    Y = np.where(y[:, None] == np.arange(4)[None, :], 1.0, -1.0)
+    ref = KernelRidge(alpha=0.1, kernel="linear").fit(X, Y)
+    pairs = assert_on_ties(drawn_boundary_points(ex._lines), ref.predict, rtol=1e-6)
+    assert any(b - a >= 2 for a, b in pairs) and len(ex._lines) == len(pairs)
+    drawn_regions_agree(ex.fig, ex.ax_data, 4, lambda Z: np.argmax(ref.predict(Z), axis=1))
+
+
+def test_score_boundaries_of_two_classes_is_the_zero_level():
+    from svmteach.viz.regions import cell_grid, score_boundaries
+
+    xx, yy, grid = cell_grid((-1, 1), (-1, 1), 20)
+    (a, b, d), = score_boundaries(xx, yy, (grid[:, 0] - 0.3)[:, None])
+    assert (a, b) == (0, 1) and np.allclose(d, xx - 0.3)
+    assert score_boundaries(xx, yy, np.ones((len(grid), 1))) == []  # one class everywhere: no boundary

@@ -97,7 +97,7 @@ def test_ww_step_view_draws_sharks_moves_and_the_exact_jump(blobs, solver):
     # the drawing changed with the step, and the status line says what the step did
     assert not np.array_equal(path_before, np.array(view.path.get_xydata()))
     assert e.snapshot_png() != png_before
-    assert f"sample {i}" in e.status.value and f"Shark's {len(p.moves_j)} moves" in e.status.value
+    assert f"sample {i}" in e.status.text and f"Shark's {len(p.moves_j)} moves" in e.status.text
 
 
 def _bisect_theta(beta_hat, z):
@@ -222,7 +222,7 @@ def test_moving_C_warm_starts_and_reaches_the_optimum_at_C_1000(blobs):
     start = e.state.n_iter
     e.sliders["C"].value = 1000.0
     assert e.problem.C == pytest.approx(1000.0) and e.state.gap <= e.tol
-    assert "warm start from the solution at C = 1" in e.status.value
+    assert "warm start from the solution at C = 1" in e.status.text
     # the dual reached is the QP oracle's optimum to the gap
     opt = ww_dual_optimum(X, np.asarray(e.problem.codes), e.problem.C, e.problem.M)
     assert e.state.dual <= opt * (1 + 1e-9) and e.state.primal >= opt * (1 - 1e-9)
@@ -238,8 +238,8 @@ def test_a_C_move_that_cannot_finish_says_how_far_it_got(blobs):
     e = MulticlassExplorer(X, y, C=1.0, loss="ww", time_budget=1e-9)  # one epoch a press
     e.sliders["C"].value = 1000.0
     assert e.state.gap > e.tol
-    assert "Not converged" in e.status.value and "epochs closed the gap" in e.status.value
-    assert f"{e.state.gap:.1e}" in e.status.value
+    assert "Not converged" in e.status.text and "epochs closed the gap" in e.status.text
+    assert f"{e.state.gap:.1e}" in e.status.text
 
 
 def test_sizes_and_legend(blobs):
@@ -278,3 +278,30 @@ def test_titles_stay_inside_the_figure_after_switches_and_moves(blobs):
     e.dropdowns["loss"].value = "cs"  # a new step view: the panels placed again, with their titles
     e.buttons["step"].click()
     inside()
+
+
+def test_a_block_that_barely_moves_says_it_is_already_optimal(blobs):
+    """At the optimum a visit moves alpha_i by rounding only: the step panel says "already optimal" and
+    shows the whole box [0, C]^2 (zoomed in, it was a flat line on a 1e-6 axis with an offset label)."""
+    from svmteach.viz.shark_path import STILL, block_movement
+
+    X, y = blobs
+    e = MulticlassExplorer(X, y, C=1.0, loss="ww", solver="shark", time_budget=math.inf)
+    e.buttons["to convergence"].click()
+    seen = 0
+    for _ in range(30):
+        e.buttons["step"].click()
+        p = e.step_view.picture
+        moved = max(np.abs(p.shark_after - p.before).max(), np.abs(p.exact_after - p.before).max())
+        assert block_movement(p) == pytest.approx(moved)
+        C = float(e.problem.C_i[p.i])
+        if moved <= STILL * C:
+            seen += 1
+            assert "already optimal" in e.step_view.note.get_text() and "already optimal" in e.ax_step.get_title()
+            assert e.ax_step.get_xlim() == pytest.approx((-0.1 * C, 1.1 * C))
+        else:
+            assert e.step_view.note.get_text() == ""
+            assert np.ptp(e.ax_step.get_xlim()) < 1.3 * C
+    assert seen > 0
+    e.fig.canvas.draw()
+    assert e.ax_step.xaxis.get_offset_text().get_text() == "" and e.ax_step.yaxis.get_offset_text().get_text() == ""

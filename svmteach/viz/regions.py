@@ -109,3 +109,40 @@ def draw_score_lines(ax, W, **kwargs):
     ax.set_xlim(xlim)
     ax.set_ylim(ylim)
     return lines
+
+
+def score_boundaries(xx, yy, scores):
+    """The boundaries between class regions, from the scores: ``[(a, b, d), ...]``, one per pair of classes
+    a < b that meet, with ``d`` the masked (rows, columns) array of :math:`s_a - s_b` on the grid, kept only
+    where a and b hold the two largest scores (elsewhere masked).
+
+    The region of z is :math:`\\arg\\max_m s_m(z)`; the boundary between a and b is where
+    :math:`s_a = s_b` and no other score is larger, the zero level of ``d``.  A contour over the class
+    numbers instead (levels 0.5, 1.5, ...) follows the grid's cells as a staircase, and draws the
+    boundary between classes 0 and 3 three times (levels 0.5, 1.5 and 2.5).  For linear scores the zero
+    level of ``d`` interpolated on the grid is exact.  One column of scores (two classes, class 1 where
+    :math:`s > 0`) has the one boundary ``(0, 1, s)``.
+    """
+    S = np.asarray(scores, dtype=np.float64).reshape(*np.shape(xx), -1)
+    if S.shape[2] == 1:
+        return [(0, 1, np.ma.masked_invalid(S[..., 0]))] if S.min() < 0 < S.max() else []
+    order = np.argsort(-S, axis=2, kind="stable")
+    first, second = order[..., 0], order[..., 1]
+    found = []
+    for a in range(S.shape[2]):
+        for b in range(a + 1, S.shape[2]):
+            top_two = ((first == a) & (second == b)) | ((first == b) & (second == a))
+            if not top_two.any():
+                continue
+            d = np.ma.array(S[..., a] - S[..., b], mask=~top_two)
+            if d.min() < 0 < d.max():  # both sides of the tie occur where the two lead
+                found.append((a, b, d))
+    return found
+
+
+def draw_score_boundaries(ax, xx, yy, scores, **kwargs):
+    """Draw the boundaries of :func:`score_boundaries` on ``ax`` (black lines of width 1 unless ``kwargs``
+    say otherwise); returns the list of contour sets (``remove()`` each to redraw)."""
+    style = dict(colors="k", linewidths=1, zorder=1)
+    style.update(kwargs)
+    return [ax.contour(xx, yy, d, levels=[0.0], **style) for _, _, d in score_boundaries(xx, yy, scores)]

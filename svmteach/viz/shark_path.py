@@ -34,6 +34,9 @@ from ..backend import to_numpy
 SHARK_COLOR, EXACT_COLOR = "#e6550d", "#08519c"
 #: Points per side of the grid the level lines are computed on.
 LEVEL_GRID = 41
+#: A visit that moves no entry of alpha_i by more than STILL * C (neither Shark's moves nor the exact jump)
+#: is drawn as "already optimal" in the whole box: zoomed in, its picture was a flat line on a 1e-6 axis.
+STILL = 1e-3
 
 
 class BlockPathPicture(NamedTuple):
@@ -124,6 +127,11 @@ def block_path_picture(problem, state):
                             u=u, others=others, linear=bool(linear))
 
 
+def block_movement(picture):
+    """How far a visit moves the sample's alpha_i: the largest entry of Shark's or the exact block's change."""
+    return float(max(np.abs(picture.shark_after - picture.before).max(), np.abs(picture.exact_after - picture.before).max()))
+
+
 def block_objective(picture, a_p, a_q):
     """The block objective divided by a, :math:`\\tfrac12(\\|\\beta\\|^2 + (\\mathbf 1^\\top\\beta)^2) - u^\\top\\beta`,
     at points of the picture's plane (arrays ``a_p``, ``a_q`` of the same shape), with the other rivals
@@ -170,6 +178,7 @@ class SharkPathView:
                             color="#636363")
         ax.xaxis.set_major_locator(MaxNLocator(4))
         ax.yaxis.set_major_locator(MaxNLocator(4))
+        ax.ticklabel_format(useOffset=False)  # plain tick labels, never "1e-5+1.439e-1" beside the axis
         ax.set_xlabel("\u03b1 of the sample, one rival class", **self._label)
         ax.set_ylabel("another rival class", **self._label)
         if legend:
@@ -201,11 +210,24 @@ class SharkPathView:
             self.ax.set_ylim(-0.1 * C, 1.1 * C)
             self.ax.set_title("one sample's block", **self._label)
             return p
-        self.note.set_text("")
         V = p.vertices
         self.path.set_data(V[:, 0], V[:, 1])
         self.start.set_data([V[0, 0]], [V[0, 1]])
         self.exact.set_data([p.exact[0]], [p.exact[1]])
+        moved = block_movement(p)
+        if moved <= STILL * C:  # a block already (nearly) optimal: a zoom on it would show rounding on a 1e-6 axis
+            self.jump.set_visible(False)
+            self.note.set_text(f"this block is already optimal:\nneither solver moves \u03b1\u1d62\n"
+                               f"by more than {moved:.0e}" if moved > 0 else
+                               "this block is already optimal:\nneither solver moves \u03b1\u1d62")
+            self.ax.set_xlim(-0.1 * C, 1.1 * C)  # the whole box, the point in it
+            self.ax.set_ylim(-0.1 * C, 1.1 * C)
+            px, qx = p.axes
+            self.ax.set_xlabel(f"\u03b1 of sample {p.i}, class {px}", **self._label)
+            self.ax.set_ylabel(f"\u03b1, class {qx}" if qx >= 0 else "(one rival only)", **self._label)
+            self.ax.set_title(f"sample {p.i}: already optimal", **self._label)
+            return p
+        self.note.set_text("")
         self.jump.set_visible(bool(np.any(p.exact != V[0])))
         self.jump.xy, self.jump.xyann = tuple(p.exact), tuple(V[0])
         # a square view around the points (the same scale on both axes: the valley's tilt is true)

@@ -7,12 +7,13 @@ saying what it does: (M, C) is the problem (1, C M^2), and W = V / M), the loss 
 convergence", "reset", a Play widget, and what a click on the plot does (add a point of
 the chosen class, or remove the nearest point; shift-click or right-click adds a point
 of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
-the scores, in the class palette of :mod:`svmteach.viz.palette`), the lines where two classes'
-scores tie, the sample the last step visited (for the solvers that visit one sample a step),
+the scores, in the class palette of :mod:`svmteach.viz.palette`), the lines where the two
+largest scores tie (:func:`svmteach.viz.regions.draw_score_boundaries`), the sample the last
+step visited (for the solvers that visit one sample a step),
 the last step as its solver sees it (Weston-Watkins: Shark's moves inside the block as a path
 beside the exact block's one jump, :mod:`svmteach.viz.shark_path`; Crammer-Singer: the block's
 projection onto the simplex, :mod:`svmteach.viz.simplex`), each sample's dual weight as a bar,
-and the primal, dual and relative gap on a log scale; a legend of the markers under the figure.
+and the primal and dual on a log scale with the relative gap on its own axis; a legend of the markers under the figure.
 
 Moving C (or M) warm-starts from the solution shown: alpha scaled by C_new / C_old (every loss's
 set of feasible blocks is C times a fixed set, so the scaled point is feasible, and the samples
@@ -34,8 +35,8 @@ from ..solvers import MULTICLASS_SOLVERS, MulticlassState, make_multiclass_solve
 from ..solvers.base import check_tol
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
-from ..viz.regions import cell_grid, data_box
-from ..viz.shark_path import SharkPathView
+from ..viz.regions import cell_grid, data_box, draw_score_boundaries
+from ..viz.shark_path import STILL, SharkPathView, block_movement
 from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, log_slider_range
@@ -195,11 +196,11 @@ class MulticlassExplorer(SolverExplorer):
         self.add_point(x1, x2, self.labels[(index + 1) % len(self.labels)] if other else self.labels[index])
 
     def add_point(self, x1, x2, label):
-        """Add a training point of class ``label`` (one of the labels present) and restart."""
+        """Add a training point of class ``label`` (one of the labels present) and go on from the solution
+        shown (:meth:`_add_with_warm_start`); the point is ringed by a black square."""
         if label not in self.labels:
             raise ValueError(f"label must be one of the classes {list(self.labels)}, got {label!r}")
-        self.X, self.y = with_point(self.X, self.y, x1, x2, label)
-        self._rebuild()
+        self._add_with_warm_start(*with_point(self.X, self.y, x1, x2, label))
 
     # ---- drawing -------------------------------------------------------------------------------
     def _init_artists(self):
@@ -216,6 +217,7 @@ class MulticlassExplorer(SolverExplorer):
         self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=colors, s=40, zorder=3, edgecolors="none")
         self._visited = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5,
                                              zorder=4)
+        self._added = self._added_marker()
         self.ax_data.set_xlim(self._xlim)
         self.ax_data.set_ylim(self._ylim)
         self.ax_data.set_aspect("equal")
@@ -265,7 +267,7 @@ class MulticlassExplorer(SolverExplorer):
         if isinstance(self.state, MulticlassState):
             handles.append(Line2D([], [], ls="none", marker="o", markersize=13, markerfacecolor="none",
                                   markeredgecolor="gold", markeredgewidth=2.5, label="sample just visited"))
-        return handles + (self.step_view.handles() if self.step_view is not None else [])
+        return handles + (self.step_view.handles() if self.step_view is not None else []) + [self._added_handle()]
 
     def sample_weights(self, alpha=None):
         """(n,) each sample's dual weight, as the loss defines it (``dual_weights``): :math:`\\sum_{j \\ne y_i}
@@ -289,7 +291,7 @@ class MulticlassExplorer(SolverExplorer):
         drawn = getattr(self, "_artists_for", (None, None, None))
         if drawn[0] is not self.X or drawn[1] is not type(self.solver) or drawn[2] != self.problem.loss:
             self._init_artists()  # new data (self.X is replaced by an edit), solver or loss; not a move of C
-        s, k = self.state, self.problem.k
+        s = self.state
         alpha, W = self.solver.coefficients(self.problem, s)  # the solver's own (n, k) duals and (k, 2) weights
         W = to_numpy(W)
         xx, yy, grid = self._grid
@@ -298,14 +300,13 @@ class MulticlassExplorer(SolverExplorer):
         self._regions.set_data(region)
         for artist in self._lines:
             artist.remove()
-        self._lines = []
-        if np.ptp(region) > 0:
-            self._lines.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
-                                                    linewidths=1, zorder=1))
+        # the boundaries from the scores (where the two largest tie), not a contour of the class numbers
+        self._lines = draw_score_boundaries(self.ax_data, xx, yy, scores)
         weights = self.sample_weights(alpha)
         support = weights > 1e-12
         self._points.set_edgecolors(np.where(support, "black", "none"))
         self._points.set_linewidths(np.where(support, 1.5, 0.0))
+        self._show_added()
         i = self.visited()
         self._visited.set_offsets(self.X[i] if i else np.empty((0, 2)))
         name = self.dropdowns["solver"].value
@@ -347,6 +348,8 @@ class MulticlassExplorer(SolverExplorer):
         if isinstance(self.step_view, SharkPathView):
             gap = float(np.abs(p.shark_after - p.exact_after).max())
             ran = "Shark's moves ran" if p.ran == "shark" else "the exact block ran"
+            if block_movement(p) <= STILL * p.C:
+                return f"; sample {p.i} ({ran}): this block is already optimal (neither solver moves it)"
             return (f"; sample {p.i} ({ran}): Shark's {len(p.moves_j)} moves end {gap:.1e} from the exact "
                     f"block (largest entry)")
         return f"; sample {self.state.i}: projection onto mass z = {p.z:.3g}, threshold \u03b8 = {p.theta:.3g}"

@@ -22,10 +22,10 @@ from ..validation import check_labels, check_X
 from ..rls import check_lambdas, loo_errors, regularization_path
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
-from ..viz.regions import cell_grid, data_box, label_text
+from ..viz.regions import cell_grid, data_box, draw_score_boundaries, label_text
 from .explorer import log_slider_range
-from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, check_size, figure_inches, fix_layout,
-                     paste_legend, style_axes)
+from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, StatusLine, check_size, figure_inches,
+                     fix_layout, paste_legend, style_axes)
 
 KERNELS = ("gaussian", "linear", "polynomial", "laplacian")
 GRID = 70
@@ -98,7 +98,7 @@ class RLSPathExplorer(Displayed):
         self.dropdowns = {"kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel",
                                                layout=w.Layout(width="auto"))}
         self.buttons = {"best lambda": w.Button(description="best lambda", layout=w.Layout(width="auto"))}
-        self.status = w.HTML(layout=w.Layout(width=f"{self.size.width_px}px"))
+        self.status = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
         self._figure()
         self._compute()
         self.sliders["lambda"].value = self.state["best_lam"] if lam is None else float(lam)
@@ -233,17 +233,14 @@ class RLSPathExplorer(Displayed):
         s = self.state
         xx, yy, grid = self._grid
         scores = self.decision(grid)
-        k = len(self.classes)
         # two classes: one column, class 1 where f > 0; more: one column per class, the largest score wins
         region = (scores[:, 0] > 0).astype(int) if scores.shape[1] == 1 else np.argmax(scores, axis=1)
         region = region.reshape(xx.shape)
         self._regions.set_data(region)
         for artist in self._lines:
             artist.remove()
-        self._lines = []
-        if np.ptp(region) > 0:
-            self._lines.append(self.ax_data.contour(xx, yy, region, levels=np.arange(k) + 0.5, colors="k",
-                                                    linewidths=1, zorder=1))
+        # the boundaries from the scores (where the two largest tie), not a contour of the class numbers
+        self._lines = draw_score_boundaries(self.ax_data, xx, yy, scores)
         for m in self._markers:
             m.set_xdata([s["lam"], s["lam"]])
         i = s["index"]
