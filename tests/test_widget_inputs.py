@@ -95,7 +95,7 @@ def with_a_compile_delay(monkeypatch, ex, clock, solving=0.0):
 
     def advance(self, problem, state, n_steps, tol=None):
         if not seen:
-            seen.append(ex.status.value)
+            seen.append(ex.status.text)
             clock.now += 13.0
         else:
             clock.now += solving
@@ -113,9 +113,9 @@ def test_after_a_loss_switch_compiling_is_not_taken_from_the_time_budget(monkeyp
     seen = with_a_compile_delay(monkeypatch, ex, clock)
     ex.buttons["to convergence"].click()
     assert seen and "compiling" in seen[0]  # said while it compiled
-    assert ex.state.gap <= ex.tol, ex.status.value  # the budget went to solving, and sufficed
-    assert "stopped at" not in ex.status.value
-    assert "compiled first, 13 s, not counted in the time budget" in ex.status.value
+    assert ex.state.gap <= ex.tol, ex.status.text  # the budget went to solving, and sufficed
+    assert "stopped at" not in ex.status.text
+    assert "compiled first, 13 s, not counted in the time budget" in ex.status.text
 
 
 def test_a_budget_spent_on_solving_is_still_reported_after_compiling(monkeypatch, blobs):
@@ -126,5 +126,5 @@ def test_a_budget_spent_on_solving_is_still_reported_after_compiling(monkeypatch
     with_a_compile_delay(monkeypatch, ex, clock, solving=2.0)  # each epoch: 2 s of solving
     ex.buttons["to convergence"].click()
     assert ex.state.gap > ex.tol
-    assert "stopped at the time budget of 3 s" in ex.status.value  # two epochs, 4 s of solving
-    assert "compiled first, 13 s" in ex.status.value
+    assert "stopped at the time budget of 3 s" in ex.status.text  # two epochs, 4 s of solving
+    assert "compiled first, 13 s" in ex.status.text

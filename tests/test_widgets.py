@@ -34,7 +34,7 @@ def test_step_buttons_advance_the_state_and_the_figure(explorer):
     assert explorer.state.n_iter == 11
     np.testing.assert_allclose(bars(), explorer.state.alpha)  # the bars are the state's alphas
     assert bars() != bars_before and "step 11" in explorer.ax_data.get_title()
-    assert "step 11" in explorer.status.value
+    assert "step 11" in explorer.status.text
 
 
 def test_to_convergence_and_reset(explorer):
@@ -74,7 +74,72 @@ def test_play_steps_and_points_can_be_added(explorer):
     assert explorer.state.n_iter == 2
     n = len(explorer.X)
     explorer.add_point(0.0, 3.0, positive=False)
-    assert len(explorer.problem.X) == n + 1 and explorer.problem.y[-1] == -1.0 and explorer.state.n_iter == 0
+    assert len(explorer.problem.X) == n + 1 and explorer.problem.y[-1] == -1.0 and explorer.state.n_iter == 2
+
+
+@pytest.mark.parametrize("solver", ["smo", "dual_cd", "primal_subgradient"])
+def test_a_click_keeps_the_solution_warm_starts_and_marks_the_new_point(solver):
+    """Adding a point goes on from the solution shown: the state after the click is the solver's warm start
+    from the previous alpha with alpha = 0 for the new point (the step count carries on, nothing restarts
+    at 0), and a black square is drawn at the click."""
+    from types import SimpleNamespace
+
+    X, y = data.overlapping_blobs(40, seed=1)
+    ex = BinaryExplorer(X, y, C=1.0, solver=solver)
+    ex.buttons["10 steps"].click()
+    before, n, steps = np.array(ex.state.alpha), len(ex.y), ex.state.n_iter
+    ex._on_click(SimpleNamespace(inaxes=ex.ax_data, xdata=0.25, ydata=-0.5, button=1, key=None))
+    assert ex.state.n_iter == steps and len(ex.state.alpha) == n + 1
+    expected = ex.solver.warm_start(ex.problem, ex.solver.init(ex.problem)._replace(
+        alpha=np.append(before, 0.0), n_iter=steps))
+    np.testing.assert_allclose(ex.state.alpha, expected.alpha)
+    np.testing.assert_allclose(ex.state.alpha[:n], before)  # already feasible: kept as it was
+    assert ex.state.alpha[n] == 0.0 and ex.state.primal == pytest.approx(expected.primal)
+    np.testing.assert_allclose(ex._added.get_offsets(), [[0.25, -0.5]])  # the mark is at the click
+    assert ex._added.get_visible() and ex._added.get_paths()  # drawn as a marker
+    assert "point added at (0.25, -0.50)" in ex.status.text and "warm start" in ex.status.text
+    assert len(ex.history) == 12  # the curves go on
+    ex.buttons["step"].click()
+    assert ex.state.n_iter == steps + 1
+    ex.remove_point(0.25, -0.5)  # removing restarts and the mark goes
+    assert len(ex._added.get_offsets()) == 0
+
+
+def test_a_multiclass_click_keeps_the_solution_and_marks_the_new_point(multi):
+    multi.buttons["10 steps"].click()
+    before, n = np.array(multi.state.alpha), len(multi.y)
+    multi.add_point(0.5, 0.5, multi.labels[1])
+    assert multi.state.n_iter == 10 and multi.state.alpha.shape == (n + 1, 3)
+    np.testing.assert_allclose(multi.state.alpha[:n], before)
+    np.testing.assert_array_equal(multi.state.alpha[n], 0.0)
+    np.testing.assert_allclose(multi._added.get_offsets(), [[0.5, 0.5]])
+
+
+def test_the_rule_dropdown_is_active_only_for_a_solver_with_a_rule(explorer):
+    assert not explorer.dropdowns["selection"].disabled  # SMO's working-set rule
+    for solver in ("dual_cd", "primal_subgradient"):
+        explorer.dropdowns["solver"].value = solver
+        assert explorer.dropdowns["selection"].disabled
+    explorer.dropdowns["solver"].value = "smo"
+    assert not explorer.dropdowns["selection"].disabled
+
+
+def test_the_status_line_keeps_numbers_whole_and_prints_no_negative_zero():
+    from svmteach.widgets.figure import NOWRAP, StatusLine, nowrap_numbers
+
+    line = StatusLine()
+    line.value = "<b>smo</b> step 3: primal 1.5, dual -0, relative gap 8.68e-01, x -0.00e+00"
+    line.value += " (stopped at the time budget of 3 s)"
+    assert line.text == "smo step 3: primal 1.5, dual 0, relative gap 8.68e-01, x 0.00e+00 (stopped at the time budget of 3 s)"
+    for number in ("3", "1.5", "0", "8.68e-01", "0.00e+00"):
+        assert f"{NOWRAP}{number}</span>" in line.value
+    assert nowrap_numbers(line.value) == line.value  # wrapped once
+    assert " -0" not in line.text
+
+
+def test_an_explorer_at_the_start_says_dual_0_not_minus_0(explorer):
+    assert explorer.state.n_iter == 0 and explorer.state.dual == 0
+    assert "dual 0," in explorer.status.text and "dual -0" not in explorer.status.text
 
 
 def test_clicks_on_the_plot_add_points_of_either_class(explorer):
@@ -126,7 +191,7 @@ def test_points_can_be_removed_by_click_mode_or_ctrl_click(explorer):
     # the last point of a class stays
     two = BinaryExplorer([[0.0, 0.0], [1.0, 1.0], [1.2, 1.0]], [1, -1, -1])
     two.remove_point(0.0, 0.0)
-    assert len(two.X) == 3 and "last of its class" in two.status.value
+    assert len(two.X) == 3 and "last of its class" in two.status.text
 
 
 # ---- MulticlassExplorer -----------------------------------------------------------------------
@@ -147,7 +212,7 @@ def test_multiclass_explorer_steps_and_bars(multi):
     multi.buttons["step"].click()
     assert multi.state.n_iter == 1 and multi.state.i >= 0
     multi.buttons["10 steps"].click()
-    assert multi.state.n_iter == 11 and "step 11" in multi.status.value
+    assert multi.state.n_iter == 11 and "step 11" in multi.status.text
     weights = [p.get_height() for p in multi.ax_alpha.patches]
     Y = obj.one_hot(multi.problem)
     np.testing.assert_allclose(weights, -multi.state.alpha[Y])  # WW: sum_{j != y} alpha_ij
@@ -244,6 +309,13 @@ def test_rls_path_explorer_multiclass_and_bad_input():
 def test_curves_show_primal_dual_and_gap(explorer):
     explorer.buttons["10 steps"].click()
     primal, dual, gap = (line.get_ydata() for line in explorer._curves)
+    # the relative gap (a ratio, 1 at the start) on its own axis, labelled, not on the objectives' axis
+    assert explorer._curves[2].axes is explorer.ax_gap is not explorer.ax_curve
+    assert [line.axes for line in explorer._curves[:2]] == [explorer.ax_curve] * 2
+    assert explorer.ax_gap.get_ylabel().startswith("relative gap") and explorer._curves[2].get_label() == "relative gap"
+    assert "gap" not in explorer.ax_curve.get_ylabel() and "gap" not in explorer.ax_curve.get_title()
+    gap_limits = explorer.ax_gap.get_ylim()
+    assert gap_limits[0] <= np.nanmin(gap) and gap_limits[1] >= np.nanmax(gap)
     h = np.array(explorer.history)
     np.testing.assert_allclose(primal, np.log10(h[:, 1]))
     np.testing.assert_allclose(gap, np.log10(np.maximum(h[:, 3], 1e-16)))
@@ -254,7 +326,7 @@ def test_curves_show_primal_dual_and_gap(explorer):
 def test_converge_says_when_it_stops_short(multi):
     multi.converge(max_steps=5)
     assert multi.state.gap > multi.tol and multi.state.n_iter == 5
-    assert "stopped at the step limit of 5, 5 steps this time" in multi.status.value
+    assert "stopped at the step limit of 5, 5 steps this time" in multi.status.text
 
 
 # ---- what a notebook shows, and input an explorer refuses -------------------------------------
@@ -271,6 +343,17 @@ def test_explorers_display_a_hint_as_plain_text(explorer, multi):
             assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
 
 
+#: The hint the notebooks were executed with before issue 28 ("run this notebook in JupyterLab" read oddly inside
+#: JupyterLab): accepted until the notebooks are executed again at the issue's integration, then removed.
+EARLIER_HINT = "Interactive explorer: run this notebook in JupyterLab (svmteach lab) to use it"
+
+
+def test_the_hint_says_run_the_cells_inside_jupyterlab():
+    from svmteach.widgets.figure import HINT
+
+    assert "run the cells above" in HINT and "svmteach lab" in HINT and "run this notebook in JupyterLab" not in HINT
+
+
 def test_committed_notebooks_show_the_hint_for_every_explorer():
     """Read on GitHub or nbviewer, an explorer cell shows the hint, never ``VBox(children=...)``."""
     import json
@@ -285,7 +368,7 @@ def test_committed_notebooks_show_the_hint_for_every_explorer():
                 plain = "".join(out.get("data", {}).get("text/plain", ""))
                 if "application/vnd.jupyter.widget-view+json" in out.get("data", {}) and "Explorer" in "".join(cell["source"]):
                     seen += 1
-                    assert plain == HINT, (path.name, plain[:60])
+                    assert plain in (HINT, EARLIER_HINT), (path.name, plain[:60])
                 assert "VBox(" not in plain, path.name
     assert seen >= 6
 
@@ -340,11 +423,11 @@ def test_a_C_move_of_the_subgradient_explorer_stops_at_its_time_budget():
     ex.sliders["C"].value = 1000.0
     assert ex.problem.C == pytest.approx(1000.0) and ex.state.gap > ex.tol
     first = ex.state.n_iter
-    assert first > 0 and "stopped at the time budget of 0.5 s" in ex.status.value
-    assert f"step {first}:" in ex.status.value and len(ex.history) == first + 1
+    assert first > 0 and "stopped at the time budget of 0.5 s" in ex.status.text
+    assert f"step {first}:" in ex.status.text and len(ex.history) == first + 1
     ex.buttons["to convergence"].click()
-    assert ex.state.n_iter > first and "stopped at the time budget of 0.5 s" in ex.status.value
-    assert f"{ex.state.n_iter - first} steps this time" in ex.status.value
+    assert ex.state.n_iter > first and "stopped at the time budget of 0.5 s" in ex.status.text
+    assert f"{ex.state.n_iter - first} steps this time" in ex.status.text
 
 
 def test_every_press_makes_progress_however_small_the_budget():
@@ -356,7 +439,7 @@ def test_every_press_makes_progress_however_small_the_budget():
         before = ex.state.n_iter
         ex.buttons["to convergence"].click()
         assert ex.state.n_iter > before
-        assert "stopped at the time budget" in ex.status.value
+        assert "stopped at the time budget" in ex.status.text
 
 
 def test_a_non_live_explorer_leaves_no_figure_to_pyplot():
@@ -397,7 +480,7 @@ def test_parabola_view_draws_the_step_it_took():
         ex.buttons["step"].click()
         s, p = ex.state, view.picture
         i = s.i
-        assert p.i == i and "coordinate %d" % i in ex.status.value
+        assert p.i == i and "coordinate %d" % i in ex.status.text
         # the dual along coordinate i, from the data: D(alpha + (x - alpha_i) e_i) - D(alpha)
         def along(x):
             a = before.copy()
@@ -479,7 +562,7 @@ def test_smo_box_view_draws_the_pair_its_segment_L_and_H():
         c2, c1, _ = np.polyfit([-1.0, 0.0, 1.0], [_dual(X, y, pair(t)) for t in (-1.0, 0.0, 1.0)], 2)
         assert p.unclipped[0] == pytest.approx(-c1 / (2 * c2), rel=1e-7, abs=1e-9)
         assert p.clipped == (not p.L <= p.unclipped[0] <= p.H)
-        assert f"pair ({i}, {j})" in ex.status.value and f"pair ({i}, {j})" in ex.ax_step.get_title()
+        assert f"pair ({i}, {j})" in ex.status.text and f"pair ({i}, {j})" in ex.ax_step.get_title()
         kinds.add((bool(same), p.clipped))
         drawn = (view.segment.get_data(), view.after.get_data())
         if last is not None:
@@ -530,7 +613,7 @@ def test_moving_C_warm_starts_from_the_solution_shown(explorer):
     optimum, _ = binary_dual_optimum(X @ X.T, y, 0.5, bias=True)
     assert explorer.state.dual == pytest.approx(optimum, rel=1e-4)
     assert explorer.state.alpha.max() <= 0.5 + 1e-12 and abs(explorer.state.alpha @ y) < 1e-9
-    assert "warm start from the solution at C = 1" in explorer.status.value
+    assert "warm start from the solution at C = 1" in explorer.status.text
 
 
 def test_sizes_fit_their_windows_and_classroom_fonts_read_from_the_back():
@@ -603,7 +686,7 @@ def test_rls_explorer_error_curves_against_refits():
         assert {"training", "leave-one-out", "held-out"} <= set(labels)
         held_out = ex.ax_loo.get_lines()[labels.index("held-out")]
         np.testing.assert_allclose(held_out.get_ydata(), ex.state["test_error_rate"])
-    assert "held-out" in ex.status.value and ex.ax_loo.get_xlabel() and ex.ax_loo.get_ylabel()
+    assert "held-out" in ex.status.text and ex.ax_loo.get_xlabel() and ex.ax_loo.get_ylabel()
     small = 0  # the smallest lambda: gamma = 100 fits the training data at least as well, and predicts worse
     ex.sliders["gamma"].value = 2.0
     fit_2, test_2 = ex.state["train_error_rate"][small], ex.state["test_error_rate"][small]
@@ -635,3 +718,55 @@ def test_committed_notebooks_keep_each_explorers_first_picture():
             assert any("image/png" in out.get("data", {}) for out in after.get("outputs", [])), (path.name, k)
             seen += 1
     assert seen >= 6
+
+
+# ---- text that fits: nothing cut at the figure's edge, no offset labels ------------------------
+
+def _explorers(size):
+    from svmteach.widgets import MulticlassExplorer, RLSPathExplorer, SimplexProjectionExplorer
+
+    X, y = data.overlapping_blobs(40, seed=1)
+    smo = BinaryExplorer(X, y, C=100.0, size=size)  # "H = 100" at the box's right edge
+    smo.buttons["10 steps"].click()
+    cd = BinaryExplorer(X, y, C=1.0, solver="dual_cd", size=size)
+    cd.buttons["10 steps"].click()
+    X4, y4 = data.multiclass_blobs(60, k=4, seed=2)
+    ww = MulticlassExplorer(X4, y4, loss="ww", solver="shark", size=size)
+    ww.buttons["10 steps"].click()
+    cs = MulticlassExplorer(X4, y4, loss="cs", size=size)
+    cs.buttons["10 steps"].click()
+    return [smo, cd, ww, cs, RLSPathExplorer(X4, y4, lams=[0.01, 0.1, 1.0], size=size),
+            SimplexProjectionExplorer(size=size)]
+
+
+@pytest.mark.parametrize("size", ["notebook", "classroom"])
+def test_every_explorer_keeps_its_text_inside_the_figure_and_labels_its_axes(size):
+    """Every text the figure shows (titles, labels, tick labels, L and H of SMO's box, notes) lies inside
+    the figure, no axis has an offset label ("1e-5+1.439e-1"), and every 2-D panel has both axis labels;
+    at every size, the simplex explorer included (its x label was cut)."""
+    from matplotlib.text import Text
+
+    from svmteach.widgets.figure import SIZES
+
+    for ex in _explorers(size):
+        fig = ex.fig
+        fig.canvas.draw()
+        assert fig.bbox.width == SIZES[size].width_px
+        renderer = fig.canvas.get_renderer()
+
+        def inside(box, what):
+            assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= fig.bbox.width + 1 and box.y1 <= fig.bbox.height + 1, (
+                type(ex).__name__, what, box)
+
+        ticks = {id(t.label1) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_major_ticks()}
+        ticks |= {id(t.label2) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_major_ticks()}
+        for text in fig.findobj(Text):  # titles, axis labels, annotations, notes (tick labels: below)
+            if text.get_visible() and text.get_text() and id(text) not in ticks:
+                inside(text.get_window_extent(renderer), text.get_text())
+        for ax in fig.axes:  # what each panel draws, its tick labels in view included
+            inside(ax.get_tightbbox(renderer), ax.get_title() or ax.get_ylabel())
+        for ax in fig.axes:
+            assert ax.xaxis.get_offset_text().get_text() == "" and ax.yaxis.get_offset_text().get_text() == ""
+            if ax.get_xticks().size or ax.get_yticks().size or ax.get_xlabel():  # a panel (not a twin's shadow)
+                assert ax.get_ylabel(), (type(ex).__name__, ax.get_title())
+                assert ax.get_xlabel() or getattr(ex, "ax_gap", None) is ax, (type(ex).__name__, ax.get_title())

@@ -114,8 +114,10 @@ class SMOBoxView:
         (self.ends,) = ax.plot([], [], "|", color="#3182bd", ms=14, mew=2.5, zorder=2)
         # L and H written beside the segment's ends, a few points away from them
         self.L_text = ax.annotate("L", xy=(0, 0), xytext=(-5, 5), textcoords="offset points", fontsize=fontsize,
+                                  annotation_clip=False,
                                   ha="right", va="bottom", color="#08519c", zorder=6)
         self.H_text = ax.annotate("H", xy=(0, 0), xytext=(5, -5), textcoords="offset points", fontsize=fontsize,
+                                  annotation_clip=False,
                                   ha="left", va="top", color="#08519c", zorder=6)
         (self.before,) = ax.plot([], [], "o", color="#636363", ms=8, zorder=3, label="pair before")
         (self.vertex,) = ax.plot([], [], "o", mfc="white", mec="k", mew=1.5, ms=9, zorder=4, label="unclipped")
@@ -131,6 +133,7 @@ class SMOBoxView:
         # few tick labels: text is most of a redraw
         ax.xaxis.set_major_locator(MaxNLocator(4))
         ax.yaxis.set_major_locator(MaxNLocator(4))
+        ax.ticklabel_format(useOffset=False)  # plain tick labels, never "1e-5+1.439e-1" beside the axis
         self.picture = None
 
     def handles(self):
@@ -167,13 +170,17 @@ class SMOBoxView:
         self.L_text.xy = (L, aL)
         self.H_text.set_text(f"H = {H:.3g}")
         self.H_text.xy = (H, aH)
-        # beside the ends, off the segment: with slope +1 L is its lower-left end (text up-left of it), with
-        # slope -1 its upper-left end (text down-left); H mirrored
-        up = 1 if p.slope > 0 else -1
-        self.L_text.set_position((-5, 5 * up))
-        self.L_text.set_va("bottom" if up > 0 else "top")
-        self.H_text.set_position((5, -5 * up))
-        self.H_text.set_va("top" if up > 0 else "bottom")
+        # beside each end, off the segment (perpendicular to it) and towards the middle of the view, so that
+        # "H = 70.8" at the box's right edge is not cut off by the panel's edge: an end in the right half
+        # is labelled to its left (ha="right"), one in the left half to its right
+        middle = 0.5 * (lo + hi)
+        for text, (x, _) in ((self.L_text, (L, aL)), (self.H_text, (H, aH))):
+            right = x > middle
+            dx = -1 if right else 1
+            dy = -dx if p.slope > 0 else dx  # perpendicular to a slope +1 line: (-1, +1); to slope -1: (1, 1)
+            text.set_position((5 * dx, 5 * dy))
+            text.set_ha("right" if right else "left")
+            text.set_va("bottom" if dy > 0 else "top")
         self.before.set_data(*([v] for v in p.before))
         self.after.set_data(*([v] for v in p.after))
         self.vertex.set_data(*(([v] for v in p.unclipped) if p.arrow == 0 else ([], [])))

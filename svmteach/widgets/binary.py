@@ -8,13 +8,14 @@ decision boundary and the +-1 margins, the points outlined by KKT category (the 
 under the figure says which outline is which); the last step as its solver sees it (SMO: the
 box [0, C]^2 of the pair with the constraint's segment, L and H, the unclipped and the clipped
 point, :mod:`svmteach.viz.smo_box`; dual coordinate ascent: the parabola of the chosen
-coordinate on [0, C], :mod:`svmteach.viz.parabola`); the dual variables as bars, and primal /
-dual / gap curves on a log scale.  Moving C warm-starts the solver from the solution it shows
+coordinate on [0, C], :mod:`svmteach.viz.parabola`); the dual variables as bars, and the primal and
+dual curves on a log scale with the relative gap on its own axis.  Moving C warm-starts the solver from the solution it shows
 (``solver.warm_start``: alpha scaled or clipped into the new box), as LIBLINEAR does for a
 parameter search, and re-solves to ``tol`` within the time budget.  The classifier drawn
 is the solver's own ``coefficients(problem, state)``: ``(alpha, b)``, with b = 0 for the
 methods without a bias.  Clicking the
-plot adds a point of class +1 (shift-click or right-click: class -1) or, in the
+plot adds a point of class +1 (shift-click or right-click: class -1; the run goes on from the solution
+shown, the point ringed by a black square) or, in the
 "remove" mode of the click control (or with ctrl-click), removes the nearest
 point, as in LIBSVM's svm-toy.
 
@@ -23,6 +24,8 @@ in place; elsewhere the figure is shown in an ``Output`` widget and re-rendered.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 from matplotlib.ticker import MaxNLocator
@@ -117,6 +120,9 @@ class BinaryExplorer(SolverExplorer):
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
+        # the rule dropdown only for a solver that has a working-set rule (SMO's selection): greyed out otherwise
+        takes_rule = "selection" in inspect.signature(BINARY_SOLVERS[self.dropdowns["solver"].value]).parameters
+        self.dropdowns["selection"].disabled = not takes_rule
         return make_solver(self.dropdowns["solver"].value, "binary", kernel=self.dropdowns["kernel"].value,
                            selection=self.dropdowns["selection"].value, random_state=self.random_state)
 
@@ -146,10 +152,10 @@ class BinaryExplorer(SolverExplorer):
         self.add_point(x1, x2, positive=(mode == "add -1") == other)
 
     def add_point(self, x1, x2, positive=True):
-        """Add a training point (the plot's click handler calls this) and restart the solver."""
+        """Add a training point (the plot's click handler calls this) and go on from the solution shown
+        (:meth:`_add_with_warm_start`); the point is ringed by a black square."""
         labels = np.unique(self.y)
-        self.X, self.y = with_point(self.X, self.y, x1, x2, labels[-1] if positive else labels[0])
-        self._rebuild()
+        self._add_with_warm_start(*with_point(self.X, self.y, x1, x2, labels[-1] if positive else labels[0]))
 
     # ---- drawing -------------------------------------------------------------------------------
     def _init_artists(self):
@@ -165,6 +171,7 @@ class BinaryExplorer(SolverExplorer):
         self._points = self.ax_data.scatter(X[:, 0], X[:, 1], c=np.asarray(class_colors(2))[(y > 0).astype(int)],
                                             s=40, zorder=3)
         self._pair = self.ax_data.scatter([], [], s=220, facecolors="none", edgecolors="gold", linewidths=2.5, zorder=4)
+        self._added = self._added_marker()
         self.ax_data.set_xlim(self._xlim)
         self.ax_data.set_ylim(self._ylim)
         self.ax_data.set_aspect("equal")
@@ -185,7 +192,8 @@ class BinaryExplorer(SolverExplorer):
         self.ax_alpha.set_xticks([])
         self.ax_alpha.yaxis.set_major_locator(MaxNLocator(4))
         self._init_step_view()
-        self._figure_legend(binary_legend_handles() + (self.step_view.handles() if self.step_view else []))
+        self._figure_legend(binary_legend_handles() + (self.step_view.handles() if self.step_view else [])
+                            + [self._added_handle()])
         # the kernel between the training points and the grid does not depend on C: computed once
         self._grid_kernel = self.problem.kernel_with(self._grid[2])
         self._artists_for = (self.problem.X, type(self.solver))
@@ -259,6 +267,7 @@ class BinaryExplorer(SolverExplorer):
         self._points.set_edgecolors(edges)
         self._points.set_linewidths(widths)
         self._points.set_sizes(sizes)
+        self._show_added()
         pair = self.highlighted()
         self._pair.set_offsets(self.problem.X[pair] if pair else np.empty((0, 2)))
         self.ax_data.set_title(f"step {s.n_iter}: C = {self.problem.C:.3g}", fontsize=self.size.font)

@@ -7,8 +7,10 @@ controls on that data), ``_rebuild`` (a new problem, then ``reset``), ``add_poin
 
 The figure is a 2 x 2 grid: the data (``ax_data``), the solver's own step (``ax_step``: the
 parabola of dual coordinate ascent, the box of SMO's pair, ... ; with ``step_view=False`` the data
-panel takes the whole left column instead), the dual variables (``ax_alpha``) and the primal,
-dual and gap curves (``ax_curve``), with a legend of the markers below (:meth:`_figure_legend`).
+panel takes the whole left column instead), the dual variables (``ax_alpha``) and the primal and
+dual curves (``ax_curve``) with the relative gap on its own axis on the right (``ax_gap``), with a legend of
+the markers below (:meth:`_figure_legend`).  A point added by a click keeps the solution shown (a warm
+start, the new point's alpha = 0) and is ringed by a black square.
 Its width and fonts follow ``size``; the sliders are as wide as the figure.
 """
 
@@ -20,14 +22,16 @@ import time
 
 import numpy as np
 
-from ..backend import one_blas_thread
+from ..backend import one_blas_thread, to_numpy
 from ..validation import check_positive
+from ..viz.regions import label_text
 from .editing import ADD, REMOVE, click_action, without_nearest
 from .figure import (
     FIGURE_DPI,
     Displayed,
     ExplorerBox,
     FigureView,
+    StatusLine,
     check_size,
     figure_inches,
     fix_layout,
@@ -36,11 +40,21 @@ from .figure import (
 )
 
 BUTTONS = ("step", "10 steps", "to convergence", "reset")
+#: The curves' colours: primal, dual, relative gap.
+PRIMAL_COLOR, DUAL_COLOR, GAP_COLOR = "#3182bd", "#e6550d", "#31a354"
 
 #: Seconds of solver work that one press of "to convergence" (or one move of C) may take: a slow
 #: method (the subgradient method at C = 1000 needs millions of steps) stops there and says so,
 #: and the notebook answers again.  Pressing "to convergence" goes on from where it stopped.
 TIME_BUDGET = 3.0
+
+
+def power_label(v, _=None):
+    """The tick label of ``v`` on an axis of log10 values: "1e2" at a whole power, else the value (31.6): over
+    less than two decades the locator puts ticks between powers, and every one read "1e1"."""
+    if abs(v - round(v)) < 1e-9:
+        return f"1e{int(round(v))}"
+    return f"{10.0 ** v:.3g}"
 
 
 def check_time_budget(value):
@@ -83,7 +97,7 @@ class SolverExplorer(Displayed):
         self._compiled = set()  # (solver, loss, kernel) whose fast path ran here (_compile_first)
         self.buttons = {name: w.Button(description=name, layout=w.Layout(width="auto")) for name in BUTTONS}
         self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
-        self.status = w.HTML(layout=w.Layout(width=f"{self.size.width_px}px"))
+        self.status = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
         for slider in self.sliders.values():  # long sliders: one a row, as wide as the figure
             slider.layout = w.Layout(width=f"{self.size.width_px}px")
             slider.style = {"description_width": "60px"}
@@ -186,6 +200,50 @@ class SolverExplorer(Displayed):
         return time.perf_counter() - t0
 
     # ---- editing the data by clicking --------------------------------------------------------
+    #: the point the last click added (drawn ringed by a black square), or None
+    added_point = None
+
+    def _add_with_warm_start(self, X, y):
+        """Take the data ``(X, y)`` (the old data and one new point, last) and go on from the solution shown.
+
+        The old alpha with alpha = 0 for the new point is feasible for the new problem (the new
+        point's dual variable at its lower bound; SMO's y' alpha = 0 unchanged), so the run goes on
+        from there: ``solver.warm_start`` on a fresh state of the new problem carrying that alpha and
+        the step count, and the next steps show how the solver takes the new point in.  Restarting
+        at alpha = 0 threw the solution away and hid what one point changes.
+        """
+        previous, n = self.state, len(self.y)
+        alpha = np.asarray(to_numpy(previous.alpha), dtype=np.float64)
+        alpha = np.concatenate([alpha, np.zeros((len(y) - n, *alpha.shape[1:]))])
+        self.X, self.y = X, y
+        self.problem = self._problem_on(X, y)
+        fresh = self.solver.init(self.problem)
+        start = fresh._replace(alpha=self.problem.xp.asarray(alpha), n_iter=previous.n_iter)
+        self.state = self.solver.measure(self.problem, self.solver.warm_start(self.problem, start))
+        self.added_point = (float(X[-1, 0]), float(X[-1, 1]))
+        self.history.append(self._record())
+        self.redraw()
+        self.status.value += (f" <i>(point added at ({X[-1, 0]:.2f}, {X[-1, 1]:.2f}), class {label_text(y[-1])}, ringed by a "
+                              "black square: warm start from the solution shown, its \u03b1 = 0)</i>")
+
+    def _added_marker(self):
+        """The (empty) square that rings the point a click added, on the data panel."""
+        return self.ax_data.scatter([], [], marker="s", s=260, facecolors="none", edgecolors="black",
+                                    linewidths=1.8, zorder=4)
+
+    def _show_added(self):
+        """Ring the point the last click added (none before a click)."""
+        at = np.empty((0, 2)) if self.added_point is None else np.array([self.added_point])
+        self._added.set_offsets(at)
+
+    @staticmethod
+    def _added_handle():
+        """The legend's entry of the added point's ring."""
+        from matplotlib.lines import Line2D
+
+        return Line2D([], [], ls="none", marker="s", markersize=12, markerfacecolor="none", markeredgecolor="black",
+                      markeredgewidth=1.8, label="point added by a click")
+
     def remove_point(self, x1, x2):
         """Remove the point nearest to ``(x1, x2)`` (never the last of its class) and restart the solver;
         a ValueError naming ``x1, x2`` (and nothing removed) unless both are finite numbers."""
@@ -193,6 +251,7 @@ class SolverExplorer(Displayed):
         if removed is None:
             self.status.value = "that point is the last of its class: it stays"
             return
+        self.added_point = None
         self._rebuild()
 
     def _on_click(self, event):
@@ -208,19 +267,31 @@ class SolverExplorer(Displayed):
 
     # ---- the figure ------------------------------------------------------------------------------
     def _init_curves(self):
-        """Primal, dual and relative gap against steps, as log10 on a linear axis labelled in powers
-        of ten (a log-scale axis costs more to lay out than the rest of the figure together)."""
+        """Primal and dual against steps on ``ax_curve``, the relative gap on its own axis (``ax_gap``, on the
+        right, in green): the objectives are absolute values (12.0, 2000), the gap a ratio (1 at the start,
+        ``tol`` at the end), and one axis made the gap read as an objective.  Both are log10 on a linear axis
+        labelled in powers of ten (a log-scale axis costs more to lay out than the rest of the figure together)."""
         from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-        ax = self.ax_curve
+        ax, gap_ax = self.ax_curve, self.ax_gap
+        gap_ax.clear()
+        gap_ax.yaxis.tick_right()  # clear() puts a twin's ticks back on the left
+        gap_ax.yaxis.set_label_position("right")
+        gap_ax.patch.set_visible(False)
         self._curves = [ax.plot([], [], color=c, lw=1.2, label=label)[0]
-                        for c, label in (("#3182bd", "primal"), ("#e6550d", "dual"), ("#31a354", "relative gap"))]
-        ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{int(round(v))}"))
+                        for c, label in ((PRIMAL_COLOR, "primal"), (DUAL_COLOR, "dual"))]
+        self._curves.append(gap_ax.plot([], [], color=GAP_COLOR, lw=1.2, label="relative gap")[0])
+        powers = FuncFormatter(power_label)
+        for a in (ax, gap_ax):
+            a.yaxis.set_major_locator(MaxNLocator(4, integer=True))
+            a.yaxis.set_major_formatter(powers)
         ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
-        # the colours named in the title: a legend box would cost a tenth of a redraw
-        style_axes(ax, self.size, title="primal (blue), dual (orange), gap (green)", xlabel="steps",
-                   ylabel="log scale")
+        # the colours named in the title and the labels: a legend box would cost a tenth of a redraw
+        style_axes(ax, self.size, title="primal (blue), dual (orange)", xlabel="steps",
+                   ylabel="objective (log scale)")
+        style_axes(gap_ax, self.size, title="", ylabel="relative gap (green)")
+        gap_ax.yaxis.label.set_color(GAP_COLOR)
+        gap_ax.tick_params(axis="y", colors=GAP_COLOR)
 
     def _update_curves(self):
         h = np.array(self.history, dtype=float)  # (n_iter, primal, dual, gap)
@@ -228,8 +299,9 @@ class SolverExplorer(Displayed):
             for line, column in zip(self._curves, (1, 2, 3)):
                 values = h[:, column] if column < 3 else np.maximum(h[:, 3], 1e-16)
                 line.set_data(h[:, 0], np.where(values > 0, np.log10(values), np.nan))  # a dual <= 0 is not drawn
-        self.ax_curve.relim()
-        self.ax_curve.autoscale_view()
+        for ax in (self.ax_curve, self.ax_gap):
+            ax.relim()
+            ax.autoscale_view()
         if h[-1, 0] - h[0, 0] < 1:  # one state: a unit of steps, not a range of -0.03 .. 0.03
             self.ax_curve.set_xlim(h[0, 0] - 0.05, h[0, 0] + 1.05, auto=None)  # auto=None: autoscaling stays on
 
@@ -247,6 +319,7 @@ class SolverExplorer(Displayed):
             self.ax_data, self.ax_step = self.fig.add_subplot(grid[:, 0]), None
             self.ax_alpha = self.fig.add_subplot(grid[0, 1])
         self.ax_curve = self.fig.add_subplot(grid[1, 1])
+        self.ax_gap = self.ax_curve.twinx()  # the relative gap's own axis (see _init_curves)
         self._legend = None
         self._figure_view = FigureView(self.fig)
         if self._figure_view.live:

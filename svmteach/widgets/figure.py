@@ -8,9 +8,11 @@ cell that has not run in a live kernel) is :data:`HINT` instead of ``VBox(childr
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import ipywidgets as w
+import traitlets
 
 #: Dots per inch of the explorers' figures: a pixel of the canvas is a pixel of the page
 #: (ipympl draws the figure at its size in pixels), and a third fewer pixels for Agg to fill than at 100 dpi
@@ -68,8 +70,50 @@ def style_axes(ax, size, title=None, xlabel=None, ylabel=None):
     if ylabel is not None:
         ax.set_ylabel(ylabel, fontsize=size.font)
 
-#: The plain-text form of every explorer (and of its ``widget``).
-HINT = "Interactive explorer: run this notebook in JupyterLab (svmteach lab) to use it"
+#: The plain-text form of every explorer (and of its ``widget``): what JupyterLab shows for an explorer whose
+#: cell has not run in this session (the student is already in ``svmteach lab``: run the cells), and what GitHub
+#: or nbviewer show (there is no kernel: open the course with ``svmteach lab``).
+HINT = ("Interactive explorer: run the cells above and this one to use it "
+        "(reading this on GitHub or nbviewer? open the course with: svmteach lab)")
+
+#: What a number of a status line is wrapped in: a browser may break a line after the "-" of "1.2e-05"
+#: or inside "[0.757, 100]"; a number must read as one word.
+NOWRAP = '<span style="white-space:nowrap">'
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?![\w.])")
+_TAG_OR_WRAPPED = re.compile(r"(%s.*?</span>|<[^>]*>)" % re.escape(NOWRAP))
+
+
+def number_text(token):
+    """A number as the status line prints it: a negative zero ("-0", "-0.00e+00") without its sign."""
+    try:
+        if token.startswith("-") and float(token) == 0.0:
+            return token[1:]
+    except ValueError:
+        pass
+    return token
+
+
+def nowrap_numbers(html):
+    """``html`` with every number outside a tag wrapped in :data:`NOWRAP` (once: wrapped ones are kept),
+    its negative zeros printed as 0 (:func:`number_text`)."""
+    pieces = _TAG_OR_WRAPPED.split(html)
+    for k in range(0, len(pieces), 2):  # the text between tags
+        pieces[k] = _NUMBER.sub(lambda m: f"{NOWRAP}{number_text(m.group())}</span>", pieces[k])
+    return "".join(pieces)
+
+
+class StatusLine(w.HTML):
+    """An explorer's status line: an ``HTML`` widget whose numbers never break across lines
+    (:func:`nowrap_numbers`, applied to every value set, ``+=`` included); ``text`` is what it reads."""
+
+    @traitlets.validate("value")
+    def _wrap_numbers(self, proposal):
+        return nowrap_numbers(proposal["value"])
+
+    @property
+    def text(self):
+        """The line as read, without its markup."""
+        return re.sub(r"<[^>]*>", "", self.value)
 
 
 def with_hint(bundle):
