@@ -281,3 +281,19 @@ def test_08_primals_match_the_library():
 
     got = [obj.multiclass_primal(MulticlassProblem(X3, Y3, C=1.0, loss=loss, M=1.0), W3) for loss in ("ww", "cs")]
     assert got == pytest.approx(_answer("08.5").tolist(), rel=1e-12)
+
+
+def test_08_iris_origin_lies_before_versicolors_mean():
+    from sklearn.preprocessing import StandardScaler
+
+    from svmteach import data
+
+    X, y = data.iris()
+    Z = StandardScaler().fit_transform(X)
+    mu = [Z[y == c].mean(axis=0) for c in range(3)]
+    assert np.allclose(mu[0] + mu[1] + mu[2], 0.0, atol=1e-12)
+    u = (mu[2] - mu[1]) / np.linalg.norm(mu[2] - mu[1])
+    distance, half_gap = _answer("08.6")
+    assert float(u @ (mu[1] + mu[2])) / 2 == pytest.approx(distance) and float(u @ (mu[2] - mu[1])) / 2 == pytest.approx(half_gap)
+    assert 0 < float(u @ mu[1]) < 0.1  # the origin lies just before versicolor's mean, away from virginica
+    assert int(np.sum(Z[y == 1] @ u > 0)) == 28  # "28 of 50" on virginica's side of a parallel boundary through 0

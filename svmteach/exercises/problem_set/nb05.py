@@ -98,7 +98,7 @@ PROBLEMS = (
             r"2. Give a vector $c$ with $c^\top K c < 0$. Can there be a feature map $\phi$ with "
             r"$k(x, z) = \phi(x)^\top \phi(z)$? Give a second, one-line reason using $k(x, x)$." "\n"
             r"3. Now take $k(x, z) = -\|x - z\|^2$. Its diagonal $k(x, x) = 0$ is never negative. Is it a "
-            r"kernel? What does this say about the test \"$k(x, x) \ge 0$ for every $x$\"?" "\n\n"
+            r"kernel? What does this say about the test “$k(x, x) \ge 0$ for every $x$”?" "\n\n"
             r"Answer: the smallest eigenvalue of $K$ in part 1, one number."),
         solution=(
             r"1. $k(0, 0) = k(1, 1) = 0$ and $k(0, 1) = 1$: $K = \begin{pmatrix} 0 & 1 \\ 1 & 0 \end{pmatrix}$. "
@@ -240,8 +240,8 @@ PROBLEMS = (
             r"$\|x - x_2\|^2 = 0.01$ and $c$ bounded: $f(x) \to 0$. For large finite $\gamma$ the bump of $x_2$ "
             r"dominates ($e^{-0.01\gamma} \gg e^{-1.81\gamma}$), so $f(x) > 0$: right side, but with a value "
             r"near zero, and every point farther than a few $1/\sqrt\gamma$ from both training points gets "
-            r"$f \approx 0$. This is notebook 5's \"training accuracy 1.000 at $\gamma = 100$, which says "
-            r"nothing about new points\"."),
+            r"$f \approx 0$. This is notebook 5's “training accuracy 1.000 at $\gamma = 100$, which says "
+            r"nothing about new points”."),
         answer=_gamma_limits, rtol=1e-9, atol=1e-9),
     PenProblem(
         name="05.6", title=r"Reading the coefficient curves $\|c(\lambda)\|$", kind="explain",

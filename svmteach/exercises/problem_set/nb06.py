@@ -122,9 +122,9 @@ PROBLEMS = (
             r"strong duality on both sides, $D^\star_{M, C} = P^\star_{M, C} = P^\star_{1, CM^2}/M^2 = "
             r"D^\star_{1, CM^2}/M^2$: the same statement." "\n\n"
             r"4. $M^2 = \tfrac14$ and $CM^2 = \tfrac14$: $D^\star_{1, 1/4} = \tfrac14 D^\star_{1/2, 1}$. The "
-            r"factor is $0.25$: the equivalent $M = 1$ problem has the *smaller* optimal value, because its box "
-            r"is smaller. (The library's exact-block solver on three blobs, run to a gap of $10^{-12}$, gives "
-            r"the ratio $0.25$ to ten digits.)"),
+            r"factor is $0.25$: the equivalent $M = 1$ problem has the *smaller* optimal value: the substitution "
+            r"$\alpha' = M^2 \alpha$ multiplies the objective by $M^2 = \tfrac14$. (The library's exact-block "
+            r"solver on three blobs, run to a gap of $10^{-12}$, gives the ratio $0.25$ to ten digits.)"),
         answer=_rescaled_dual_ratio, rtol=1e-7, atol=1e-9),
     PenProblem(
         name="06.2", title="The Weston-Watkins dual of two samples and three classes", kind="compute",

@@ -128,7 +128,7 @@ PROBLEMS = (
             r"2. Solve for $C = 1$; give $W$ ($2 \times 1$), the gradients $g^0, g^1$, the violation "
             r"$v = \max_m g^m - \min_{m: \alpha^m < C^m} g^m$, and check $P = D$ with "
             r"$P(W) = \tfrac12\|W\|_F^2 + C \max(0, 1 + w_1^\top x - w_0^\top x)$." "\n"
-            r"3. The slide \"Check for violation\" asks, for $0 < \alpha < C$, that $g = 0$. Does it hold at "
+            r"3. The slide “Check for violation” asks, for $0 < \alpha < C$, that $g = 0$. Does it hold at "
             r"your optimum? Which condition holds instead, and where does the difference come from?" "\n"
             r"4. Solve again for $C = \tfrac1{16}$ and compute $g$ and $v$." "\n\n"
             r"Answer: `[alpha^0 for C = 1, alpha^0 for C = 1/16]`."),
@@ -185,7 +185,7 @@ PROBLEMS = (
     PenProblem(
         name="07.4", title=r"Why the slides' violation flags every sample", kind="explain",
         statement=(
-            r"The slides' \"Check for violation\" computes $v_i = \max_m g_i^m - \min_{m: \alpha_i^m < C} g_i^m$, "
+            r"The slides' “Check for violation” computes $v_i = \max_m g_i^m - \min_{m: \alpha_i^m < C} g_i^m$, "
             r"with the bound $C$ for every class; the right bounds are $C_i^m$ (notebook 7)." "\n\n"
             r"Two samples in one dimension, $k = 2$, $C = 1$: $x_1 = 1$ of class 0 and $x_2 = -2$ of class 1. "
             r"The optimum of " f"{CS_DUAL} " r"is $\alpha_1 = (\tfrac12, -\tfrac12)$, $\alpha_2 = (0, 0)$." "\n\n"
