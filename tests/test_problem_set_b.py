@@ -297,3 +297,20 @@ def test_08_iris_origin_lies_before_versicolors_mean():
     assert float(u @ (mu[1] + mu[2])) / 2 == pytest.approx(distance) and float(u @ (mu[2] - mu[1])) / 2 == pytest.approx(half_gap)
     assert 0 < float(u @ mu[1]) < 0.1  # the origin lies just before versicolor's mean, away from virginica
     assert int(np.sum(Z[y == 1] @ u > 0)) == 28  # "28 of 50" on virginica's side of a parallel boundary through 0
+
+
+def test_other_numbers_the_solutions_quote():
+    """Numbers written in the worked solutions beside the answers, recomputed."""
+    from svmteach.exercises.problem_set.nb05 import X2, Y2, _gaussian
+    from svmteach.exercises.problem_set.nb06 import ww_dual_optimum as ww_by_active_sets
+
+    K = _gaussian(X2, X2, 0.5)
+    assert np.allclose(np.linalg.eigvalsh(K), [0.6321, 1.3679], atol=5e-5)  # 05.2
+    assert np.allclose(K @ _answer("05.2"), [-0.3873, 0.3873], atol=5e-5)
+    fit = K @ _answer("05.3")  # 05.3: the heavier point is fitted more closely
+    assert np.allclose(fit, [-0.3279, 0.6882], atol=5e-5) and (Y2[1] - fit[1]) == pytest.approx(_answer("05.3")[1] / 3)
+    alpha, W = ww_by_active_sets([[1.0, 0.0], [0.0, 1.0]], [0, 1], k=3, C=0.25)  # 06.2 part 5
+    assert np.allclose(W, [[0.5, -0.25], [-0.25, 0.5], [-0.25, -0.25]]) and np.allclose(alpha[0], [-0.5, 0.25, 0.25])
+    free = np.ones((2, 3), bool)
+    free[[0, 1], [0, 1]] = False  # the rivals' entries
+    assert alpha[free].sum() - 0.5 * np.sum(W ** 2) == pytest.approx(5 / 8)  # D
