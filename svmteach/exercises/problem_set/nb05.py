@@ -249,7 +249,7 @@ PROBLEMS = (
             r"Notebook 5 draws $\|c(\lambda)\|$ against $\lambda$ on log-log axes for the moons data "
             r"($n = 120$) with three kernels: Gaussian with $\gamma = 100$ (smallest eigenvalue of $K$ about "
             r"$0.02$), Gaussian with $\gamma = 2$ (about $10^{-12}$) and linear ($K = XX^\top$, rank 2)." "\n\n"
-            r"1. From $c(\lambda) = \sum_k \frac{q_k^\top Y}{\lambda_k + \lambda}\, q_k$, explain the slope of "
+            r"1. From $c(\lambda) = \sum_k \frac{q_k^\top Y}{\mu_k + \lambda}\, q_k$, explain the slope of "
             r"each curve as $\lambda$ decreases from $10^{-2}$ to $10^{-8}$: which levels off, which keeps "
             r"rising, and at what slope?" "\n"
             r"2. The $\gamma = 2$ curve still rises at $\lambda = 10^{-8}$. Is its $K$ singular? Where will it "
@@ -259,9 +259,9 @@ PROBLEMS = (
             r"Answer: the slope of $\log_{10}\|c(\lambda)\|$ against $\log_{10}\lambda$ for the linear kernel "
             r"between $\lambda = 10^{-8}$ and $10^{-7}$, one number."),
         solution=(
-            r"1. Each term is $\frac{q_k^\top Y}{\lambda_k + \lambda}$. While $\lambda \gg \lambda_k$ it grows "
-            r"like $1/\lambda$; once $\lambda \ll \lambda_k$ it is constant, $\frac{q_k^\top Y}{\lambda_k}$. "
-            r"For $\gamma = 100$ every $\lambda_k \ge 0.02$, so below $\lambda \approx 10^{-3}$ the curve is flat "
+            r"1. Each term is $\frac{q_k^\top Y}{\mu_k + \lambda}$. While $\lambda \gg \mu_k$ it grows "
+            r"like $1/\lambda$; once $\lambda \ll \mu_k$ it is constant, $\frac{q_k^\top Y}{\mu_k}$. "
+            r"For $\gamma = 100$ every $\mu_k \ge 0.02$, so below $\lambda \approx 10^{-3}$ the curve is flat "
             r"(slope 0) at $\|K^{-1} Y\|$. For the linear kernel, $n - 2 = 118$ eigenvalues are zero and $Y$ has a "
             r"component outside the 2-dimensional range of $K$: those terms are $\frac{q_k^\top Y}{\lambda}$ "
             r"for every $\lambda$, so $\|c(\lambda)\| \approx \|Y - \Pi Y\| / \lambda$ ($\Pi$ the projection onto "
@@ -272,7 +272,7 @@ PROBLEMS = (
             r"eigenvalues, and levels off at $\|K^{-1} Y\|$ once $\lambda \ll 10^{-12}$, beyond the plotted range. "
             r"From the plot alone it cannot be told apart from the singular case; the eigenvalues can." "\n\n"
             r"3. No. The growing part of $c$ lies in the null space of $K$, which is the zero function "
-            r"($u^\top K u = 0$, notebook 5). $f(\lambda) = \sum_k \frac{\lambda_k}{\lambda_k + \lambda} "
+            r"($u^\top K u = 0$, notebook 5). $f(\lambda) = \sum_k \frac{\mu_k}{\mu_k + \lambda} "
             r"(q_k^\top Y)\, q_k$ converges to $\Pi Y$, the least-squares fit of a linear function, and the "
             r"residual $\|Y - f(\lambda)\|$ levels off at $\|Y - \Pi Y\| > 0$: a linear function cannot fit the "
             r"moons. The Gaussian residuals instead go to 0 (interpolation)."),
