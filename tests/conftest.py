@@ -19,8 +19,8 @@ else:
     settings.register_profile("loaded-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("loaded-machine")
 
-# Two tiers.  The whole run, `python -m pytest` (what CI runs through .ci/run), runs everything.  The quick
-# tier, `python -m pytest -m "not slow"`, leaves out what re-runs the course or installs packages: the
+# Two tiers.  The whole run, `python -m pytest -n auto --dist loadgroup` (what CI runs through .ci/run), runs
+# everything.  The quick tier, `... -m "not slow"`, leaves out what re-runs the course or installs packages: the
 # notebooks under nbval, the solutions copy of the course under nbval, the real-browser tests, and the
 # tests marked slow in their files (a newcomer's set-up and Binder's requirements in fresh environments).
 SLOW = ("notebooks/", "tests/browser/", "tests/test_exercise_solutions.py")

@@ -95,7 +95,8 @@ def test_the_course_runs_as_another_machine_in_the_readme_command():
     from test_exercise_solutions import ANOTHER_MACHINE
 
     assert ANOTHER_MACHINE.get("NUMBA_CPU_NAME") == "generic" and ANOTHER_MACHINE.get("OPENBLAS_CORETYPE")
-    assert 'python -m pip install -e ".[test]" && python -m pytest' in ci_commands()
+    assert 'python -m pip install -e ".[test]" && python -m pytest -n auto --dist loadgroup' in ci_commands()
+    assert 'python -m pip install -e ".[test]" && python -m pytest -n auto --dist loadgroup' in (ROOT / "README.md").read_text()
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"notebooks"' in re.search(r"testpaths = \[(.*?)\]", pyproject).group(1)
     assert "--nbval-lax" in re.search(r'addopts = "(.*?)"', pyproject).group(1)
