@@ -14,8 +14,8 @@ from itertools import combinations
 import numpy as np
 import sympy as sp
 
-from .core import (CAVEAT, computed, counterexample, definition, identity, numeric, real_symbols, shown_line,
-                   sign_cases)
+from .core import (CAVEAT, computed, counterexample, definition, erratum, identity, numeric, real_symbols,
+                   shown_line, sign_cases)
 
 MODEL = "binary soft margin"
 ON = "on a 3-point instance"
@@ -234,7 +234,10 @@ def steps():
             f"{MIT}, 'Interpreting the solution', {line} line",
             note=r"Printed as an equivalence, but only the implication from the margin to $\alpha_j$ holds: a point "
                  r"exactly on the margin ($y_j f(x_j) = 1$) may have any $\alpha_j \in [0, C]$. The lecture's own "
-                 r"first, second and fifth lines are the correct one-way statements.",
+                 r"first, second and fifth lines are the correct one-way statements, so this line is most likely an "
+                 r"implication transcribed as an equivalence (a $\Leftarrow$ printed as $\iff$): read it as "
+                 r"$y_j f(x_j) < 1 \Rightarrow \alpha_j = C$ (third line) and $y_j f(x_j) > 1 \Rightarrow \alpha_j = 0$ "
+                 r"(fourth line), which hold.",
             on="on one point", instance=r"one point with $C = 1$ and margin $m = y_j f(x_j)$; the KKT conditions "
                                         r"$g_j = m - 1 + \xi_j \ge 0$, "
                                         r"$\alpha_j g_j = 0$, $\beta_j \xi_j = 0$, $C - \alpha_j - \beta_j = 0$, "
@@ -283,8 +286,124 @@ def steps():
                                                         r"$\|f\|_{\mathcal{H}}^2$ enter as symbols",
         quantity=r"\frac{1}{2\lambda}\Big(\frac1n \sum_i V_i + \lambda\|f\|_{\mathcal{H}}^2\Big)"))
     out.append(representer_caveat())
+    out.append(nonseparable_primal_erratum())
+    out.append(closest_points_erratum())
     out.extend(numeric_checks())
     return out
+
+
+#: The course's worked example (notebooks 01, 02, 04): x1 = (0, 0), y1 = -1; x2 = (2, 0), x3 = (0, 2), y = +1.
+WORKED_X = sp.Matrix([[0, 0], [2, 0], [0, 2]])
+WORKED_Y = [-1, 1, 1]
+WORKED = (r"the course's three points $x_1 = (0, 0)$, $y_1 = -1$; $x_2 = (2, 0)$, $x_3 = (0, 2)$, "
+          r"$y_2 = y_3 = +1$")
+
+
+def nonseparable_primal_erratum():
+    """MIT 9.520 prints the non-separable primal without xi >= 0 (and without C): it is a different problem.
+
+    Minimised over xi for a fixed w, the printed problem is n - w' sum_i y_i x_i + ||w||^2 (each slack sits on
+    its constraint, whatever its sign), minimised at w = (1/2) sum_i y_i x_i for every data set.  With
+    xi >= 0 restored the problem is 2 times the SVM without bias at C = 1/2.  On the course's three points the
+    printed problem gives w = (1, 1), the SVM (1/2, 1/2).
+    """
+    wv = sp.Matrix(real_symbols("w1:3"))
+    ys = WORKED_Y
+    printed_obj = sum(1 - ys[i] * (wv.T * WORKED_X[i, :].T)[0] for i in range(3)) + (wv.T * wv)[0]
+    sol = sp.solve([sp.diff(printed_obj, v) for v in wv], list(wv), dict=True)[0]
+    w_printed = sp.Matrix([sol[v] for v in wv])
+    general = sp.Rational(1, 2) * sum((ys[i] * WORKED_X[i, :].T for i in range(3)), sp.zeros(2, 1))
+    # with xi >= 0: min 1/2 |w|^2 + (1/2) sum max(0, 1 - y_i w'x_i) (the printed objective halved), no bias.
+    # K = diag(0, 4, 4) and Q = K here; the box dual max 1'a - 1/2 a'Qa, 0 <= a <= 1/2, splits by coordinate:
+    # a_1 = 1/2 (Q_11 = 0), a_j = min(1/2, 1/4) = 1/4 for j = 2, 3; w = sum_i a_i y_i x_i
+    Ch = sp.Rational(1, 2)
+    a = [Ch, sp.Min(Ch, sp.Rational(1, 4)), sp.Min(Ch, sp.Rational(1, 4))]
+    w_svm = WORKED_X.T * sp.Matrix([a[i] * ys[i] for i in range(3)])
+    # the SVM's KKT conditions at w_svm: margins y_i w'x_i and the box conditions on a
+    margins = [ys[i] * (w_svm.T * WORKED_X[i, :].T)[0] for i in range(3)]
+    kkt_ok = all((a[i] == 0 and margins[i] >= 1) or (a[i] == Ch and margins[i] <= 1)
+                 or (0 < a[i] < Ch and margins[i] == 1) for i in range(3))
+    printed_value = printed_obj.subs(dict(zip(wv, w_printed)))
+    hinge_value = (w_printed.T * w_printed)[0] + sum(sp.Max(0, 1 - ys[i] * (w_printed.T * WORKED_X[i, :].T)[0])
+                                                    for i in range(3))
+    return erratum(
+        MODEL, "MIT 9.520's non-separable primal: xi >= 0 missing",
+        r"\min_{w, \xi} \sum_i \xi_i + \|w\|^2 \ \text{s.t.}\ y_i w^\top x_i \ge 1 - \xi_i,\ \xi_i \ge 0"
+        r"\quad(\text{the SVM without bias at } C = \tfrac12,\ \text{times } 2)",
+        r"\min_{w, \xi} \sum_i \xi_i + \|w\|^2 \ \text{s.t.}\ y_i w^\top x_i \ge 1 - \xi_i",
+        w_printed, w_svm, f"{MIT}, 'Maximal Margin Classification, Non-separable case'",
+        note=r"Without $\xi_i \ge 0$ a point beyond its margin earns a negative slack, a reward. For a fixed $w$ the "
+             r"best slack is $\xi_i = 1 - y_i w^\top x_i$, whatever its sign, and the printed problem becomes "
+             r"$n - w^\top \sum_i y_i x_i + \|w\|^2$: bounded, but minimised at $w = \tfrac12 \sum_i y_i x_i$ for "
+             r"every data set, the difference of the class sums, with every point weighing the same. That is not "
+             r"the SVM, whose solution depends only on its support vectors. The slide also has no $C$: with "
+             r"$\xi_i \ge 0$ restored it is twice the SVM without bias at $C = \tfrac12$ (a convention, not an "
+             r"error). On the course's three points the printed problem gives $w = (1, 1)$ with objective "
+             r"$1$ (negative slacks included); the SVM gives $w = (\tfrac12, \tfrac12)$.",
+        on="on the course's three points", instance=WORKED + r"; no bias, as printed",
+        also=[(r"SymPy minimised $\sum_i (1 - y_i w^\top x_i) + \|w\|^2$ over $w$ and found "
+               r"$\tfrac12 \sum_i y_i x_i$", sp.simplify(w_printed - general) == sp.zeros(2, 1)),
+              (r"the SVM's $\alpha = (\tfrac12, \tfrac14, \tfrac14)$ at $C = \tfrac12$ satisfies every KKT "
+               r"condition", kkt_ok),
+              (r"the printed problem's value at its minimiser ($1$) is below the SVM objective there "
+               r"($\|w\|^2 + \sum_i \max(0, 1 - y_i w^\top x_i) = 3$)", printed_value < hinge_value)],
+        verdict="the printed problem has a different minimiser: w = (1, 1) against the SVM's (1/2, 1/2)")
+
+
+def closest_points_erratum():
+    """MIT 9.520's 'closest two points' of the two classes: the closest points of their convex hulls.
+
+    On the course's three points the closest pairs of data points, (0, 0)-(2, 0) and (0, 0)-(0, 2), join along
+    (2, 0) and (0, 2), neither parallel to the max-margin normal w = (1, 1); the closest points of the hulls,
+    (0, 0) and (1, 1), join along (1, 1), and (1, 1) is not a data point.
+    """
+    a_hard, w_hard, b_hard = hard_margin(WORKED_X, WORKED_Y)
+    pos = [WORKED_X[i, :].T for i in range(3) if WORKED_Y[i] > 0]
+    neg = [WORKED_X[i, :].T for i in range(3) if WORKED_Y[i] < 0]
+    dist2 = {(p, q): ((pos[p] - neg[q]).T * (pos[p] - neg[q]))[0] for p in range(len(pos)) for q in range(len(neg))}
+    best = min(dist2.values())
+    closest_pairs = [pos[p] - neg[q] for (p, q), v in dist2.items() if v == best]
+
+    def parallel(u, v):
+        return sp.simplify(u[0] * v[1] - u[1] * v[0]) == 0
+
+    # the closest point of the positive hull {t x2 + (1 - t) x3, 0 <= t <= 1} to the negative hull {x1}
+    t = sp.Symbol("t", real=True)
+    p_t = t * pos[0] + (1 - t) * pos[1]
+    gap2 = sp.expand(((p_t - neg[0]).T * (p_t - neg[0]))[0])
+    t_star = [r for r in sp.solve(sp.diff(gap2, t), t) if 0 <= r <= 1][0]
+    hull_p = p_t.subs(t, t_star)
+    hull_dir = hull_p - neg[0]
+    data_points = [WORKED_X[i, :].T for i in range(3)]
+    midpoint = (hull_p + neg[0]) / 2
+    on_bisector = sp.simplify((w_hard.T * midpoint)[0] + b_hard) == 0
+    printed = sp.Matrix([[v[0], v[1]] for v in closest_pairs])
+    derived = sp.Matrix([[hull_dir[0], hull_dir[1]]] * len(closest_pairs))
+    step = erratum(
+        MODEL, "the closest two points: of the hulls",
+        r"w \parallel p^\star - q^\star, \quad (p^\star, q^\star) = \arg\min\{\|p - q\| : p \in "
+        r"\operatorname{conv}\{x_i : y_i = +1\},\ q \in \operatorname{conv}\{x_i : y_i = -1\}\}",
+        r"w \parallel x_p - x_q, \quad (x_p, x_q) \text{ the closest two points of the two classes}",
+        printed, derived, f"{MIT}, 'More Historical Perspective'",
+        note=r"The hard-margin dual, with $\sum_{y_i = +1} \alpha_i = \sum_{y_i = -1} \alpha_i$, is the search "
+             r"for the closest points of the two convex hulls; the maximum-margin normal joins them, and the "
+             r"hyperplane is their perpendicular bisector. Those points are generally not data points. On the "
+             r"course's three points both closest pairs of data points, $(0, 0)$-$(2, 0)$ and $(0, 0)$-$(0, 2)$ "
+             r"(distance $2$), point along $(2, 0)$ and $(0, 2)$, neither parallel to $w = (1, 1)$; the hulls' closest "
+             r"points are $(0, 0)$ and $(1, 1)$, and $(1, 1)$, the middle of the segment from $x_2$ to $x_3$, is not a "
+             r"data point.",
+        on="on the course's three points", instance=WORKED,
+        also=[(r"SymPy solved the hard margin exactly: $w = (1, 1)$, $b = -1$",
+               list(w_hard) == [1, 1] and b_hard == -1),
+              (r"no closest pair of data points is parallel to $w$",
+               not any(parallel(v, w_hard) for v in closest_pairs)),
+              (r"the closest point of the positive hull, $(1, 1)$, joins $(0, 0)$ along $w$ and is no data point",
+               parallel(hull_dir, w_hard) and list(hull_p) == [1, 1] and hull_p not in data_points),
+              (r"the hyperplane $w^\top x + b = 0$ passes through the midpoint $(\tfrac12, \tfrac12)$", on_bisector)],
+        verdict="the closest data points join along (2, 0) and (0, 2), the hulls' closest points along w = (1, 1)")
+    step.shown = shown_line(r"x_2 - x_1 =", closest_pairs[0].T, r",\ x_3 - x_1 =", closest_pairs[1].T,
+                            r";\quad p^\star - q^\star =", hull_dir.T, r",\ w =", w_hard.T)
+    return step
 
 
 def representer_caveat():

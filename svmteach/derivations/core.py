@@ -119,6 +119,8 @@ class Step:
             return "\u2254 definition: nothing to check"
         if self.status == FAILED:
             return f"\u2718 FAILED {self.on}: {self.verdict}"
+        if self.kind == NUMERIC and self.status == ERRATUM:
+            return f"\u270e erratum confirmed {self.on}: {self.verdict}"
         if self.kind == NUMERIC:
             return f"\u2714 checked against {self.source}: {self.verdict}"
         if self.status == ERRATUM:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .core import counterexample, definition, erratum, identity, numeric, real_symbols, shown_line
+from .core import (ERRATUM, FAILED, NUMERIC, Step, counterexample, definition, erratum, identity, numeric,
+                   real_symbols, shown_line)
 
 MODEL = "Crammer-Singer"
 SLIDES = "Multiclass dual solvers slides"
 ON = "on a 3-point, 3-class instance"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
-            r"$y = (2, 3, 1)$, symbolic $C > 0$, weights $w_m$ and multipliers $\alpha_i^m$, $\beta_i^m$, $\xi_i$")
+            r"$y = (2, 3, 1)$, symbolic $C > 0$, weights $w_m$ and multipliers $\alpha_i^m$, $\lambda_i^m$, $\xi_i$")
 n, d, k = 3, 2, 3
 labels = (1, 2, 0)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
@@ -54,23 +55,23 @@ def steps():
     out = [hinge_erratum()]
     Wsym = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m + 1}{c + 1}", real=True))
     xi = real_symbols("xi1:4")
-    B = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"beta_{i + 1}^{m + 1}", real=True))
+    B = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"lambda_{i + 1}^{m + 1}", real=True))
     # constraints w_{y_i}'x_i - w_m'x_i >= Delta_i^m - xi_i for every m (m = y_i gives xi_i >= 0)
     L = sp.Rational(1, 2) * sum(v ** 2 for v in Wsym) + C * sum(xi) + sum(
         B[i, m] * (Delta(i, m) - xi[i] - ((Wsym[labels[i], :] - Wsym[m, :]) * x(i))[0])
         for i in range(n) for m in range(k))
     out.append(definition(
         MODEL, "Lagrangian",
-        r"L(W, \xi, \beta) = \frac12\sum_m \|w_m\|^2 + C\sum_i \xi_i + \sum_{i, m} \beta_i^m\big(\Delta_i^m - \xi_i - "
+        r"L(W, \xi, \lambda) = \frac12\sum_m \|w_m\|^2 + C\sum_i \xi_i + \sum_{i, m} \lambda_i^m\big(\Delta_i^m - \xi_i - "
         r"(w_{y_i} - w_m)^\top x_i\big)",
         f"{SLIDES}, 'Crammer Singer SVM'; Blondel, Fujino and Ueda (2014)",
-        r"One multiplier $\beta_i^m \ge 0$ for each constraint $(w_{y_i} - w_m)^\top x_i \ge \Delta_i^m - \xi_i$, "
+        r"One multiplier $\lambda_i^m \ge 0$ for each constraint $(w_{y_i} - w_m)^\top x_i \ge \Delta_i^m - \xi_i$, "
         r"over every class $m$: with $\Delta_i^m = [m \ne y_i]$, the constraint for $m = y_i$ is $\xi_i \ge 0$."))
     out.append(identity(
         MODEL, "stationarity in xi_i",
-        r"\frac{\partial L}{\partial \xi_i} = C - \sum_m \beta_i^m = 0",
+        r"\frac{\partial L}{\partial \xi_i} = C - \sum_m \lambda_i^m = 0",
         sp.diff(L, xi[0]), C - sum(B[0, :]), "Blondel, Fujino and Ueda (2014)",
-        note=r"Each sample's multipliers sum to $C$; with $\alpha_i^m = C[m = y_i] - \beta_i^m$ this is "
+        note=r"Each sample's multipliers sum to $C$; with $\alpha_i^m = C[m = y_i] - \lambda_i^m$ this is "
              r"$\sum_m \alpha_i^m = 0$.",
         on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_1}",
         how=r"SymPy differentiated $L$ in $\xi_1$"))
@@ -79,10 +80,10 @@ def steps():
     elim = {B[i, labels[i]]: C - sum(B[i, m] for m in range(k) if m != labels[i]) for i in range(n)}
     out.append(identity(
         MODEL, "stationarity in W",
-        r"\nabla_{w_m} L = 0 \;\Rightarrow\; w_m = \sum_i \alpha_i^m x_i, \quad \alpha_i^m = C[m = y_i] - \beta_i^m",
+        r"\nabla_{w_m} L = 0 \;\Rightarrow\; w_m = \sum_i \alpha_i^m x_i, \quad \alpha_i^m = C[m = y_i] - \lambda_i^m",
         Wsym.subs(sol).subs(elim), weights(alpha_of_beta).subs(elim), f"{SLIDES}, 'Dual Formulation'",
-        note=r"So $\alpha_i^m \le C_i^m = C[m = y_i]$ (from $\beta_i^m \ge 0$) and $\sum_m \alpha_i^m = 0$ (from "
-             r"$\sum_m \beta_i^m = C$).",
+        note=r"So $\alpha_i^m \le C_i^m = C[m = y_i]$ (from $\lambda_i^m \ge 0$) and $\sum_m \alpha_i^m = 0$ (from "
+             r"$\sum_m \lambda_i^m = C$).",
         on=ON, instance=INSTANCE, quantity="W", how=r"SymPy solved $\nabla_W L = 0$ for $W$"))
     L_dual = L.subs(sol).subs({xi[i]: 0 for i in range(n)})
     out.append(identity(
@@ -90,7 +91,7 @@ def steps():
         r"L\Big|_{W(\alpha)} = -f(\alpha), \quad f(\alpha) = \frac12\sum_m \Big\|\sum_i \alpha_i^m x_i\Big\|^2 + "
         r"\sum_{i,m} \Delta_i^m \alpha_i^m",
         sp.expand(L_dual.subs(elim)), sp.expand(-dual(alpha_of_beta).subs(elim)), f"{SLIDES}, 'Dual Formulation'",
-        note=r"The $\xi_i$ terms cancel by $\sum_m \beta_i^m = C$; the dual maximises $-f$, i.e. minimises $f$ "
+        note=r"The $\xi_i$ terms cancel by $\sum_m \lambda_i^m = C$; the dual maximises $-f$, i.e. minimises $f$ "
              r"subject to $\sum_m \alpha_i^m = 0$ and $\alpha_i^m \le C_i^m$.",
         on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha)}", how="SymPy substituted $W(\\alpha)$ into $L$"))
     printed_C = sp.Matrix(n, k, lambda i, m: C if i == labels[i] else 0)
@@ -99,7 +100,7 @@ def steps():
         MODEL, "the bounds C_i^m", r"C_i^m = C \text{ if } m = y_i \text{ else } 0",
         r"C_i^m = C \text{ when } i = y_i \text{ else } 0", printed_C, derived_C, f"{SLIDES}, 'Dual Form', last line",
         note=r"The printed condition compares a sample index $i$ with a label $y_i$. The bound comes from "
-             r"$\alpha_i^m = C[m = y_i] - \beta_i^m$: it is $C$ for the sample's own class $m = y_i$.",
+             r"$\alpha_i^m = C[m = y_i] - \lambda_i^m$: it is $C$ for the sample's own class $m = y_i$.",
         on=ON, instance=INSTANCE))
     i = 0
     W = weights()
@@ -174,6 +175,7 @@ def steps():
              r"is the same as $\beta$ summing to $z = C\|x_i\|$; $\delta_i \le C_i - \alpha_i$ is $\beta \ge 0$.",
         on=ON, instance=INSTANCE, quantity=r"r\,\mathbf{1}^\top(C_1 - \alpha_1 - \delta_1)"))
     out.append(kkt_counterexample())
+    out.append(violation_erratum())
     out.extend(numeric_checks())
     return out
 
@@ -210,7 +212,7 @@ def hinge_erratum():
 
 def kkt_counterexample():
     """The slides list box-style KKT conditions; the CS dual has an equality constraint per sample."""
-    a0, a1, a2, lam = real_symbols("alpha^1 alpha^2 alpha^3 lambda")
+    a0, a1, a2, lam = real_symbols("alpha^1 alpha^2 alpha^3 nu")
     f1 = sp.Rational(1, 2) * (a0 ** 2 + a1 ** 2 + a2 ** 2) + a1 + a2  # one sample x = 1, y = 1, C = 1
     sol = sp.solve([sp.diff(f1 + lam * (a0 + a1 + a2), v) for v in (a0, a1, a2)] + [a0 + a1 + a2],
                    [a0, a1, a2, lam], dict=True)[0]
@@ -225,16 +227,70 @@ def kkt_counterexample():
         r"\alpha = 0 \Rightarrow g \le 0, \quad 0 < \alpha < C \Rightarrow g = 0, \quad \alpha = C \Rightarrow g \ge 0",
         printed, {a0: sol[a0], a1: sol[a1], a2: sol[a2]}, feasible, f"{SLIDES}, 'Check for violation', KKT conditions",
         note=r"The printed conditions are those of a box $[0, C]$. With the equality $\sum_m \alpha_i^m = 0$ and a "
-             r"multiplier $\lambda_i$ for it, stationarity gives $g_i^m = -\lambda_i$ for every $m$ with "
-             r"$\alpha_i^m < C_i^m$: those entries share the same, largest gradient, which is what the slides' "
-             r"violation $v_i = \max_m g_i^m - \min_{m:\, \alpha_i^m < C_i^m} g_i^m$ measures. On one sample "
+             r"multiplier $\nu_i$ for it, stationarity gives $g_i^m = -\nu_i$ for every $m$ with "
+             r"$\alpha_i^m < C_i^m$: those entries share the same, largest gradient, which is what the violation "
+             r"$v_i = \max_m g_i^m - \min_{m:\, \alpha_i^m < C_i^m} g_i^m$ measures (the slides print the bound as "
+             r"$C$: see the next erratum). On one sample "
              r"($x = 1$, class $1$, $C = 1$) the optimum lies strictly inside its bounds with $g \ne 0$.",
         on="on one sample", instance=r"one sample $x = 1$ of class $1$, $k = 3$, $C = 1$; the optimum found by "
-                                     r"SymPy from stationarity with the multiplier $\lambda$ of "
+                                     r"SymPy from stationarity with the multiplier $\nu$ of "
                                      r"$\sum_m \alpha^m = 0$",
         point_latex=f"$\\alpha = {sp.latex(point)}$ with $g = {sp.latex(sp.Matrix(gvals).T)}$")
     step.shown = shown_line(r"\alpha^\star =", point, r",\quad g =", sp.Matrix(gvals).T)
     return step
+
+
+def violation_errors(X, y, C=1.0, tol=1e-10):
+    """The slides' violation and the derived one, at the library's Crammer-Singer optimum of ``(X, y, C)``.
+
+    Returns ``(printed, derived, gap)``: per sample, :math:`\\max_m g_i^m - \\min_{m:\\, \\alpha_i^m < C} g_i^m` as
+    the slide 'Check for violation' prints it, the same with the bound :math:`C_i^m = C[m = y_i]`, and the run's
+    relative duality gap.  An entry counts as below its bound when it is more than ``1e-9 C`` below it.
+    """
+    from .. import objectives as obj
+    from ..problems import MulticlassProblem
+    from ..solvers import CSBlondel, solve
+
+    p = MulticlassProblem(X, y, C=C, loss="cs")
+    run = solve(CSBlondel(random_state=0), p, tol=tol)
+    A = np.asarray(run.state.alpha, dtype=float)
+    G = np.asarray(obj.multiclass_gradient(p, obj.multiclass_scores(p, obj.multiclass_weights(p, A))), dtype=float)
+    upper = np.zeros_like(A)
+    upper[np.arange(len(A)), np.asarray(p.codes)] = C
+    slack = 1e-9 * C
+    printed = G.max(axis=1) - np.where(A < C - slack, G, np.inf).min(axis=1)
+    derived = G.max(axis=1) - np.where(A < upper - slack, G, np.inf).min(axis=1)
+    return printed, derived, float(run.gap)
+
+
+def violation_erratum():
+    """The slide 'Check for violation' takes the min over alpha_i^m < C; the bound is C_i^m, 0 for the rivals."""
+    from ..data import multiclass_blobs
+
+    X, y = multiclass_blobs(90, k=4, seed=0)
+    printed, derived, gap = violation_errors(X, y, 1.0)
+    flagged, wrongly_ok = int(np.sum(printed > 1e-3)), float(np.max(derived))
+    ok = gap <= 1e-10 and flagged == len(y) and wrongly_ok <= 1e-6
+    return Step(
+        MODEL, "Check for violation: the bound C_i^m", r"v_i = \max_m g_i^m - \min_{m:\ \alpha_i^m < C_i^m} g_i^m, "
+        r"\qquad C_i^m = C\,[m = y_i]",
+        f"{SLIDES}, 'Check for violation', Violation", ERRATUM if ok else FAILED,
+        note=r"At the optimum the classes below their bound share the largest gradient (the erratum above), so the "
+             r"minimum runs over $\alpha_i^m < C_i^m$. The slide prints $\alpha_i^m < C$: for a rival "
+             r"$C_i^m = 0$, so every rival with $\alpha_i^m = 0$, at its bound, enters the minimum. A sample that is "
+             r"classified with room to spare ($\alpha_i = 0$) has $g_i^{y_i} = w_{y_i}^\top x_i > w_m^\top x_i + 1 = "
+             r"g_i^m$, so the printed $v_i$ is positive: it would never stop visiting it. (Algorithm 3, line 8, "
+             r"prints the bound correctly, as $C_i[m]$.)",
+        check=(r"Blondel's solver ran on the four clouds of notebooks 6 and 7 ($n = 90$, $k = 4$, $C = 1$) to a "
+               r"relative duality gap of $10^{-10}$; at that optimum the printed $v_i$ exceeds $10^{-3}$ for "
+               rf"{flagged} of the {len(y)} samples (smallest {np.min(printed):.2f}), and the derived $v_i$ is at most "
+               rf"{wrongly_ok:.0e}"),
+        on="at the library's optimum on 90 points",
+        verdict=(f"the printed v_i flags {flagged} of {len(y)} samples; the derived one none" if ok
+                 else "the printed formula did not flag every sample, or the run did not converge"),
+        instance=r"the four clouds of notebooks 6 and 7 (90 points, 4 classes around the origin), $C = 1$",
+        printed_formula=r"v_i = \max_m g_i^m - \min_{m:\ \alpha_i^m < C} g_i^m",
+        kind=NUMERIC)
 
 
 def numeric_checks():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .core import erratum, identity, numeric, real_symbols
+from .core import CAVEAT, ERRATUM, erratum, identity, numeric, real_symbols
 
 MODEL = "regularized least squares"
 MIT = "MIT 9.520 lecture"
@@ -129,7 +129,10 @@ def orthogonal_component():
 
 
 def dual_naming_erratum():
-    """The ECE 532 notes call the representer rewrite of ridge regression 'the dual'."""
+    """The ECE 532 notes call the representer rewrite of ridge regression 'the dual', in their own sense of the word.
+
+    A convention, not an error (a caveat): the notes define "dual" as an equivalent reformulation; in the Lagrange
+    sense of this course the rewrite is the primal in new variables.  SymPy shows how the two differ."""
     K = X * X.T
     w = sp.Matrix(real_symbols("w1:3"))
     r = sp.Matrix(real_symbols("r1:4"))
@@ -146,42 +149,55 @@ def dual_naming_erratum():
     gap_ok = sp.expand(rewrite - lagrange_dual - (residual.T * residual)[0]) == 0
     dual_ok = sp.expand(lagrange_dual - claimed_dual) == 0
     same_primal = sp.expand(rewrite - primal_at) == 0
-    return erratum(
+    step = erratum(
         MODEL, "the representer rewrite is not the dual",
         r"D(\alpha) = 2\lambda\,\alpha^\top y - \lambda\,\alpha^\top(K + \lambda I)\,\alpha, \qquad R(\alpha) - "
         r"D(\alpha) = \big\|(K + \lambda I)\alpha - y\big\|^2",
         r"\min_\alpha\, R(\alpha) = \|K\alpha - y\|^2 + \lambda\,\alpha^\top K\alpha \quad \text{(``the dual'')}",
         rewrite, lagrange_dual, f"{ECE}, 'This is called the dual formulation' and '(ii) ... (the dual)'",
-        note=r"$R(\alpha)$ is the primal $\|Xw - y\|^2 + \lambda\|w\|^2$ evaluated at $w = X^\top\alpha$: a change "
-             r"of variables, still a minimisation, and $R(\alpha) \ge$ the optimum for every $\alpha$. The Lagrange "
-             r"dual $D$ (from $\min \|r\|^2 + \lambda\|w\|^2$ subject to $r = Xw - y$, multiplier $\nu = "
-             r"-2\lambda\alpha$) is maximised and bounds the optimum from below. They differ by the squared "
-             r"residual of $(K + \lambda I)\alpha = y$, so both are optimal at the same $\alpha$, where they meet; "
-             r"the rewrite is the representer (kernel) form of the primal, not its dual. The same holds for the "
-             r"notes' hinge-loss version: the SVM's Lagrange dual is the box-constrained problem of the binary model.",
+        note=r"Not an error but a convention: the notes open with “the dual of an optimization problem can mean "
+             r"many things ... in the context of classification problems, it means an alternate formulation that "
+             r"is equivalent (same result)”, and in that sense $R(\alpha)$ is a dual. It is not the *Lagrange* "
+             r"dual of this course: $R(\alpha)$ is the primal $\|Xw - y\|^2 + \lambda\|w\|^2$ at $w = X^\top\alpha$, "
+             r"still minimised, and $R(\alpha) \ge$ the optimum for every $\alpha$. The Lagrange dual $D$ (from "
+             r"$\min \|r\|^2 + \lambda\|w\|^2$ subject to $r = Xw - y$, multiplier $\nu = -2\lambda\alpha$) is "
+             r"maximised and bounds the optimum from below. They differ by the squared residual of "
+             r"$(K + \lambda I)\alpha = y$, so both are optimal at the same $\alpha$, where they meet.",
         on="on a 3-point instance in the plane", instance=INSTANCE_X,
         also=[(r"SymPy derived $D$ by minimising the Lagrangian over $w$ and $r$", dual_ok),
               (r"$R(\alpha)$ equals the primal at $w = X^\top\alpha$", same_primal),
               (r"$R(\alpha) - D(\alpha)$ simplified to $\|(K + \lambda I)\alpha - y\|^2$", gap_ok)],
-        verdict="the rewrite is the primal in new variables; the Lagrange dual is a different function")
+        verdict="the notes' 'dual' is the primal in new variables; the Lagrange dual is a different function")
+    if step.status == ERRATUM:  # the notes define their sense of "dual": a convention, not an error
+        step.status = CAVEAT
+    return step
 
 
 def l2_naming_erratum():
-    """The ECE 532 notes call the penalty alpha' K alpha of the rewritten problem 'L2'."""
+    """The ECE 532 notes call the rewritten problem, with penalty lambda alpha' K alpha, 'L2-regularized in alpha'.
+
+    A caveat about words, not an error: the notes print the penalty lambda alpha' K alpha correctly; read literally,
+    "L2 in alpha" would be lambda |alpha|^2, which differs unless K = I."""
     K = X * X.T
-    return erratum(
+    step = erratum(
         MODEL, "the penalty on alpha is not L2",
         r"\lambda\,\alpha^\top K\alpha = \lambda\,\|X^\top\alpha\|^2 = \lambda\,\|w\|^2",
-        r"\lambda\,\|\alpha\|_2^2 \quad \text{(``also an } L_2\text{-regularized SVM, but this time in } \alpha\text{'')}",
+        r"\lambda\,\alpha^\top K\alpha \quad \text{(``also an } L_2\text{-regularized SVM, but this time in } \alpha\text{'')}",
         lam * (alpha.T * alpha)[0], lam * (alpha.T * K * alpha)[0],
         f"{ECE}, the kernelized SVM ('also an L2-regularized SVM, but this time in alpha')",
-        note=r"The penalty of the rewritten problem is $\lambda\,\alpha^\top K\alpha$, the $K$-weighted norm of "
-             r"$\alpha$ (the RKHS norm of $f$, the $L_2$ norm of $w = X^\top\alpha$), not $\lambda\|\alpha\|_2^2$; "
-             r"the two agree only when $K = I$. The rewritten loss $(1 - y_i (K\alpha)_i)_+$ is not the SVM's "
-             r"$(1 - y_i \alpha_i)_+$ either.",
+        note=r"The notes print the penalty correctly, $\lambda\,\alpha^\top K\alpha$; only the words “an "
+             r"$L_2$-regularized SVM, but this time in $\alpha$” can mislead. $\alpha^\top K\alpha$ is the "
+             r"$K$-weighted norm of $\alpha$ (the RKHS norm of $f$, the $L_2$ norm of $w = X^\top\alpha$), not the "
+             r"Euclidean norm $\|\alpha\|_2^2$ that “$L_2$ in $\alpha$” suggests; the two agree only when $K = I$. "
+             r"The check compares the two readings. (The rewritten loss $(1 - y_i (K\alpha)_i)_+$ is not the "
+             r"SVM's $(1 - y_i \alpha_i)_+$ either.)",
         on="on a 3-point instance in the plane", instance=INSTANCE_X,
         also=[(r"$\alpha^\top K\alpha = \|X^\top\alpha\|^2$ simplified to an identity",
                sp.expand((alpha.T * K * alpha)[0] - ((X.T * alpha).T * (X.T * alpha))[0]) == 0)])
+    if step.status == ERRATUM:  # the formula the notes print is right: a wording caveat
+        step.status = CAVEAT
+        step.verdict = "read literally, 'L2 in alpha' (lambda |alpha|^2) is not the printed lambda alpha'K alpha"
+    return step
 
 
 def numeric_checks():
