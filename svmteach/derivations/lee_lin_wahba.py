@@ -29,7 +29,7 @@ BLOCK = f"{DGI}, the LLW dual; its block solved as Wang and Scott (2021) solve t
 ON = "on a 3-point, 3-class instance"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
             r"$y = (2, 3, 1)$, symbolic $C$, weights $w_m \in \mathbb{R}^2$, $\nu \in \mathbb{R}^2$ and "
-            r"multipliers $\alpha_{im}$, $\beta_{im}$, slacks $\xi_{im}$ ($m \ne y_i$)")
+            r"multipliers $\alpha_{im}$, $\mu_{im}$, slacks $\xi_{im}$ ($m \ne y_i$)")
 n, d, k = 3, 2, 3
 labels = (1, 2, 0)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
@@ -38,7 +38,7 @@ Wsym = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m + 1}{c + 1}", real=True))
 nu = sp.Matrix(real_symbols("nu_1:3"))
 free = {(i, m): sp.Symbol(f"alpha_{i + 1}{m + 1}", real=True) for i in range(n) for m in range(k) if m != labels[i]}
 xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
-beta = {key: sp.Symbol(f"beta_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
+beta = {key: sp.Symbol(f"mu_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
 
 
 def x(i, Xm=X):
@@ -84,11 +84,11 @@ def steps():
     L = lagrangian()
     out.append(definition(
         MODEL, "Lagrangian",
-        r"L(W, \xi, \alpha, \beta, \nu) = \frac12\sum_{m=1}^k \|w_m\|^2 + \sum_{i=1}^n \sum_{m \ne y_i} \Big[C\xi_{im}"
-        r" - \beta_{im}\xi_{im} + \alpha_{im}\big(1 + w_m^\top x_i - \xi_{im}\big)\Big] + \nu^\top \sum_{m=1}^k w_m",
+        r"L(W, \xi, \alpha, \mu, \nu) = \frac12\sum_{m=1}^k \|w_m\|^2 + \sum_{i=1}^n \sum_{m \ne y_i} \Big[C\xi_{im}"
+        r" - \mu_{im}\xi_{im} + \alpha_{im}\big(1 + w_m^\top x_i - \xi_{im}\big)\Big] + \nu^\top \sum_{m=1}^k w_m",
         f"{LLW}; {DGI}, the LLW machine",
         r"One multiplier $\alpha_{im} \ge 0$ for each margin constraint $\xi_{im} \ge 1 + w_m^\top x_i$ "
-        r"($m \ne y_i$), one $\beta_{im} \ge 0$ for each $\xi_{im} \ge 0$, and a free $\nu \in \mathbb{R}^d$ for the "
+        r"($m \ne y_i$), one $\mu_{im} \ge 0$ for each $\xi_{im} \ge 0$, and a free $\nu \in \mathbb{R}^d$ for the "
         r"equality $\sum_m w_m = 0$. The label's own class has no constraint: $\alpha_{iy_i}$ is not a variable "
         r"(it is stored as $0$). Lee, Lin and Wahba target $-\frac{1}{k-1}$ for the wrong classes and "
         r"keep a bias; without the bias, their machine is this one with $w_m$ scaled by $k - 1$ and "
@@ -108,10 +108,10 @@ def steps():
     key0 = next(iter(free))
     out.append(identity(
         MODEL, "stationarity in xi_im",
-        r"\frac{\partial L}{\partial \xi_{im}} = C - \beta_{im} - \alpha_{im} = 0 \;\Rightarrow\; 0 \le \alpha_{im} "
+        r"\frac{\partial L}{\partial \xi_{im}} = C - \mu_{im} - \alpha_{im} = 0 \;\Rightarrow\; 0 \le \alpha_{im} "
         r"\le C",
         sp.diff(L, xi[key0]), C - beta[key0] - free[key0], f"{LLW}, the multicategory SVM's dual",
-        note=r"$\beta_{im} = C - \alpha_{im} \ge 0$ gives the upper bound of the box.",
+        note=r"$\mu_{im} = C - \alpha_{im} \ge 0$ gives the upper bound of the box.",
         on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{11}}",
         how=r"SymPy differentiated $L$ in $\xi_{11}$"))
     # nu from the equality: sum_m w_m = 0 with w_m = -sum_i alpha_im x_i - nu
@@ -150,15 +150,15 @@ def steps():
         K[i, s] * ((A[i, :] * A[s, :].T)[0] - sum(A[i, :]) * sum(A[s, :]) / k) for i in range(n) for s in range(n))
     out.append(identity(
         MODEL, "dual objective",
-        r"L\Big|_{W(\alpha),\ \nu(\alpha),\ \beta = C - \alpha} = D(\alpha) = \sum_{i}\sum_{m \ne y_i} \alpha_{im} - "
+        r"L\Big|_{W(\alpha),\ \nu(\alpha),\ \mu = C - \alpha} = D(\alpha) = \sum_{i}\sum_{m \ne y_i} \alpha_{im} - "
         r"\frac12 \sum_{i,s} x_i^\top x_s \Big(\alpha_i^\top \alpha_s - \frac1k (\mathbf{1}^\top\alpha_i)"
         r"(\mathbf{1}^\top\alpha_s)\Big)",
         sp.expand(L_dual), sp.expand(kernel_form), f"{LLW}; {DGI}, the LLW machine",
-        note=r"The $\xi$ terms cancel by $C - \beta_{im} - \alpha_{im} = 0$ and the $\nu$ term by $\sum_m w_m = 0$; "
+        note=r"The $\xi$ terms cancel by $C - \mu_{im} - \alpha_{im} = 0$ and the $\nu$ term by $\sum_m w_m = 0$; "
              r"the quadratic term is $-\frac12\|W(\alpha)\|_F^2 = -\frac12 \mathrm{tr}(J\alpha^\top X X^\top \alpha J)$ "
              r"with $J^2 = J$. The dual maximises $D$ over the box $0 \le \alpha_{im} \le C$ ($m \ne y_i$); "
              r"the solvers minimise $f = -D$.",
-        on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha),\ \nu(\alpha),\ \beta = C - \alpha}",
+        on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha),\ \nu(\alpha),\ \mu = C - \alpha}",
         how=r"SymPy substituted the stationarity conditions and $\nu(\alpha)$ into $L$"))
     out.append(weak_duality())
     out.append(strong_duality())
@@ -278,8 +278,8 @@ def strong_duality():
 
 
 def _block_objective(i=0):
-    """f as a function of the free entries of row i (symbols beta_m), the other rows symbolic."""
-    hat = {key: (sp.Symbol(f"beta_{key[1] + 1}", real=True) if key[0] == i else v) for key, v in free.items()}
+    """f as a function of the free entries of row i (symbols zeta_m), the other rows symbolic."""
+    hat = {key: (sp.Symbol(f"zeta_{key[1] + 1}", real=True) if key[0] == i else v) for key, v in free.items()}
     hs = [hat[key] for key in free if key[0] == i]
     return -dual(alpha_matrix(hat)), hs
 
@@ -314,13 +314,13 @@ def block_steps():
     f_beta, hs = _block_objective(i)
     out.append(identity(
         MODEL, "Hessian of the block",
-        r"\nabla^2_{\beta} f = q\Big(I - \frac1k \mathbf{1}\mathbf{1}^\top\Big) \in \mathbb{R}^{(k-1) \times (k-1)}, "
-        r"\quad \beta = (\alpha_{im})_{m \ne y_i}",
+        r"\nabla^2_{\zeta} f = q\Big(I - \frac1k \mathbf{1}\mathbf{1}^\top\Big) \in \mathbb{R}^{(k-1) \times (k-1)}, "
+        r"\quad \zeta = (\alpha_{im})_{m \ne y_i}",
         sp.hessian(f_beta, hs), qi * (sp.eye(k - 1) - sp.ones(k - 1, k - 1) / k), BLOCK,
         note=r"Its eigenvalues are $q$ ($k - 2$ times, on vectors with $\mathbf{1}^\top v = 0$) and $q/k$ (on "
              r"$\mathbf{1}$): for $q = \|x_i\|^2 > 0$ the block is strictly convex and its minimiser is unique.",
-        on=ON, instance=INSTANCE, quantity=r"\nabla^2_{\beta} f",
-        how=r"SymPy computed the Hessian of $f$ in the free entries $\beta_1$, $\beta_3$ of row $1$"))
+        on=ON, instance=INSTANCE, quantity=r"\nabla^2_{\zeta} f",
+        how=r"SymPy computed the Hessian of $f$ in the free entries $\zeta_1$, $\zeta_3$ of row $1$"))
     eig_ok = all(sp.Matrix(sp.eye(kk - 1) - sp.ones(kk - 1, kk - 1) / kk).eigenvals()
                  == ({sp.Integer(1): kk - 2, sp.Rational(1, kk): 1} if kk > 2 else {sp.Rational(1, kk): 1})
                  for kk in range(2, 8))
@@ -337,15 +337,15 @@ def block_steps():
     Tb = sum(hs)
     out.append(identity(
         MODEL, "the block's gradient",
-        r"\frac{\partial f}{\partial \beta_m} = q\Big(\beta_m - \frac{c_m}{q} - \frac{T}{k}\Big), \quad c_m = 1 + s_m "
-        r"+ q\big(\alpha_{im} - \bar\alpha_i\big), \quad T = \mathbf{1}^\top\beta",
+        r"\frac{\partial f}{\partial \zeta_m} = q\Big(\zeta_m - \frac{c_m}{q} - \frac{T}{k}\Big), \quad c_m = 1 + s_m "
+        r"+ q\big(\alpha_{im} - \bar\alpha_i\big), \quad T = \mathbf{1}^\top\zeta",
         sp.Matrix([sp.diff(f_beta, h) for h in hs]),
         sp.Matrix([qi * (h - cm / qi - Tb / k) for h, cm in zip(hs, cvec)]), BLOCK,
         note=r"$s = W x_i$ are the scores at the current $\alpha$ (row $i$ equal to $\alpha_i$), $\bar\alpha_i = "
-             r"\frac1k\mathbf{1}^\top\alpha_i$ its mean, and $\beta$ the new free entries of row $i$. Setting the "
-             r"gradient to $0$ where $\beta_m$ is strictly inside the box gives $\beta_m = c_m/q + T/k$.",
-        on=ON, instance=INSTANCE, quantity=r"\nabla_{\beta} f",
-        how=r"SymPy differentiated $f$ with row $1$ replaced by $\beta$"))
+             r"\frac1k\mathbf{1}^\top\alpha_i$ its mean, and $\zeta$ the new free entries of row $i$. Setting the "
+             r"gradient to $0$ where $\zeta_m$ is strictly inside the box gives $\zeta_m = c_m/q + T/k$.",
+        on=ON, instance=INSTANCE, quantity=r"\nabla_{\zeta} f",
+        how=r"SymPy differentiated $f$ with row $1$ replaced by $\zeta$"))
     out.append(block_solution())
     return out
 
@@ -377,23 +377,23 @@ def block_solution():
         increasing = all(b_ > a_ for a_, b_ in zip(values, values[1:]))
         ok_root &= increasing and psi(sp.Integer(0)) <= 0 <= psi((kk - 1) * Cn) and psi(Tn) == 0
         if trial == 0:
-            shown = shown_line(r"c =", sp.Matrix(cn).T, r",\ q =", qn, r",\ C =", Cn, r":\ \beta^\star =", opt.T,
+            shown = shown_line(r"c =", sp.Matrix(cn).T, r",\ q =", qn, r",\ C =", Cn, r":\ \zeta^\star =", opt.T,
                                r",\ T =", Tn)
     return computed(
         MODEL, "the block's solution: clip at the root",
-        r"\beta_m = \mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T = \sum_{m \ne y_i} "
+        r"\zeta_m = \mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T = \sum_{m \ne y_i} "
         r"\mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T \in [0, (k-1)C]",
         BLOCK, ok_clip and ok_root,
-        note=r"The box's KKT conditions with the block's gradient $q(\beta_m - c_m/q - T/k)$: $\beta_m = 0$ needs "
-             r"$c_m/q + T/k \le 0$, $\beta_m = C$ needs $c_m/q + T/k \ge C$, and a free $\beta_m$ equals "
-             r"$c_m/q + T/k$. So $T = \mathbf{1}^\top\beta$ solves a scalar equation whose right side has slope at "
+        note=r"The box's KKT conditions with the block's gradient $q(\zeta_m - c_m/q - T/k)$: $\zeta_m = 0$ needs "
+             r"$c_m/q + T/k \le 0$, $\zeta_m = C$ needs $c_m/q + T/k \ge C$, and a free $\zeta_m$ equals "
+             r"$c_m/q + T/k$. So $T = \mathbf{1}^\top\zeta$ solves a scalar equation whose right side has slope at "
              r"most $(k-1)/k < 1$: the left minus the right side rises strictly, from $\le 0$ at $T = 0$ to "
              r"$\ge 0$ at $T = (k-1)C$, so the root is unique.",
         on="on 6 rational blocks, k = 3 to 5",
         instance=r"$6$ blocks with rational $c \in \mathbb{Q}^{k-1}$, $q > 0$, $C > 0$, $k = 3, 4, 5$",
-        check=r"SymPy found each block's exact minimiser of $\frac12 \beta^\top q(I - \frac1k\mathbf{1}\mathbf{1}"
-              r"^\top)\beta - c^\top\beta$ over $[0, C]^{k-1}$ (its active set, every KKT condition checked exactly), "
-              r"compared it with the clip at $T = \mathbf{1}^\top\beta$, and evaluated $T$ minus the sum at every kink "
+        check=r"SymPy found each block's exact minimiser of $\frac12 \zeta^\top q(I - \frac1k\mathbf{1}\mathbf{1}"
+              r"^\top)\zeta - c^\top\zeta$ over $[0, C]^{k-1}$ (its active set, every KKT condition checked exactly), "
+              r"compared it with the clip at $T = \mathbf{1}^\top\zeta$, and evaluated $T$ minus the sum at every kink "
               r"(strictly increasing, $\le 0$ at $0$, $\ge 0$ at $(k-1)C$, $0$ at the minimiser's $T$)",
         shown=shown)
 
@@ -414,14 +414,14 @@ def kkt_steps():
         out.append(computed(
             MODEL, name, formula, f"{LLW}, the multicategory SVM's dual", allowed == expected,
             note=r"With $g_{im} = \xi_{im} - 1 - w_m^\top x_i$: complementary slackness $\alpha_{im} g_{im} = 0$ and "
-                 r"$\beta_{im}\xi_{im} = 0$, stationarity $\beta_{im} = C - \alpha_{im}$, and feasibility "
-                 r"$g_{im} \ge 0$, $\xi_{im} \ge 0$, $\beta_{im} \ge 0$ leave exactly these scores. A point "
+                 r"$\mu_{im}\xi_{im} = 0$, stationarity $\mu_{im} = C - \alpha_{im}$, and feasibility "
+                 r"$g_{im} \ge 0$, $\xi_{im} \ge 0$, $\mu_{im} \ge 0$ leave exactly these scores. A point "
                  r"outside the margin of class $m$ ($w_m^\top x_i < -1$) has $\alpha_{im} = 0$; one inside it "
                  r"($w_m^\top x_i > -1$) has $\alpha_{im} = C$. Because the dual is a box, these are also the "
                  r"signs of the dual gradient $-(1 + w_m^\top x_i)$ at the bounds.",
             on="with C = 1", instance=r"one pair $(i, m)$, $C = 1$, $\alpha_{im} = " + sp.latex(value) + r"$; the "
-                                      r"score $s_{im} = w_m^\top x_i$, $\xi_{im}$ and $\beta_{im}$ are unknowns",
-            check=r"SymPy solved $\alpha_{im} g_{im} = 0$, $\beta_{im}\xi_{im} = 0$, $C - \alpha_{im} - \beta_{im} = 0$ "
+                                      r"score $s_{im} = w_m^\top x_i$, $\xi_{im}$ and $\mu_{im}$ are unknowns",
+            check=r"SymPy solved $\alpha_{im} g_{im} = 0$, $\mu_{im}\xi_{im} = 0$, $C - \alpha_{im} - \mu_{im} = 0$ "
                   r"and reduced the inequalities to the set of allowed scores $s_{im}$",
             shown=shown_line(score, r"\in", allowed)))
     return out
@@ -487,12 +487,12 @@ def numeric_checks():
                 note=r"The primal at random weights (the hinge terms of the derivation's $P$).",
                 what=r"the library's $P(W)$"),
         numeric(MODEL, "lee_lin_wahba.solve_block",
-                r"\beta_m = \mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T = \mathbf{1}^\top\beta",
+                r"\zeta_m = \mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T = \mathbf{1}^\top\zeta",
                 "svmteach.losses.lee_lin_wahba.solve_block", blocks,
-                note=r"$c$ is read off the derived $f$ as minus its gradient in the block's free entries $\beta$ at "
-                     r"$\beta = 0$, and the library is given $u = c/q$; the block's exact minimiser is found by "
+                note=r"$c$ is read off the derived $f$ as minus its gradient in the block's free entries $\zeta$ at "
+                     r"$\zeta = 0$, and the library is given $u = c/q$; the block's exact minimiser is found by "
                      r"trying every active set of the box.",
-                what=r"the library's block solution $\beta$"),
+                what=r"the library's block solution $\zeta$"),
     ]
 
 

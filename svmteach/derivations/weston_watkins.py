@@ -19,7 +19,7 @@ BLOG = "Weston-Watkins dual blog post"
 ON = "on a 3-point, 3-class instance"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
             r"$y = (1, 2, 3)$, symbolic $M$, $C$, $W \in \mathbb{R}^{2 \times 3}$ and multipliers $\alpha_{ij}$, "
-            r"$\beta_{ij}$, $\xi_{ij}$ ($j \ne y_i$)")
+            r"$\mu_{ij}$, $\xi_{ij}$ ($j \ne y_i$)")
 n, d, k = 3, 2, 3
 labels = (0, 1, 2)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
@@ -63,7 +63,7 @@ def dual(A=None, Xm=X, lab=labels):
 
 def lagrangian():
     xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
-    beta = {key: sp.Symbol(f"beta_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
+    beta = {key: sp.Symbol(f"mu_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
     Delta = {key: e(labels[key[0]]) - e(key[1]) for key in free}
     L = sp.Rational(1, 2) * sum(v ** 2 for v in Wsym) + sum(
         C * xi[key] - beta[key] * xi[key]
@@ -76,11 +76,11 @@ def steps():
     L, xi, beta, Delta = lagrangian()
     out.append(definition(
         MODEL, "Lagrangian",
-        r"L(W, \xi, \alpha, \beta) = \frac12\|W\|_F^2 + \sum_{i=1}^n \sum_{j \ne y_i} \Big[C\xi_{ij} - \beta_{ij}"
+        r"L(W, \xi, \alpha, \mu) = \frac12\|W\|_F^2 + \sum_{i=1}^n \sum_{j \ne y_i} \Big[C\xi_{ij} - \mu_{ij}"
         r"\xi_{ij} + \alpha_{ij}\big(1 - M\,\mathrm{tr}(W^\top x_i \Delta_{y_i j}^\top) - \xi_{ij}\big)\Big]",
         f"{BLOG}, 'Dual problem'",
         r"One multiplier $\alpha_{ij} \ge 0$ for each margin constraint $\xi_{ij} \ge 1 - M\Delta_{y_i j}^\top W^\top "
-        r"x_i$ and one $\beta_{ij} \ge 0$ for each $\xi_{ij} \ge 0$, with $\Delta_{y_i j} = e_{y_i} - e_j$."))
+        r"x_i$ and one $\mu_{ij} \ge 0$ for each $\xi_{ij} \ge 0$, with $\Delta_{y_i j} = e_{y_i} - e_j$."))
     sol = sp.solve([sp.diff(L, v) for v in Wsym], list(Wsym), dict=True)[0]
     W_star = Wsym.subs(sol)
     out.append(identity(
@@ -101,21 +101,21 @@ def steps():
     key0 = next(iter(free))
     out.append(identity(
         MODEL, "stationarity in xi_ij",
-        r"\frac{\partial L}{\partial \xi_{ij}} = C - \beta_{ij} - \alpha_{ij} = 0 \;\Rightarrow\; 0 \le \alpha_{ij} "
+        r"\frac{\partial L}{\partial \xi_{ij}} = C - \mu_{ij} - \alpha_{ij} = 0 \;\Rightarrow\; 0 \le \alpha_{ij} "
         r"\le C",
         sp.diff(L, xi[key0]), C - beta[key0] - free[key0], f"{BLOG}, 'Dual problem'",
-        note=r"$\beta_{ij} = C - \alpha_{ij} \ge 0$ gives the upper bound of the box.",
+        note=r"$\mu_{ij} = C - \alpha_{ij} \ge 0$ gives the upper bound of the box.",
         on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{12}}",
         how=r"SymPy differentiated $L$ in $\xi_{12}$"))
     L_dual = L.subs(sol).subs({beta[key]: C - free[key] for key in free})
     out.append(identity(
         MODEL, "dual objective",
-        r"L\Big|_{W(\alpha),\ \beta = C - \alpha} = -f(\alpha), \quad f(\alpha) = \frac{M^2}{2}\sum_{i,s} "
+        r"L\Big|_{W(\alpha),\ \mu = C - \alpha} = -f(\alpha), \quad f(\alpha) = \frac{M^2}{2}\sum_{i,s} "
         r"x_s^\top x_i\, \alpha_i^\top \alpha_s - \sum_{i} \sum_{j \ne y_i} \alpha_{ij}",
         sp.expand(L_dual), sp.expand(-dual()), f"{BLOG}, 'Expression for the dual problem'",
-        note=r"The $\xi$ terms cancel by $C - \beta_{ij} - \alpha_{ij} = 0$, and the trace term equals "
+        note=r"The $\xi$ terms cancel by $C - \mu_{ij} - \alpha_{ij} = 0$, and the trace term equals "
              r"$\frac1M\|W\|_F^2$; the dual maximises $-f$, i.e. minimises $f$ over $0 \le \alpha_{ij} \le C$.",
-        on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha),\ \beta = C - \alpha}",
+        on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha),\ \mu = C - \alpha}",
         how="SymPy substituted both stationarity conditions into $L$"))
     W = weights()
     i, j = 0, 1  # sample 1 (class 1), coordinate j = 2
@@ -166,14 +166,14 @@ def steps():
     out.append(index_set_erratum_block())
     out.append(identity(
         MODEL, "Hessian of the block: a multiple of I + 11'",
-        r"\nabla^2_{\beta} f = M^2\|x_i\|^2\,\big(I + \mathbf{1}\mathbf{1}^\top\big), \quad \beta = (\hat\alpha_{ij})"
+        r"\nabla^2_{\zeta} f = M^2\|x_i\|^2\,\big(I + \mathbf{1}\mathbf{1}^\top\big), \quad \zeta = (\hat\alpha_{ij})"
         r"_{j \ne y_i}",
         sp.hessian(f_hat, hs), M ** 2 * q * (sp.eye(k - 1) + sp.ones(k - 1, k - 1)),
         "Wang and Scott (2021), the reduced subproblem",
-        note=r"In the $k - 1$ free entries $\beta$ of row $i$, $\hat\alpha_{i y_i} = -\mathbf{1}^\top\beta$ makes "
-             r"$\|\hat\alpha_i\|^2 = \|\beta\|^2 + (\mathbf{1}^\top\beta)^2$, whose Hessian is $2(I + "
+        note=r"In the $k - 1$ free entries $\zeta$ of row $i$, $\hat\alpha_{i y_i} = -\mathbf{1}^\top\zeta$ makes "
+             r"$\|\hat\alpha_i\|^2 = \|\zeta\|^2 + (\mathbf{1}^\top\zeta)^2$, whose Hessian is $2(I + "
              r"\mathbf{1}\mathbf{1}^\top)$.",
-        on=ON, instance=INSTANCE, quantity=r"\nabla^2_{\beta} f", how="SymPy computed the Hessian of $f$ in the block"))
+        on=ON, instance=INSTANCE, quantity=r"\nabla^2_{\zeta} f", how="SymPy computed the Hessian of $f$ in the block"))
     # greedy step: alpha_ij += m, alpha_{i y_i} -= m
     phi = dual(alpha_matrix({**free, (i, j): free[(i, j)] + m}))
     m_star = sp.solve(sp.diff(phi, m), m)[0]
@@ -289,7 +289,7 @@ def numeric_checks():
     gradient = sp.lambdify(args, sp.Matrix(grad_exprs), "numpy")
     # the exact block's vector: f restricted to the free entries beta of row i is
     # a (1/2 |beta|^2 + 1/2 (1'beta)^2 - u'beta) + const with a = M^2 |x_i|^2, so u = -(df/dbeta at beta = 0) / a
-    beta = {key: sp.Symbol(f"beta_{key[1] + 1}", real=True) for key in free if key[0] == i}
+    beta = {key: sp.Symbol(f"zeta_{key[1] + 1}", real=True) for key in free if key[0] == i}
     f_beta = dual(alpha_matrix({**free, **beta}))
     a_block = M ** 2 * (x(i).T * x(i))[0]
     u_expr = sp.Matrix([-sp.diff(f_beta, v).subs({b: 0 for b in beta.values()}) / a_block for v in beta.values()])
@@ -337,10 +337,10 @@ def numeric_checks():
                 note="The negative gradient Shark carries after its first move, entry by entry.",
                 what=r"the negative gradient after the move"),
         numeric(MODEL, "WWExact: block vector u",
-                r"f = M^2\|x_i\|^2\Big(\frac12\|\beta\|^2 + \frac12(\mathbf{1}^\top\beta)^2 - u^\top\beta\Big) + "
+                r"f = M^2\|x_i\|^2\Big(\frac12\|\zeta\|^2 + \frac12(\mathbf{1}^\top\zeta)^2 - u^\top\zeta\Big) + "
                 r"\mathrm{const}",
                 "svmteach.losses.weston_watkins", us,
-                note=r"$\beta$ are the free entries $\alpha_{ij}$ ($j \ne y_i$) of the sample's row; $u$ is read off "
-                     r"the derived $f$ as minus its gradient at $\beta = 0$ divided by $M^2\|x_i\|^2$.",
+                note=r"$\zeta$ are the free entries $\alpha_{ij}$ ($j \ne y_i$) of the sample's row; $u$ is read off "
+                     r"the derived $f$ as minus its gradient at $\zeta = 0$ divided by $M^2\|x_i\|^2$.",
                 what=r"the exact solver's block vector $u$"),
     ]
