@@ -38,7 +38,7 @@ class PairPicture(NamedTuple):
     Attributes
     ----------
     i, j : int, the pair (-1, -1 when no pair violates the KKT conditions: a null step).
-    E_i, E_j : float, their errors ``f + b - y`` before the step (b of the last check).
+    E_i, E_j : float, their errors ``f(x) - y`` before the step (f with the b of the last check).
     eta : float, ``K_ii + K_jj - 2 K_ij``.
     L, H : float, the bounds of alpha_j on the constraint segment inside the box.
     alpha_i_old, alpha_j_old : float, the pair before the step.

@@ -9,7 +9,7 @@ The dual with a bias keeps the equality constraint :math:`y^\\top \\alpha = 0`,
 
 so no single coordinate can move alone: SMO moves a pair :math:`(i, j)` along
 the line :math:`y_i \\alpha_i + y_j \\alpha_j = \\text{const}`.  With the errors
-:math:`E_t = f(x_t) + b - y_t` and :math:`\\eta = K_{ii} + K_{jj} - 2K_{ij}`, the
+:math:`E_t = f(x_t) - y_t` (with :math:`f(x) = w^\\top x + b`) and :math:`\\eta = K_{ii} + K_{jj} - 2K_{ij}`, the
 dual along the line changes by :math:`\\psi(t) = t\\, y_j (E_i - E_j) - \\tfrac12 \\eta t^2`
 for :math:`\\alpha_j \\leftarrow \\alpha_j + t`, so its unconstrained maximiser is
 
@@ -58,6 +58,7 @@ from ..backend import is_numpy, to_numpy
 from ..problems import BinaryProblem
 from ..rows import is_sparse
 from .base import KKT_PER_TOL, Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
                         random_pair, smo_loop)
@@ -283,6 +284,7 @@ class SMO(Solver):
         n_steps = int(n_steps)
         if not is_numpy(problem.xp):  # CuPy, array-API: the step path, then the same exact measures
             return self.measure(problem, super().advance(problem, state, n_steps, tol))
+        stopping = StoppingRule(self, problem, tol)
         rule = RULES.index(self.selection)
         if rule == 0:  # the step path's draws: default_rng([seed, t]) for step t
             uniforms = np.array([np.random.default_rng([state.seed, state.n_iter + k]).random(2)
@@ -296,15 +298,15 @@ class SMO(Solver):
         done = 0
         for restart in range(RESTARTS + 1):
             taken, picture = smo_loop(rows, problem.diag, problem.y, problem.C_i, alpha, grad, int(n_steps - done),
-                                      rule, uniforms[done:], -1.0 if tol is None else float(tol), CHECK_EVERY)
+                                      rule, uniforms[done:], float(tol) if stopping.watching else -1.0, CHECK_EVERY)
             done += taken
             stuck = picture.i < 0 or (rule != 0 and picture.alpha_i_new == picture.alpha_i_old
                                       and picture.alpha_j_new == picture.alpha_j_old)
-            if tol is None and not stuck:  # every step taken: the cached measures, O(n)
+            if not stopping.watching and not stuck:  # every step taken: the cached measures, O(n)
                 return _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture, rows)
             grad = exact_gradient(problem, alpha, rows)  # drop the loop's rounding
             out = _measured(problem, state.n_iter + done, alpha, grad, state.seed, picture, rows)
-            if done >= n_steps or (tol is not None and self.converged(out, tol)):
+            if done >= n_steps or stopping.reached(out):  # out is measured: the exact gradient's
                 break
             if stuck and not pair_violates(problem, alpha, grad):
                 break  # no violation beyond rounding on the exact gradient: a fixed point in float64

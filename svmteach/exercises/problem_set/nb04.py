@@ -54,7 +54,7 @@ PROBLEMS = (
         name="04.1", title="One SMO step by hand, from alpha = 0", kind="compute",
         statement=(
             f"Take {EXAMPLE}, with a bias, and $C = 1$. Start from $\\alpha = 0$ (and $b = 0$ in the errors "
-            r"$E_t = f(x_t) + b - y_t$: the step does not depend on $b$)." "\n\n"
+            r"$E_t = f(x_t) - y_t$ with $f(x) = w^\top x + b$: the step does not depend on $b$)." "\n\n"
             r"1. Compute $g = \mathbf 1 - Q\alpha$, the sets $I_{\rm up}$ and $I_{\rm low}$ and the maximal "
             r"violating pair $i = \arg\max_{I_{\rm up}} y_t g_t$, $j = \arg\min_{I_{\rm low}} y_t g_t$ (break a "
             r"tie by the smaller index)." "\n"
@@ -99,7 +99,7 @@ PROBLEMS = (
             r"$y_t g_t = (-1, -1, 1)$. $I_{\rm up} = \{1, 2, 3\}$ (point 1: $y = -1$, $\alpha_1 > 0$; points 2, 3: "
             r"$\alpha < C$), $I_{\rm low} = \{1, 2\}$ (point 1: $\alpha_1 < C$; point 2: $\alpha_2 > 0$). "
             r"$i = 3$ ($y_3 g_3 = 1$); $\min_{I_{\rm low}} y_t g_t = -1$ at both 1 and 2: a tie." "\n\n"
-            r"2. $E = f + b - y$ with $f = (0, 2, 0)$: $E = (0, 0, -2)$. Partner 1: $\eta = K_{33} + K_{11} - "
+            r"2. $E = f - y$ with $f = Xw + b = (0, 2, 0)$: $E = (0, 0, -2)$. Partner 1: $\eta = K_{33} + K_{11} - "
             r"2K_{13} = 4$, gain $(-2 - 0)^2/8 = \tfrac12$. Partner 2: $\eta = 4 + 4 - 0 = 8$, gain "
             r"$4/16 = \tfrac14$. The second-order rule takes $j = 1$: same slope, half the curvature." "\n\n"
             r"3. $j = 1$: $\alpha_1^{\rm unc} = \tfrac12 + (-1)(-2 - 0)/4 = 1$, $L = \max(0, \tfrac12 - 0) = "
@@ -146,7 +146,7 @@ PROBLEMS = (
             r"Answer: the gain of part 3, one number."),
         solution=(
             r"1. $D$ is quadratic, so $\psi(t) = t\,g^\top d - \tfrac12 t^2 d^\top Q d$ exactly. With "
-            r"$g_t = y_t(b - E_t)$ (from $g_t = 1 - y_t f(x_t)$ and $E_t = f(x_t) + b - y_t$): "
+            r"$g_t = y_t(b - E_t)$ (from $g_t = 1 - y_t w^\top x_t$ and $E_t = w^\top x_t + b - y_t$): "
             r"$g^\top d = g_j - y_i y_j g_i = y_j(b - E_j) - y_j(b - E_i) = y_j(E_i - E_j)$; and "
             r"$d^\top Q d = Q_{jj} - 2y_iy_jQ_{ij} + Q_{ii} = K_{jj} - 2K_{ij} + K_{ii} = \eta$." "\n\n"
             r"2. For $\eta > 0$ the vertex is $t^\star = y_j(E_i - E_j)/\eta$ and "
