@@ -11,7 +11,7 @@ hyperparameters only; its members:
   or ``problem``, so a list of states is a true film of the run);
 - ``advance(problem, state, n_steps, tol=None)``: up to ``n_steps`` steps by the fast path where
   there is one (the same mathematics as ``step``); with ``tol`` it returns the first measured
-  ``converged`` state;
+  ``converged`` state, measuring when its :class:`~svmteach.solvers.stopping.StoppingRule` says;
 - ``measure(problem, state)``: the state with its objectives evaluated;
 - ``converged(state, tol)``: :func:`gap_reached` on the state's gap;
 - ``steps_per_epoch`` (one pass over the data) and ``steps_between_measures`` (the chunk
@@ -26,13 +26,12 @@ hyperparameters only; its members:
   :func:`solve` stops there, not converged.  (A stagnant dual is no such sign: it reaches its
   optimum to rounding long before the primal does.)
 
-**The cheap stop, then a certificate.**  :func:`solve` measures (the duality gap, about an epoch's
-cost) only when ``violation`` is at most a threshold: first ``KKT_PER_TOL * tol`` (0.1 at tol 1e-3,
-LIBLINEAR's default ``eps``), then lowered by :func:`next_threshold_factor` after each measure that
-finds the gap above ``tol``; and at the latest after ``max(MIN_CHUNKS_BETWEEN_MEASURES, chunks / 2)``
-chunks without one, so a stalled violation cannot hide a converged run (O(log) measures in all).
-The run stops only on a measured gap and its last state is always measured.  ``record_history=True``
-or ``fast=False`` measure after every chunk instead, with the clock paused.
+**Stopping, written once.**  :class:`~svmteach.solvers.stopping.StoppingRule` is the policy: a run stops
+only on a measured gap at most ``tol`` (``converged``); :func:`solve` drives one (the cheap stop measures
+when ``violation`` is small, or on a geometric schedule; a NaN gap or a fixed point stops it, not
+converged), and every ``advance`` with ``tol`` asks one whether to measure and whether the measure stops.
+The last state :func:`solve` returns is always measured; ``record_history=True`` or ``fast=False``
+measure after every chunk, with the clock paused.
 """
 
 from __future__ import annotations
@@ -47,40 +46,14 @@ from typing import Any, NamedTuple
 from ..kernels import KERNELS
 from ..losses import MulticlassLoss
 from ..problems import Problem
+from .stopping import (KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, NEGATIVE_GAP, InfeasibleStateError,  # noqa: F401
+                       StoppingRule, gap_reached, next_threshold_factor)
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
 
 #: :func:`solve`'s default budget: this many epochs (passes over the data), and at least ``DEFAULT_STEPS`` steps.
 DEFAULT_EPOCHS = 1000
 DEFAULT_STEPS = 100_000
-
-#: The cheap stop's first threshold on ``violation``, per unit of ``tol`` (0.1 at tol = 1e-3).
-KKT_PER_TOL = 100.0
-#: The cheap stop measures at the latest after this many chunks, or half the chunks so far if more.
-MIN_CHUNKS_BETWEEN_MEASURES = 4
-
-#: A relative duality gap below minus this cannot come from rounding: weak duality says
-#: P(w) >= D(alpha) for every feasible pair, so the state is not feasible for the problem.
-NEGATIVE_GAP = 1e-8
-
-
-class InfeasibleStateError(ValueError):
-    """A state whose dual exceeds its primal: it is not a feasible point of the problem."""
-
-
-def gap_reached(gap: float, tol: float) -> bool:
-    """True when the relative duality gap is at most ``tol``; NaN is never converged.
-
-    Raises :class:`InfeasibleStateError` for a gap below ``-NEGATIVE_GAP`` (a dual above
-    the primal), which an infeasible state reports and no feasible one can.
-    """
-    gap = float(gap)
-    if gap < -NEGATIVE_GAP:
-        raise InfeasibleStateError(
-            f"the relative duality gap is {gap:.3g} < 0: the dual exceeds the primal, so the state is not "
-            "feasible for this problem (a state from another problem or C?)"
-        )
-    return gap <= tol
 
 
 class SolveResult(NamedTuple):
@@ -244,33 +217,13 @@ class Solver(ABC):
     def advance(self, problem: Problem, state: Any, n_steps: int, tol: float | None = None) -> Any:
         """Up to ``n_steps`` steps of ``step``; with ``tol``, stop at the first measured converged state.
 
-        The state is measured when its own ``converged`` says yes (exact for solvers whose steps keep
-        the objectives current) or every ``steps_between_measures`` steps (what stops the others).
-        A last state not converged by its own measure is returned unmeasured: the caller measures it.
+        The state is measured when its running gap asks for it (:meth:`StoppingRule.hints`: exact for
+        solvers whose steps keep the objectives current) or every ``steps_between_measures`` steps (what
+        stops the others).  A last state not converged by its own measure is returned unmeasured: the caller
+        measures it.
         """
-        n_steps = int(n_steps)
-        every = self.steps_between_measures(problem)
-        for k in range(1, n_steps + 1):
-            state = self.step(problem, state)
-            if tol is None:
-                continue
-            if self.converged(state, tol) or (k % every == 0 and k < n_steps):
-                state = self.measure(problem, state)
-                if self.converged(state, tol):
-                    break
-        return state
-
-
-def next_threshold_factor(gap: float, tol: float) -> float:
-    """How much smaller a violation the cheap stop asks for after a measure at which the gap was still above tol.
-
-    Near an optimum the gap shrinks as the square of the gradient, so the violation that gives
-    ``tol`` is about ``violation * sqrt(tol / gap)``; clipped to [1/4, 9/10] (each measure costs
-    about an epoch; the estimate supports no bigger jump).  A NaN gap asks for half.
-    """
-    if not (gap > 0 and math.isfinite(gap)):
-        return 0.5
-    return min(max(math.sqrt(tol / gap), 0.25), 0.9)
+        return StoppingRule(self, problem, tol).steps(lambda state: self.step(problem, state), state, n_steps,
+                                                      self.steps_between_measures(problem))
 
 
 def iterate(solver: Solver, problem: Problem, max_iter: int = 1000, tol: float | None = None,
@@ -288,11 +241,12 @@ def iterate(solver: Solver, problem: Problem, max_iter: int = 1000, tol: float |
 
 
 def _iterate(solver, problem, max_iter, tol, state):
+    rule = StoppingRule(solver, problem, tol)
     yield state
     for _ in range(max_iter):
-        if tol is not None:
-            state = solver.measure(problem, state)
-            if solver.converged(state, tol):
+        if rule.watching:
+            state, stop = rule.measured(state)
+            if stop:
                 return
         state = solver.step(problem, state)
         yield state
@@ -427,49 +381,32 @@ def solve(
     elapsed = 0.0
     if history is not None:
         _record(history, state, elapsed)
-    epoch = solver.steps_per_epoch(problem)  # a whole epoch without a move: a fixed point (below)
     chunk = solver.steps_between_measures(problem) if fast else 1
-    still = solver.still_is_fixed_point
-    last_alpha, since = problem.xp.asarray(state.alpha, copy=True) if still else None, 0
-    cheap = fast and history is None  # the cheap stop (module docstring); else a measure after every chunk
-    threshold = KKT_PER_TOL * tol
-    chunks, unmeasured, measured_at = 0, 0, 0
+    # the cheap stop (stopping.py), or without it a measure after every chunk; the fixed-point watch from here
+    rule = StoppingRule(solver, problem, tol, cheap=fast and history is None, state=state)
     start = int(state.n_iter)
     interrupted = False
     try:
-        while not (unmeasured == 0 and solver.converged(state, tol)) and int(state.n_iter) - start < max_iter:
+        while not rule.done(state) and int(state.n_iter) - start < max_iter:
             n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
             t0 = time.perf_counter()
             if fast:
-                state = solver.advance(problem, state, n_steps, None if cheap else tol)
+                state = solver.advance(problem, state, n_steps, None if rule.cheap else tol)
             else:
                 state = solver.step(problem, state)
             elapsed += time.perf_counter() - t0
-            chunks += 1
-            unmeasured += 1
-            violation = float(solver.violation(state)) if cheap else math.nan
-            small = not violation > threshold  # NaN (no cheap measure) counts as small: measure
-            if not cheap or small or unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, measured_at // 2):
-                state = solver.measure(problem, state)  # clock paused
-                unmeasured, measured_at = 0, chunks
-                if cheap and small and violation == violation and not solver.converged(state, tol):
-                    threshold = violation * next_threshold_factor(float(state.gap), tol)
+            state = rule.after_chunk(state)  # measured when the rule says, the clock paused
             if history is not None:
                 _record(history, state, elapsed)
             if states is not None:
                 states.append(state)
             if callback is not None and callback(state):
                 break
-            if unmeasured == 0 and math.isnan(float(state.gap)):  # nothing later can certify a gap: stop, not converged
+            if rule.gives_up(state, n_steps):  # a NaN gap or a fixed point: not converged
                 break
-            since += n_steps
-            if still and since >= epoch:  # a whole epoch since the last look: did alpha move at all?
-                if bool(problem.xp.all(state.alpha == last_alpha)):
-                    break  # nothing moved: a fixed point short of tol (not converged)
-                last_alpha, since = problem.xp.asarray(state.alpha, copy=True), 0
     except KeyboardInterrupt:  # Ctrl-C: `state` is the last completed state (one is assigned only once whole)
-        interrupted, unmeasured = True, 1  # measure it below: the interrupt may fall between a step and its count
-    if unmeasured:
+        interrupted = True  # measure it below: the interrupt may fall between a step and its count
+    if interrupted or rule.unmeasured:
         state = solver.measure(problem, state)  # what a result reports is always measured
     if interrupted and history is not None and history["n_iter"][-1] != int(state.n_iter):
         _record(history, state, elapsed)

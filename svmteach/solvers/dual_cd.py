@@ -47,6 +47,7 @@ from ..problems import BinaryProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .stopping import StoppingRule
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, after_visit,
                             linear_gradient, shuffle_prefix, steps_gram, steps_linear, visit)
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
@@ -304,7 +305,8 @@ class DualCoordinateAscent(Solver):
                             dtype=np.float64)
             rows, y, diag = state.rows, problem.y, np.asarray(problem.diag, dtype=np.float64)
         sweep = _sweep(state)
-        every = n_steps if tol is None else self.steps_between_measures(problem)
+        stopping = StoppingRule(self, problem, tol)
+        every = self.steps_between_measures(problem) if stopping.watching else n_steps
         done = 0
         while done < n_steps:
             take = min(every, n_steps - done)
@@ -317,10 +319,10 @@ class DualCoordinateAscent(Solver):
             done += taken
             state = state._replace(n_iter=state.n_iter + taken, alpha=alpha, grad=grad, w=w, index=index,
                                    **sweep._asdict(), **picture._asdict())
-            if tol is None:
+            if not stopping.watching:
                 break
-            state = self.measure(problem, state)
-            if self.converged(state, tol):
+            state, stop = stopping.measured(state)
+            if stop:
                 break
         return state
 

@@ -48,6 +48,7 @@ from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse
 from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
+from .stopping import StoppingRule
 from .dual_cd import epoch_permutation
 
 #: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
@@ -303,16 +304,18 @@ class MulticlassSolver(Solver):
         epochs and the run stops once converged.  With shrinking, a call without ``tol`` returns at the
         end of an epoch over all samples, so its ``violation`` is that epoch's."""
         n_steps = int(n_steps)
+        stopping = StoppingRule(self, problem, tol)
         every = self.steps_between_measures(problem)
         while n_steps > 0:
             start = state.n_iter
             state = self._visits(problem, state, min(n_steps, every))
             n_steps -= state.n_iter - start
-            if tol is None and self._ended_full_epoch(problem, state):
-                break  # the caller reads the verdict of a full epoch (its violation) before the next
-            if tol is not None and n_steps > 0:
-                state = self.measure(problem, state)
-                if self.converged(state, tol):
+            if not stopping.watching:
+                if self._ended_full_epoch(problem, state):
+                    break  # the caller reads the verdict of a full epoch (its violation) before the next
+            elif n_steps > 0:
+                state, stop = stopping.measured(state)
+                if stop:
                     break
         return state
 

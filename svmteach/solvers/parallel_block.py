@@ -53,6 +53,7 @@ from ..problems import MulticlassProblem
 from ..backend import to_numpy
 from ..rows import is_sparse, times, transpose_times
 from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_state_alpha
+from .stopping import StoppingRule
 
 
 #: The plane's point is refused when a coefficient is larger than this: a huge multiple of a
@@ -221,14 +222,10 @@ class ParallelBlock(Solver):
         return _with_measures(problem, new)
 
     def advance(self, problem: MulticlassProblem, state: ParallelBlockState, n_steps: int, tol: float | None = None) -> ParallelBlockState:
-        """Up to ``n_steps`` steps; with ``tol``, stops once the running gap reaches it (then measured)."""
-        for _ in range(int(n_steps)):
-            state = self.step(problem, state)
-            if tol is not None and state.gap <= tol:
-                state = self.measure(problem, state)
-                if state.gap <= tol:
-                    break
-        return state
+        """Up to ``n_steps`` steps; with ``tol``, measured when the running gap asks for it
+        (:meth:`~svmteach.solvers.stopping.StoppingRule.hints`), stopping at the first measured converged state.
+        No measure in between: a measure makes W and S exact, a different run (``solve`` chunks by ``refresh``)."""
+        return StoppingRule(self, problem, tol).steps(lambda state: self.step(problem, state), state, n_steps, None)
 
     def coefficients(self, problem: MulticlassProblem, state: ParallelBlockState) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, W)`` as NumPy arrays, W recomputed from alpha in float64."""
