@@ -247,9 +247,51 @@ def multiclass_dual(problem, alpha, W):
     return problem.loss_object.dual(problem, alpha, W)
 
 
+def multiclass_row_blocks(problem):
+    """The problem a block of rows at a time: ``(part, rows)`` pairs, ``rows`` a slice and ``part`` those rows as a
+    problem of their own that shares the arrays (X's rows a view, or a copy of a CSR's), for what a loss computes
+    per sample.
+
+    A block's rows of X in float64 and a dozen (rows, k) float64 arrays (what the losses make from the scores) fit
+    in :data:`svmteach.rows.BLOCK_BYTES`, so that no (n, k) array is made beside X."""
+    from . import rows
+
+    X, n, k = problem.X, problem.n_samples, problem.k
+    per_row = 8 * (X.nnz / n if rows.is_sparse(X) else problem.n_features) + 8 * 12 * k
+    step = max(1, int(rows.BLOCK_BYTES // per_row))
+    weight = problem.sample_weight
+    for a in range(0, n, step):
+        sl = slice(a, min(a + step, n))
+        part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
+        vars(part).update(vars(problem), X=X[sl], codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
+                          C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
+        yield part, sl
+
+
+def multiclass_measures(problem, alpha, W):
+    """``(P, D, kkt)``: :func:`multiclass_primal` at ``W``, :func:`multiclass_dual` at ``alpha`` with its weights
+    ``W`` and :func:`multiclass_kkt_violation` (a loss's largest violation over the samples), the scores made a block
+    of rows at a time (:func:`multiclass_row_blocks`): the same numbers to rounding, in O(d k) beside X."""
+    xp = problem.xp
+    loss = problem.loss_object
+    penalty, linear, kkt = 0.0, 0.0, -math.inf
+    for part, rows in multiclass_row_blocks(problem):
+        S = multiclass_scores(part, W)
+        losses = loss.sample_losses(part, S)
+        # without weights, C times the sum (as the loss's primal): the rounding of the unweighted primal
+        penalty += float(xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
+        linear += loss.dual_linear(part, alpha[rows])
+        kkt = max(kkt, loss.kkt_violation(part, alpha[rows], S))
+    if problem.sample_weight is None:
+        penalty *= problem.C
+    norm2 = float(xp.sum(W * W))
+    return float(0.5 * norm2 + penalty), float(linear - 0.5 * norm2), float(kkt)
+
+
 def multiclass_gap_rounding(problem, alpha, W) -> float:
     """A bound on the rounding error of ``multiclass_primal(problem, W) - multiclass_dual(problem, alpha, W)``
-    in float64, for ``W`` computed from ``alpha`` (``multiclass_weights``), in O(nk) beside one pass for the scores.
+    in float64, for ``W`` computed from ``alpha`` (``multiclass_weights``), in O(nk) beside one pass for the scores,
+    a block of rows at a time (:func:`multiclass_row_blocks`: no (n, k) array beside X).
 
     First order, as :func:`gap_rounding`: :math:`s_{im}` is known to :math:`\\mathrm{EPS} \\|x_i\\| \\|w_m\\|`;
     each loss rises with the scores off the label and falls with the one at it, so a sample's loss lies
@@ -259,21 +301,26 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
     """
     xp = problem.xp
     loss = problem.loss_object
-    S = multiclass_scores(problem, W)
-    xn = xp.sqrt(xp.asarray(problem.sqnorm, dtype=xp.float64))  # ||x_i||
     wn = xp.sqrt(xp.sum(W * W, axis=1))  # ||w_m||
-    E = 2.0 * EPS * (xn[:, None] * wn[None, :] + 1.0)  # twice each score's error (and the 1 of its hinge)
-    Y = one_hot(problem)
-    high = loss.sample_losses(problem, xp.where(Y, S - E, S + E))  # the scores' errors against the model
-    low = loss.sample_losses(problem, xp.where(Y, S + E, S - E))
-    C_i = xp.asarray(problem.C_i, dtype=xp.float64)
+    spread, high_sum, kinks, alpha_sum = 0.0, 0.0, 0.0, 0.0
+    delta = xp.zeros(problem.k, dtype=xp.float64)
+    for part, rows in multiclass_row_blocks(problem):
+        S = multiclass_scores(part, W)
+        xn = xp.sqrt(xp.asarray(part.sqnorm, dtype=xp.float64))  # ||x_i||
+        E = 2.0 * EPS * (xn[:, None] * wn[None, :] + 1.0)  # twice each score's error (and the 1 of its hinge)
+        Y = one_hot(part)
+        high = loss.sample_losses(part, xp.where(Y, S - E, S + E))  # the scores' errors against the model
+        low = loss.sample_losses(part, xp.where(Y, S + E, S - E))
+        C_i = xp.asarray(part.C_i, dtype=xp.float64)
+        spread += float(xp.sum(C_i * (high - low)))
+        high_sum += float(xp.sum(C_i * high))
+        kinks += float(xp.sum(xp.where(high > 0, C_i, 0.0)))
+        delta = delta + xn @ xp.abs(loss.weight_rows(part, alpha[rows]))  # sum_i |A_im| ||x_i||
+        alpha_sum += float(xp.sum(xp.abs(alpha[rows])))
     norm2 = float(xp.sum(W * W))
-    P_err = float(xp.sum(C_i * (high - low))) + EPS * (float(xp.sum(C_i * high)) + problem.k * float(
-        xp.sum(xp.where(high > 0, C_i, 0.0))) + norm2)  # the sums' and the hinges' own roundings
-    A = xp.abs(loss.weight_rows(problem, alpha))
-    delta = 2.0 * EPS * (xn @ A)  # (k,) bounds on ||w_m - w_m(alpha)||
-    D_err = 2.0 * float(xp.sum(wn * delta)) + float(xp.sum(delta * delta)) + EPS * (
-        float(xp.sum(xp.abs(alpha))) + norm2)
+    P_err = spread + EPS * (high_sum + problem.k * kinks + norm2)  # the sums' and the hinges' own roundings
+    delta = 2.0 * EPS * delta  # (k,) bounds on ||w_m - w_m(alpha)||
+    D_err = 2.0 * float(xp.sum(wn * delta)) + float(xp.sum(delta * delta)) + EPS * (alpha_sum + norm2)
     return P_err + D_err
 
 

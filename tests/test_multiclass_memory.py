@@ -48,9 +48,14 @@ def test_a_multiclass_fit_holds_one_copy_of_X(small_blocks, loss, dtype, sparse,
     the squared norms, the finiteness check, the float64 conversions of a float32 X, the CSR's canonical form and
     the scale advice of the convergence warning (max_iter=2 stops short) copy no X.  (It was 3 copies of a dense
     float64 X: a float64 copy and its square for the norms.)  uint8 stands for MNIST's pixels: converted to
-    float64 as they are written into the problem's array."""
+    float64 as they are written into the problem's array.
+
+    A CSR X (ten classes, as MNIST's, about 140 entries a row: an (n, k) float64 array is 3% of X) holds beside the
+    problem at most 4.75 (n, k) float64 arrays: the solver's alpha in the state it was given, in the compiled
+    epochs' copy and in the replayed step's, the shrinking flags, and the measures' blocks.  The gap's rounding bound
+    and the measures made the whole (n, k) scores and their transforms: 5.0 to 6.9 arrays."""
     rng = np.random.default_rng(0)
-    n, d, k = 2000, 400, 3  # n (k - 1) = 4000 dual variables: above the direct finish's size
+    n, d, k = 2000, 400, 10 if sparse else 3  # n (k - 1) >= 4000 dual variables: above the direct finish's size
     codes = rng.integers(0, k, n)
     X = rng.normal(size=(k, d))[codes] + rng.normal(size=(n, d))
     X = np.abs(X) * 40 if dtype == np.uint8 else X
@@ -71,7 +76,11 @@ def test_a_multiclass_fit_holds_one_copy_of_X(small_blocks, loss, dtype, sparse,
                                                              tol=1e-8, random_state=0).fit(X, codes))
     assert model.coef_.shape == (k, d)
     assert problem_peak < 1.1 * copy, (problem_peak / copy)
-    assert fit_peak < 1.2 * copy, (fit_peak / copy, problem_peak / copy)
+    if sparse:
+        scores = n * k * 8  # the bytes of one (n, k) float64 array
+        assert fit_peak - problem_peak < 4.75 * scores, ((fit_peak - problem_peak) / scores, fit_peak / copy)
+    else:
+        assert fit_peak < 1.2 * copy, (fit_peak / copy, problem_peak / copy)
     if sparse:
         assert X.data.flags.writeable and X.indices.flags.writeable  # the caller's arrays are left as they were
     else:

@@ -47,3 +47,44 @@ def test_kkt_violation_is_positive_away_from_the_optimum():
     f = obj.scores(p, alpha)
     assert obj.kkt_violation(p, alpha, f, bias=False) == pytest.approx(1.0)  # g = 1 at alpha = 0
     assert obj.kkt_violation(p, alpha, f, bias=True) == pytest.approx(2.0)  # m - M = 1 - (-1)
+
+
+def random_multiclass(loss, sparse, weighted, seed, n=97, d=13, k=4):
+    """A random multiclass problem (a third of X zero), its feasible alpha (a projected random one) and W(alpha)."""
+    import scipy.sparse as sp
+
+    from svmteach import MulticlassProblem
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=(n, 1))
+    X[rng.random((n, d)) < 1 / 3] = 0
+    X[5] = 0  # an empty row
+    y = np.arange(n) % k
+    weight = rng.uniform(0, 3, n) if weighted else None
+    p = MulticlassProblem(sp.csr_array(X) if sparse else X, y, C=0.3, loss=loss, M=0.5, sample_weight=weight,
+                          bias=1.0 if seed % 2 else None)
+    alpha = p.loss_object.feasible(p, rng.normal(scale=0.3, size=(n, k)))
+    return p, alpha, obj.multiclass_weights(p, alpha)
+
+
+@pytest.mark.parametrize("loss", ["ww", "cs", "llw"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_multiclass_measures_a_block_of_rows_at_a_time_are_the_whole_ones(monkeypatch, loss, sparse, weighted):
+    """multiclass_measures and multiclass_gap_rounding over blocks of 1 to 97 rows (rows.BLOCK_BYTES) equal, to
+    rounding, the loss's primal, dual and KKT violation on the whole (n, k) scores, and the bound in one block."""
+    import svmteach.rows as rows
+
+    for seed in range(4):
+        p, alpha, W = random_multiclass(loss, sparse, weighted, seed)
+        loss_object = p.loss_object
+        S = obj.multiclass_scores(p, W)
+        whole = (loss_object.primal(p, W, S), loss_object.dual(p, alpha, W), loss_object.kkt_violation(p, alpha, S))
+        monkeypatch.setattr(rows, "BLOCK_BYTES", 1 << 30)
+        assert len(list(obj.multiclass_row_blocks(p))) == 1
+        bound = obj.multiclass_gap_rounding(p, alpha, W)
+        for block_bytes in (1, 200, 1000):  # 1 row a block (8 k bytes a row at least), a few rows, many
+            monkeypatch.setattr(rows, "BLOCK_BYTES", block_bytes)
+            assert len(list(obj.multiclass_row_blocks(p))) > 1
+            np.testing.assert_allclose(obj.multiclass_measures(p, alpha, W), whole, rtol=1e-13)
+            assert obj.multiclass_gap_rounding(p, alpha, W) == pytest.approx(bound, rel=1e-13)

@@ -199,11 +199,8 @@ class MulticlassSolver(Solver):
         for the alpha and W a fit returns.
         """
         state = state._replace(W=obj.multiclass_weights(problem, state.alpha))
-        S = obj.multiclass_scores(problem, state.W)
-        P = obj.multiclass_primal(problem, state.W, S)
-        D = obj.multiclass_dual(problem, state.alpha, state.W)
-        return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D),
-                              kkt=obj.multiclass_kkt_violation(problem, state.alpha, S))
+        P, D, kkt = obj.multiclass_measures(problem, state.alpha, state.W)  # a block of rows at a time
+        return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
     def kernel(self, problem) -> int:
         """The code of this solver's block kernel on ``problem`` (:data:`~svmteach.solvers.numba_multiclass.WW`, ...)."""
