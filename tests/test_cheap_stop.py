@@ -17,7 +17,7 @@ from svmteach import (BinaryProblem, CSBlondel, DualCoordinateAscent, Multiclass
                       WWShark, solve)
 from svmteach.losses.base import scores
 from svmteach.solvers.exact_block import ExactBlock
-from svmteach.solvers.base import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES
+from svmteach.solvers.stopping import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, next_threshold_factor
 
 
 def counting(solver_class, violation=None):
@@ -137,8 +137,6 @@ def test_the_binary_linear_solver_certifies_its_gap_too():
 
 
 def test_after_a_failed_certificate_the_threshold_follows_the_square_root_of_the_gap_ratio():
-    from svmteach.solvers.base import next_threshold_factor
-
     assert next_threshold_factor(4e-3, 1e-3) == pytest.approx(0.5)  # gap 4x too big: half the violation
     assert next_threshold_factor(1.1e-3, 1e-3) == 0.9  # nearly there: a tenth off, not a leap
     assert next_threshold_factor(1.0, 1e-3) == 0.25  # far: at most a quarter
