@@ -2,7 +2,7 @@
 the hard margin, and the representer form of the MIT 9.520 lecture.
 
 Instance: n = 3 points in the plane with symbolic coordinates, labels in {-1, +1} (every sign
-pattern where a check needs y_i^2 = 1), symbolic w, b, xi, alpha, beta, C.
+pattern where a check needs y_i^2 = 1), symbolic w, b, xi, alpha, mu, C.
 Sources: the CISC 371 notes (eqs. 30.7-30.10), the multiclass dual solvers slides ('Dual Solver -
 Formulation') and the MIT 9.520 lecture ('Lagrangian and Dual', 'Interpreting the solution').
 """
@@ -21,13 +21,13 @@ MODEL = "binary soft margin"
 ON = "on a 3-point instance"
 ON_SIGNS = "on a 3-point instance, all 8 label patterns"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates $x_{i1}, x_{i2}$; symbolic "
-            r"$w \in \mathbb{R}^2$, $b$, $C$, $\xi_i$, $\alpha_i$, $\beta_i$; labels $y_i$ symbolic, or each of "
+            r"$w \in \mathbb{R}^2$, $b$, $C$, $\xi_i$, $\alpha_i$, $\mu_i$; labels $y_i$ symbolic, or each of "
             r"the 8 patterns in $\{-1, +1\}^3$ where the check needs $y_i^2 = 1$")
 n, d = 3, 2
 X = sp.Matrix(n, d, lambda i, j: sp.Symbol(f"x_{i + 1}{j + 1}", real=True))
 y = sp.Matrix(real_symbols("y1:4"))
 alpha = sp.Matrix(real_symbols("alpha1:4"))
-beta = sp.Matrix(real_symbols("beta1:4"))
+mu = sp.Matrix(real_symbols("mu1:4"))
 xi = sp.Matrix(real_symbols("xi1:4"))
 w = sp.Matrix(real_symbols("w1:3"))
 b, C = real_symbols("b C")
@@ -50,28 +50,28 @@ def dual_objective():
 
 
 def lagrangian():
-    """:math:`L = \\frac12\\|w\\|^2 + C\\sum\\xi_i - \\sum \\alpha_i g_i - \\sum \\beta_i \\xi_i`, :math:`g_i = y_i f_i - 1 + \\xi_i`."""
+    """:math:`L = \\frac12\\|w\\|^2 + C\\sum\\xi_i - \\sum \\alpha_i g_i - \\sum \\mu_i \\xi_i`, :math:`g_i = y_i f_i - 1 + \\xi_i`."""
     f_ = [(w.T * x(i))[0] + b for i in range(n)]
     primal = sp.Rational(1, 2) * (w.T * w)[0] + C * sum(xi)
     return primal - sum(alpha[i] * (y[i] * f_[i] - 1 + xi[i]) for i in range(n)) - sum(
-        beta[i] * xi[i] for i in range(n)), primal
+        mu[i] * xi[i] for i in range(n)), primal
 
 
 def margin_set(alpha_value, C_value=1):
     """The margins :math:`m = y_i f(x_i)` that the KKT conditions allow at a given :math:`\\alpha_i`.
 
-    Complementary slackness :math:`\\alpha_i g_i = 0`, :math:`\\beta_i \\xi_i = 0` and
-    stationarity :math:`C - \\alpha_i - \\beta_i = 0` are solved for :math:`\\beta_i, \\xi_i, m`;
-    the inequalities :math:`g_i \\ge 0, \\xi_i \\ge 0, \\beta_i \\ge 0` then give a set of m.
+    Complementary slackness :math:`\\alpha_i g_i = 0`, :math:`\\mu_i \\xi_i = 0` and
+    stationarity :math:`C - \\alpha_i - \\mu_i = 0` are solved for :math:`\\mu_i, \\xi_i, m`;
+    the inequalities :math:`g_i \\ge 0, \\xi_i \\ge 0, \\mu_i \\ge 0` then give a set of m.
     """
-    m, xi_, beta_ = real_symbols("m xi_i beta_i")
+    m, xi_, mu_ = real_symbols("m xi_i mu_i")
     g = m - 1 + xi_  # the margin constraint y_i f(x_i) - 1 + xi_i >= 0
-    eqs = [alpha_value * g, beta_ * xi_, C_value - alpha_value - beta_]
+    eqs = [alpha_value * g, mu_ * xi_, C_value - alpha_value - mu_]
     allowed = sp.EmptySet
-    for sol in sp.solve(eqs, [beta_, xi_, m], dict=True):
+    for sol in sp.solve(eqs, [mu_, xi_, m], dict=True):
         if m in sol and sol[m].free_symbols:  # m = m(xi): express xi through m
             sol = {**{k: v for k, v in sol.items() if k != m}, xi_: sp.solve(m - sol[m], xi_)[0]}
-        conds = [c.subs(sol) for c in (sp.Ge(g, 0), sp.Ge(xi_, 0), sp.Ge(beta_, 0))]
+        conds = [c.subs(sol) for c in (sp.Ge(g, 0), sp.Ge(xi_, 0), sp.Ge(mu_, 0))]
         conds = [c for c in conds if c is not sp.true]
         if any(c is sp.false for c in conds):
             continue
@@ -108,11 +108,11 @@ def steps():
     L, primal = lagrangian()
     out.append(definition(
         MODEL, "Lagrangian",
-        r"L(w, b, \xi, \alpha, \beta) = \frac12\|w\|^2 + C\sum_{i=1}^n \xi_i - \sum_{i=1}^n \alpha_i\big[y_i(w^\top x_i"
-        r" + b) - 1 + \xi_i\big] - \sum_{i=1}^n \beta_i \xi_i",
+        r"L(w, b, \xi, \alpha, \mu) = \frac12\|w\|^2 + C\sum_{i=1}^n \xi_i - \sum_{i=1}^n \alpha_i\big[y_i(w^\top x_i"
+        r" + b) - 1 + \xi_i\big] - \sum_{i=1}^n \mu_i \xi_i",
         f"{SLIDES}, Step 1; CISC 371 notes, eq. 30.7",
         r"One multiplier $\alpha_i \ge 0$ for each margin constraint $y_i(w^\top x_i + b) \ge 1 - \xi_i$ and one "
-        r"$\beta_i \ge 0$ for each $\xi_i \ge 0$. For a feasible $(w, b, \xi)$ every subtracted term is "
+        r"$\mu_i \ge 0$ for each $\xi_i \ge 0$. For a feasible $(w, b, \xi)$ every subtracted term is "
         r"$\ge 0$, so $L \le P$."))
     # weak duality: the gap as a sum of terms that are >= 0 for feasible pairs
     v = sum((alpha[i] * y[i] * x(i) for i in range(n)), sp.zeros(d, 1))
@@ -150,29 +150,29 @@ def steps():
         how=r"SymPy differentiated $L$ in $b$"))
     out.append(identity(
         MODEL, "stationarity in xi_i",
-        r"\frac{\partial L}{\partial \xi_i} = C - \alpha_i - \beta_i = 0 \;\Rightarrow\; 0 \le \alpha_i \le C",
-        sp.diff(L, xi[0]), C - alpha[0] - beta[0], f"{SLIDES}, eq. (4)",
-        note=r"$\beta_i = C - \alpha_i \ge 0$ is the upper end of the box; $\alpha_i \ge 0$ is the lower end.",
+        r"\frac{\partial L}{\partial \xi_i} = C - \alpha_i - \mu_i = 0 \;\Rightarrow\; 0 \le \alpha_i \le C",
+        sp.diff(L, xi[0]), C - alpha[0] - mu[0], f"{SLIDES}, eq. (4)",
+        note=r"$\mu_i = C - \alpha_i \ge 0$ is the upper end of the box; $\alpha_i \ge 0$ is the lower end.",
         on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_1}",
         how=r"SymPy differentiated $L$ in $\xi_1$"))
-    subs = {**{w[j]: v[j] for j in range(d)}, **{beta[i]: C - alpha[i] for i in range(n)}}
+    subs = {**{w[j]: v[j] for j in range(d)}, **{mu[i]: C - alpha[i] for i in range(n)}}
     L_sub = sp.expand(L.subs(subs))
     out.append(identity(
         MODEL, "dual objective after substitution",
-        r"L\Big|_{w = \sum_i \alpha_i y_i x_i,\ \beta_i = C - \alpha_i} = \sum_i \alpha_i - \frac12 \sum_{i,j} \alpha_i"
+        r"L\Big|_{w = \sum_i \alpha_i y_i x_i,\ \mu_i = C - \alpha_i} = \sum_i \alpha_i - \frac12 \sum_{i,j} \alpha_i"
         r" \alpha_j y_i y_j\, x_i^\top x_j - b\sum_i \alpha_i y_i",
         L_sub, dual_objective() - b * sum(alpha[i] * y[i] for i in range(n)),
         f"{SLIDES}, Step 4; {MIT}, 'Towards the Dual I'",
-        note=r"The $\xi_i$ terms cancel because $C - \alpha_i - \beta_i = 0$; the $b$ term cancels once "
+        note=r"The $\xi_i$ terms cancel because $C - \alpha_i - \mu_i = 0$; the $b$ term cancels once "
              r"$\sum_i \alpha_i y_i = 0$. What is left is the dual $D(\alpha)$.",
         on=ON, instance=INSTANCE, quantity=r"L", how="SymPy substituted both stationarity conditions into $L$"))
     dL_dC, dLsub_dC = sp.diff(L, C), sp.diff(L_sub, C)
     out.append(computed(
         MODEL, "C cancels from the dual",
         r"\frac{\partial L}{\partial C} = \sum_i \xi_i, \qquad \frac{\partial}{\partial C}\, L\Big|_{w = \sum_i "
-        r"\alpha_i y_i x_i,\ \beta_i = C - \alpha_i} = 0",
+        r"\alpha_i y_i x_i,\ \mu_i = C - \alpha_i} = 0",
         f"{SLIDES}, Step 5", sp.simplify(dL_dC - sum(xi)) == 0 and sp.simplify(dLsub_dC) == 0,
-        note=r"$C$ enters $L$ through $C \sum_i \xi_i$; after $\beta_i = C - \alpha_i$ it cancels, so $C$ "
+        note=r"$C$ enters $L$ through $C \sum_i \xi_i$; after $\mu_i = C - \alpha_i$ it cancels, so $C$ "
              r"survives only in the box $0 \le \alpha_i \le C$.",
         on=ON, instance=INSTANCE,
         check=r"SymPy differentiated $L$ in $C$ before the substitution (giving $\xi_1 + \xi_2 + \xi_3$) and after "
@@ -208,27 +208,27 @@ def steps():
         out.append(computed(
             MODEL, name, formula, f"{MIT}, 'Interpreting the solution'", allowed == expected,
             note=r"With $g_i = y_i f(x_i) - 1 + \xi_i$ and $f(x) = w^\top x + b$: complementary slackness "
-                 r"$\alpha_i g_i = 0$ and $\beta_i \xi_i = 0$, stationarity $\beta_i = C - \alpha_i$, and feasibility "
-                 r"$g_i \ge 0$, $\xi_i \ge 0$, $\beta_i \ge 0$ leave exactly these margins.",
+                 r"$\alpha_i g_i = 0$ and $\mu_i \xi_i = 0$, stationarity $\mu_i = C - \alpha_i$, and feasibility "
+                 r"$g_i \ge 0$, $\xi_i \ge 0$, $\mu_i \ge 0$ leave exactly these margins.",
             on="with C = 1", instance=r"one point, $C = 1$, $\alpha_i = " + sp.latex(value) + r"$; the margin "
-                                      r"$y_i f(x_i)$, $\xi_i$ and $\beta_i$ are unknowns",
-            check=r"SymPy solved $\alpha_i g_i = 0$, $\beta_i \xi_i = 0$, $C - \alpha_i - \beta_i = 0$ and reduced "
+                                      r"$y_i f(x_i)$, $\xi_i$ and $\mu_i$ are unknowns",
+            check=r"SymPy solved $\alpha_i g_i = 0$, $\mu_i \xi_i = 0$, $C - \alpha_i - \mu_i = 0$ and reduced "
                   r"the inequalities to the set of allowed margins",
             shown=shown_line(MARGIN, r"\in", allowed)))
-    # the MIT lecture's two equivalences: alpha = C, xi = 0, beta = 0, y f = 1 satisfies every KKT condition
-    yf, a_, xi_, beta_ = real_symbols("m alpha_j xi_j beta_j")
+    # the MIT lecture's two equivalences: alpha = C, xi = 0, mu = 0, y f = 1 satisfies every KKT condition
+    yf, a_, xi_, mu_ = real_symbols("m alpha_j xi_j mu_j")
     g = yf - 1 + xi_
-    kkt = [sp.Ge(g, 0), sp.Eq(a_ * g, 0), sp.Eq(beta_ * xi_, 0), sp.Eq(C - a_ - beta_, 0), sp.Ge(xi_, 0),
-           sp.Ge(beta_, 0), sp.Gt(C, 0)]
+    kkt = [sp.Ge(g, 0), sp.Eq(a_ * g, 0), sp.Eq(mu_ * xi_, 0), sp.Eq(C - a_ - mu_, 0), sp.Ge(xi_, 0),
+           sp.Ge(mu_, 0), sp.Gt(C, 0)]
     for name, printed_formula, formula, printed, point, point_latex, line in (
             ("alpha_j = C <=> y_j f(x_j) < 1", r"\alpha_j = C \iff y_j f(x_j) < 1",
              r"y_j f(x_j) < 1 \;\Rightarrow\; \alpha_j = C \;\Rightarrow\; y_j f(x_j) \le 1", sp.Lt(yf, 1),
-             {a_: 1, C: 1, xi_: 0, beta_: 0, yf: 1},
-             r"$\alpha_j = C = 1$, $\xi_j = 0$, $\beta_j = 0$, $y_j f(x_j) = 1$", "third"),
+             {a_: 1, C: 1, xi_: 0, mu_: 0, yf: 1},
+             r"$\alpha_j = C = 1$, $\xi_j = 0$, $\mu_j = 0$, $y_j f(x_j) = 1$", "third"),
             ("alpha_j = 0 <=> y_j f(x_j) > 1", r"\alpha_j = 0 \iff y_j f(x_j) > 1",
              r"y_j f(x_j) > 1 \;\Rightarrow\; \alpha_j = 0 \;\Rightarrow\; y_j f(x_j) \ge 1", sp.Gt(yf, 1),
-             {a_: 0, C: 1, xi_: 0, beta_: 1, yf: 1},
-             r"$\alpha_j = 0$, $C = 1$, $\xi_j = 0$, $\beta_j = 1$, $y_j f(x_j) = 1$", "fourth")):
+             {a_: 0, C: 1, xi_: 0, mu_: 1, yf: 1},
+             r"$\alpha_j = 0$, $C = 1$, $\xi_j = 0$, $\mu_j = 1$, $y_j f(x_j) = 1$", "fourth")):
         out.append(counterexample(
             MODEL, name, formula, printed_formula, printed, point, kkt,
             f"{MIT}, 'Interpreting the solution', {line} line",
@@ -240,8 +240,8 @@ def steps():
                  r"(fourth line), which hold.",
             on="on one point", instance=r"one point with $C = 1$ and margin $m = y_j f(x_j)$; the KKT conditions "
                                         r"$g_j = m - 1 + \xi_j \ge 0$, "
-                                        r"$\alpha_j g_j = 0$, $\beta_j \xi_j = 0$, $C - \alpha_j - \beta_j = 0$, "
-                                        r"$\xi_j \ge 0$, $\beta_j \ge 0$",
+                                        r"$\alpha_j g_j = 0$, $\mu_j \xi_j = 0$, $C - \alpha_j - \mu_j = 0$, "
+                                        r"$\xi_j \ge 0$, $\mu_j \ge 0$",
             point_latex=point_latex))
     # the hard margin is reached at a finite C
     Xh = sp.Matrix([[2, 0], [0, 0], [3, 1]])
@@ -249,7 +249,7 @@ def steps():
     a_hard, w_hard, b_hard = hard_margin(Xh, yh)
     Cs = sp.Symbol("C", positive=True)
     box = sp.reduce_inequalities([sp.Le(a, Cs) for a in a_hard], Cs).as_set() & sp.Interval.open(0, sp.oo)
-    # with xi = 0 and beta_i = C - alpha_i, the soft-margin KKT conditions at the hard-margin solution
+    # with xi = 0 and mu_i = C - alpha_i, the soft-margin KKT conditions at the hard-margin solution
     f_hard = [(w_hard.T * Xh[i, :].T)[0] + b_hard for i in range(3)]
     others_hold = all(yh[i] * f_hard[i] >= 1 and a_hard[i] * (yh[i] * f_hard[i] - 1) == 0 and a_hard[i] >= 0
                       for i in range(3)) and sum(a_hard[i] * yh[i] for i in range(3)) == 0
@@ -261,7 +261,7 @@ def steps():
         "CISC 371 notes, eq. 30.10 and its constraints", others_hold and box == sp.Interval(c_star, sp.oo),
         note=r"The soft-margin dual is the hard-margin dual with the extra bound $\alpha_i \le C$. Once $C$ is at "
              r"least the largest hard-margin multiplier, the hard-margin solution (with $\xi = 0$, "
-             r"$\beta_i = C - \alpha_i$) satisfies every soft-margin KKT condition, so the two solutions coincide "
+             r"$\mu_i = C - \alpha_i$) satisfies every soft-margin KKT condition, so the two solutions coincide "
              r"exactly at a finite $C$, not only in the limit $C \to \infty$.",
         on="on a separable 3-point instance",
         instance=r"$x_1 = (2, 0)$, $x_2 = (0, 0)$, $x_3 = (3, 1)$ with $y = (1, -1, 1)$",
