@@ -55,7 +55,7 @@ def _subgradient_at_zero():
 
 PROBLEMS = (
     PenProblem(
-        name="01.1", title="The distance to a hyperplane, and why the margin is 2/||w||", kind="derive",
+        name="01.1", title="The distance to a hyperplane, and the width of the margin", kind="derive",
         statement=(
             r"Let $H = \{x : w^\top x + b = 0\}$ with $w \ne 0$."
             "\n\n"
