@@ -343,11 +343,6 @@ def test_explorers_display_a_hint_as_plain_text(explorer, multi):
             assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
 
 
-#: The hint the notebooks were executed with before issue 28 ("run this notebook in JupyterLab" read oddly inside
-#: JupyterLab): accepted until the notebooks are executed again at the issue's integration, then removed.
-EARLIER_HINT = "Interactive explorer: run this notebook in JupyterLab (svmteach lab) to use it"
-
-
 def test_the_hint_says_run_the_cells_inside_jupyterlab():
     from svmteach.widgets.figure import HINT
 
@@ -368,7 +363,7 @@ def test_committed_notebooks_show_the_hint_for_every_explorer():
                 plain = "".join(out.get("data", {}).get("text/plain", ""))
                 if "application/vnd.jupyter.widget-view+json" in out.get("data", {}) and "Explorer" in "".join(cell["source"]):
                     seen += 1
-                    assert plain in (HINT, EARLIER_HINT), (path.name, plain[:60])
+                    assert plain == HINT, (path.name, plain[:60])
                 assert "VBox(" not in plain, path.name
     assert seen >= 6
 
