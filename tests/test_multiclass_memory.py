@@ -156,9 +156,6 @@ def test_every_scale_the_problem_accepts_is_solved(loss, scale, C):
     """Squared norms near 1e300 and 1e-300 (and below the smallest normal number, 1e-600): no division by zero
     and no NaN, and the fit equals the scaled equivalent, the SVM at (C, s X) being the SVM at (C s^2, X) with
     W = V / s (substitute V = s W in the primal), solved on unit-sized features."""
-    if loss == "llw" and scale != 1e-300:
-        pytest.xfail("Lee-Lin-Wahba's exact solver stalls at a gap of 5e-3 (1e150, C 1e-300) or 0.4 (1e-150, C 1e300), "
-                     "finite, where its unit-scale equivalent converges in 893 epochs")
     X, y = blobs()
     fit = dict(loss=loss, solver=SOLVER[loss], tol=1e-8, fit_intercept=False, random_state=0, max_iter=5000)
     with warnings.catch_warnings():
@@ -186,3 +183,22 @@ def test_the_largest_accepted_norms_give_finite_models(loss, C):
         alpha, W = solver.coefficients(problem, result.state)
         assert np.all(np.isfinite(W)) and np.all(np.isfinite(alpha))
         assert np.isfinite(result.primal) and np.isfinite(result.dual) and np.isfinite(result.gap)
+
+
+@pytest.mark.parametrize("C", [1e-300, 1e-150, 1e150, 1e300])
+def test_the_lee_lin_wahba_block_is_the_same_at_every_scale_of_C(C):
+    """The block at (C u, C) is C times the block at (u, 1), compiled and array-API alike: its root's interpolation
+    underflowed to no move at C = 1e-300 and overflowed at 1e300 (the compiled guard undone by the caller's
+    reassociation), which stalled the 1e150 / 1e-150 feature scales of the test above."""
+    from svmteach.losses.lee_lin_wahba import solve_blocks
+    from svmteach.solvers.numba_multiclass import llw_block_row
+
+    rng = np.random.default_rng(3)
+    k = 4
+    U = rng.normal(scale=1.5, size=(200, k - 1)) + rng.choice([0.0, 0.5, 1.0], size=(200, k - 1))
+    unit = solve_blocks(U, 1.0, k)
+    np.testing.assert_allclose(solve_blocks(U * C, C, k) / C, unit, rtol=1e-12, atol=1e-14)
+    out, points = np.empty(k - 1), np.empty(2 * k)
+    for u, expected in zip(U, unit):
+        llw_block_row(u * C, C, k, out, points)
+        np.testing.assert_allclose(out / C, expected, rtol=1e-12, atol=1e-14)

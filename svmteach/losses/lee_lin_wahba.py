@@ -167,26 +167,25 @@ def solve_blocks(U, C, k, exclude=None):
     xp = array_namespace(U)
     n = U.shape[0]
     C = xp.zeros((n, 1), dtype=xp.float64) + C  # (n, 1): each row's bound
-    top = (k - 1) * C
+    # in units of C (U / C in the box [0, 1], T in [0, k - 1]): numbers of the size of k at any scale of C, so that
+    # the interpolation neither under- nor overflows (a row with C = 0 is 0 whatever its unit)
+    with np.errstate(over="ignore"):
+        U = U / xp.where(C > 0, C, 1.0)  # an entry beyond float64 is +-inf: clipped to its bound like any far one
+    top = float(k - 1)
     use = xp.ones(U.shape, dtype=xp.bool) if exclude is None else ~exclude
-    # the kinks of phi, -k u and k (C - u), kept inside [0, (k-1) C] with the two ends added
-    kinks = xp.concat([-k * U, k * (C - U)], axis=1)
+    # the kinks of phi, -k u and k (1 - u), kept inside [0, k - 1] with the two ends added
+    kinks = xp.concat([-k * U, k * (1.0 - U)], axis=1)
     kinks = xp.where(xp.concat([use, use], axis=1), xp.minimum(xp.maximum(kinks, 0.0), top), 0.0)
-    ends = xp.concat([xp.zeros((n, 1), dtype=xp.float64), top], axis=1)
+    ends = xp.concat([xp.zeros((n, 1), dtype=xp.float64), xp.full((n, 1), top, dtype=xp.float64)], axis=1)
     points = xp.sort(xp.concat([kinks, ends], axis=1), axis=1)  # (n, P)
-    terms = xp.minimum(xp.maximum(U[:, None, :] + points[:, :, None] / k, 0.0), C[:, :, None])  # (n, P, p)
+    terms = xp.minimum(xp.maximum(U[:, None, :] + points[:, :, None] / k, 0.0), 1.0)  # (n, P, p)
     phi = xp.sum(xp.where(use[:, None, :], terms, 0.0), axis=2) - points  # decreasing along P
-    last = xp.arange(points.shape[1])[None, :] == points.shape[1] - 1  # phi((k-1) C) <= 0 even if rounding says not
+    last = xp.arange(points.shape[1])[None, :] == points.shape[1] - 1  # phi(k - 1) <= 0 even if rounding says not
     first = xp.argmax(xp.astype((phi <= 0.0) | last, xp.int8), axis=1)[:, None]
     before = xp.maximum(first - 1, 0)
     T1, T0 = xp.take_along_axis(points, first, axis=1), xp.take_along_axis(points, before, axis=1)
     f1, f0 = xp.take_along_axis(phi, first, axis=1), xp.take_along_axis(phi, before, axis=1)
-    span = f0 - f1
-    # phi is linear on [T0, T1]: interpolate its root (T = T1 when phi(T0) <= 0 too, i.e. first == 0); where
-    # f0 (T1 - T0), two values of the size of C, overflows, the fraction f0 / span in [0, 1] is taken first
-    span = xp.where(span > 0, span, 1.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        product = f0 * (T1 - T0)
-        root = xp.where(xp.isfinite(product), T0 + product / span, T0 + f0 / span * (T1 - T0))
-    T = xp.where((first > 0) & (f0 - f1 > 0), root, T1)
-    return xp.minimum(xp.maximum(U + T / k, 0.0), C)  # clip(u + T / k, 0, C)
+    # phi is linear on [T0, T1]: interpolate its root (T = T1 when phi(T0) <= 0 too, i.e. first == 0)
+    span = xp.where(f0 - f1 > 0, f0 - f1, 1.0)
+    T = xp.where((first > 0) & (f0 - f1 > 0), T0 + f0 * (T1 - T0) / span, T1)
+    return C * xp.minimum(xp.maximum(U + T / k, 0.0), 1.0)  # clip(u + T / k, 0, C)

@@ -499,12 +499,15 @@ def llw_block_row(u, C, k, out, points):
     """The Lee-Lin-Wahba block ``clip(u + T / k, 0, C)`` at the root T of
     :math:`\\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T` (as
     :func:`~svmteach.losses.lee_lin_wahba.solve_blocks`), in place on ``out``; ``points`` is scratch of
-    length 2 len(u) + 2."""
+    length 2 len(u) + 2.  Solved in units of C (``u / C`` in the box [0, 1], T in [0, k - 1]): the interpolation's
+    numbers are of the size of k at any scale of C (at C = 1e-300 its product underflowed to 0, at 1e300 it
+    overflowed, and the caller's reassociation undid the guard), so the block moves."""
     p = u.shape[0]
-    top = (k - 1) * C
+    top = k - 1.0
     for m in range(p):
-        points[2 * m] = min(max(-k * u[m], 0.0), top)
-        points[2 * m + 1] = min(max(k * (C - u[m]), 0.0), top)
+        v = u[m] / C
+        points[2 * m] = min(max(-k * v, 0.0), top)
+        points[2 * m + 1] = min(max(k * (1.0 - v), 0.0), top)
     points[2 * p] = 0.0
     points[2 * p + 1] = top
     points.sort()
@@ -513,16 +516,15 @@ def llw_block_row(u, C, k, out, points):
     T = top
     for j in range(2 * p + 2):
         Tj = points[j]
-        fj = -Tj  # phi(Tj)
+        fj = -Tj  # phi(Tj) / C
         for m in range(p):
-            fj += min(max(u[m] + Tj / k, 0.0), C)
+            fj += min(max(u[m] / C + Tj / k, 0.0), 1.0)
         if fj <= 0.0:
             T = Tj
             if j > 0 and f0 - fj > 0.0:
-                product = f0 * (Tj - T0)  # the fraction in [0, 1] first where this overflows
-                T = T0 + product / (f0 - fj) if np.isfinite(product) else T0 + f0 / (f0 - fj) * (Tj - T0)
+                T = T0 + f0 * (Tj - T0) / (f0 - fj)  # phi is linear on [T0, Tj]
             break
         T0 = Tj
         f0 = fj
     for m in range(p):
-        out[m] = min(max(u[m] + T / k, 0.0), C)
+        out[m] = C * min(max(u[m] / C + T / k, 0.0), 1.0)
