@@ -263,9 +263,9 @@ def multiclass_row_blocks(problem):
     for a in range(0, n, step):
         sl = slice(a, min(a + step, n))
         part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
-        vars(part).update(vars(problem), X=X[sl], codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
+        vars(part).update(vars(problem), X=X[sl, :], codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
                           C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
-        yield part, sl
+        yield part, sl  # index 2-D arrays with [sl, :]: the array API has no flat indexing
 
 
 def multiclass_measures(problem, alpha, W):
@@ -280,8 +280,8 @@ def multiclass_measures(problem, alpha, W):
         losses = loss.sample_losses(part, S)
         # without weights, C times the sum (as the loss's primal): the rounding of the unweighted primal
         penalty += float(xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
-        linear += loss.dual_linear(part, alpha[rows])
-        kkt = max(kkt, loss.kkt_violation(part, alpha[rows], S))
+        linear += loss.dual_linear(part, alpha[rows, :])
+        kkt = max(kkt, loss.kkt_violation(part, alpha[rows, :], S))
     if problem.sample_weight is None:
         penalty *= problem.C
     norm2 = float(xp.sum(W * W))
@@ -315,8 +315,8 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
         spread += float(xp.sum(C_i * (high - low)))
         high_sum += float(xp.sum(C_i * high))
         kinks += float(xp.sum(xp.where(high > 0, C_i, 0.0)))
-        delta = delta + xn @ xp.abs(loss.weight_rows(part, alpha[rows]))  # sum_i |A_im| ||x_i||
-        alpha_sum += float(xp.sum(xp.abs(alpha[rows])))
+        delta = delta + xn @ xp.abs(loss.weight_rows(part, alpha[rows, :]))  # sum_i |A_im| ||x_i||
+        alpha_sum += float(xp.sum(xp.abs(alpha[rows, :])))
     norm2 = float(xp.sum(W * W))
     P_err = spread + EPS * (high_sum + problem.k * kinks + norm2)  # the sums' and the hinges' own roundings
     delta = 2.0 * EPS * delta  # (k,) bounds on ||w_m - w_m(alpha)||

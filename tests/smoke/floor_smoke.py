@@ -270,4 +270,4 @@ def test_an_explorer_steps(blobs):
     X, y = blobs
     explorer = BinaryExplorer(X, y, C=1.0)
     explorer.buttons["10 steps"].click()
-    assert explorer.state.n_iter == 10 and "step 10" in explorer.status.value
+    assert explorer.state.n_iter == 10 and "step 10" in explorer.status.text
