@@ -52,8 +52,10 @@ PROBE = """window.probe = {
     return k ? k.status : null;
   },
   status(pattern) {  // the last widget HTML line matching the pattern (the explorer's status), or null
+    // textContent, not innerText: JupyterLab skips rendering the cells out of view (content-visibility), and
+    // innerText of an unrendered element is empty
     const re = new RegExp(pattern);
-    const lines = [...document.querySelectorAll('.widget-html')].map(e => e.innerText).filter(t => re.test(t));
+    const lines = [...document.querySelectorAll('.widget-html')].map(e => e.textContent).filter(t => re.test(t));
     return lines.length ? lines[lines.length - 1] : null;
   },
   picture() {  // the pixels of the ipympl canvas, null before it is drawn
@@ -180,8 +182,15 @@ class Page:
     def drag_first_slider(self, dx):
         """Drag the first slider's handle ``dx`` pixels to the right."""
         handle = self.page.locator(".widget-slider .noUi-handle").first
-        handle.scroll_into_view_if_needed(timeout=ACTION_MS)
-        box = handle.bounding_box()
+        # scrolled into view, JupyterLab renders the cells around it (content-visibility), which moves it: read
+        # its box until two reads agree (the layout has settled), within the action's deadline
+        deadline, box = time.monotonic() + ACTION_MS / 1000, None
+        while True:
+            handle.scroll_into_view_if_needed(timeout=ACTION_MS)
+            previous, box = box, handle.bounding_box()
+            if (box is not None and box == previous) or time.monotonic() > deadline:
+                break
+            self.page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => r(true)))")
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         self.page.mouse.move(x, y)
         self.page.mouse.down()
