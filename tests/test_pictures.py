@@ -474,3 +474,27 @@ def test_score_boundaries_of_two_classes_is_the_zero_level():
     (a, b, d), = score_boundaries(xx, yy, (grid[:, 0] - 0.3)[:, None])
     assert (a, b) == (0, 1) and np.allclose(d, xx - 0.3)
     assert score_boundaries(xx, yy, np.ones((len(grid), 1))) == []  # one class everywhere: no boundary
+
+
+def test_an_edge_is_kept_where_two_classes_still_tie_everywhere():
+    """Early in a run two rows of W can be equal: classes 1 and 2 tie everywhere, and class 1 takes the tie
+    (argmax).  Every edge between the coloured regions (the argmax over the grid, the oracle) is still drawn:
+    masking by the two largest scores lost the edges of class 1."""
+    import matplotlib.pyplot as plt
+
+    from svmteach.viz.regions import cell_grid, draw_score_boundaries
+
+    W = np.array([[1.0, 0.3], [-0.3, 1.0], [-0.3, 1.0], [-0.5, -1.0]])
+    xx, yy, grid = cell_grid((-2, 2), (-2, 2), 120)
+    S = grid @ W.T
+    region = np.argmax(S, axis=1).reshape(xx.shape)
+    meeting = {tuple(sorted(p)) for p in zip(region[:, :-1].ravel(), region[:, 1:].ravel()) if p[0] != p[1]}
+    fig, ax = plt.subplots()
+    sets = draw_score_boundaries(ax, xx, yy, S)
+    points = np.vstack([seg for cs in sets for path in cs.get_paths() for seg in [path.vertices] if len(seg)])
+    plt.close(fig)
+    at = points @ W.T  # the scores where the lines are drawn: two lead and tie
+    top = np.sort(at, axis=1)[:, ::-1]
+    assert np.allclose(top[:, 0], top[:, 1], atol=1e-9 * np.abs(at).max() + 1e-9)
+    lead = {tuple(sorted(set(np.flatnonzero(np.isclose(row, row.max(), atol=1e-9))) - {2})) for row in at}
+    assert meeting == {(0, 1), (0, 3), (1, 3)} and meeting <= lead

@@ -114,11 +114,13 @@ def draw_score_lines(ax, W, **kwargs):
 def score_boundaries(xx, yy, scores):
     """The boundaries between class regions, from the scores: ``[(a, b, d), ...]``, one per pair of classes
     a < b that meet, with ``d`` the masked (rows, columns) array of :math:`s_a - s_b` on the grid, kept only
-    where a and b hold the two largest scores (elsewhere masked).
+    where a and b lead (elsewhere masked).
 
     The region of z is :math:`\\arg\\max_m s_m(z)`; the boundary between a and b is where
-    :math:`s_a = s_b` and no other score is larger, the zero level of ``d``.  A contour over the class
-    numbers instead (levels 0.5, 1.5, ...) follows the grid's cells as a staircase, and draws the
+    :math:`s_a = s_b` and no other score is larger, the zero level of ``d``.  "a and b lead" where no other
+    score exceeds the smaller of the two, except one exactly equal to the larger: two classes whose rows of
+    W are still equal (early steps) tie everywhere, and the edge of the one that takes the tie is kept.
+    A contour over the class numbers instead (levels 0.5, 1.5, ...) follows the grid's cells as a staircase, and draws the
     boundary between classes 0 and 3 three times (levels 0.5, 1.5 and 2.5).  For linear scores the zero
     level of ``d`` interpolated on the grid is exact.  One column of scores (two classes, class 1 where
     :math:`s > 0`) has the one boundary ``(0, 1, s)``.
@@ -126,15 +128,17 @@ def score_boundaries(xx, yy, scores):
     S = np.asarray(scores, dtype=np.float64).reshape(*np.shape(xx), -1)
     if S.shape[2] == 1:
         return [(0, 1, np.ma.masked_invalid(S[..., 0]))] if S.min() < 0 < S.max() else []
-    order = np.argsort(-S, axis=2, kind="stable")
-    first, second = order[..., 0], order[..., 1]
+    k = S.shape[2]
     found = []
-    for a in range(S.shape[2]):
-        for b in range(a + 1, S.shape[2]):
-            top_two = ((first == a) & (second == b)) | ((first == b) & (second == a))
-            if not top_two.any():
+    for a in range(k):
+        for b in range(a + 1, k):
+            lo, hi = np.minimum(S[..., a], S[..., b]), np.maximum(S[..., a], S[..., b])
+            others = S[..., [m for m in range(k) if m not in (a, b)]]
+            # a and b lead: no other class above the lower of the two, but for one tied exactly with the leader
+            lead = np.all((others <= lo[..., None]) | (others == hi[..., None]), axis=2)
+            if not lead.any():
                 continue
-            d = np.ma.array(S[..., a] - S[..., b], mask=~top_two)
+            d = np.ma.array(S[..., a] - S[..., b], mask=~lead)
             if d.min() < 0 < d.max():  # both sides of the tie occur where the two lead
                 found.append((a, b, d))
     return found
