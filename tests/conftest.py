@@ -34,11 +34,6 @@ def pytest_collection_modifyitems(config, items):
         where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
         if path.suffix == ".ipynb" or where.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
-        # On several cores (pytest-xdist, --dist loadgroup) a notebook's cells share one kernel and run in
-        # order on one worker, and each browser module keeps its one JupyterLab; every other test goes where
-        # there is room.
-        if path.suffix == ".ipynb" or where.startswith("tests/browser/"):
-            item.add_marker(pytest.mark.xdist_group(where))
 
 
 def random_binary(n=30, d=3, seed=0, shift=0.5):
