@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from . import multiclass_model
 from .backend import array_namespace, to_numpy
 from .losses.base import EPS  # noqa: F401  (objectives.EPS, as the solvers and tests read it)
 from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
@@ -228,8 +229,9 @@ def optimal_intercept(problem, alpha, f):
 
 
 def multiclass_weights(problem, alpha):
-    """The (k, d) weight matrix the dual variables define (in float64)."""
-    return problem.loss_object.weights(problem, alpha)
+    """The model the dual variables define (float64): the (k, d) weights W, or on a kernel problem the (n, k)
+    training scores S = K A(alpha) (:mod:`svmteach.multiclass_model`)."""
+    return multiclass_model.model(problem, alpha)
 
 
 def multiclass_losses(problem, S):
@@ -276,7 +278,7 @@ def multiclass_measures(problem, alpha, W):
     loss = problem.loss_object
     penalty, linear, kkt = 0.0, 0.0, -math.inf
     for part, rows in multiclass_row_blocks(problem):
-        S = multiclass_scores(part, W)
+        S = multiclass_model.scores(problem, W, part, rows)
         losses = loss.sample_losses(part, S)
         # without weights, C times the sum (as the loss's primal): the rounding of the unweighted primal
         penalty += float(xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
@@ -284,7 +286,7 @@ def multiclass_measures(problem, alpha, W):
         kkt = max(kkt, loss.kkt_violation(part, alpha[rows, :], S))
     if problem.sample_weight is None:
         penalty *= problem.C
-    norm2 = float(xp.sum(W * W))
+    norm2 = multiclass_model.squared_norm(problem, alpha, W)
     return float(0.5 * norm2 + penalty), float(linear - 0.5 * norm2), float(kkt)
 
 
@@ -301,11 +303,11 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
     """
     xp = problem.xp
     loss = problem.loss_object
-    wn = xp.sqrt(xp.sum(W * W, axis=1))  # ||w_m||
+    wn = multiclass_model.class_norm_bounds(problem, alpha, W)  # ||w_m|| (or a bound on it)
     spread, high_sum, kinks, alpha_sum = 0.0, 0.0, 0.0, 0.0
     delta = xp.zeros(problem.k, dtype=xp.float64)
     for part, rows in multiclass_row_blocks(problem):
-        S = multiclass_scores(part, W)
+        S = multiclass_model.scores(problem, W, part, rows)
         xn = xp.sqrt(xp.asarray(part.sqnorm, dtype=xp.float64))  # ||x_i||
         E = 2.0 * EPS * (xn[:, None] * wn[None, :] + 1.0)  # twice each score's error (and the 1 of its hinge)
         Y = one_hot(part)
@@ -317,7 +319,7 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
         kinks += float(xp.sum(xp.where(high > 0, C_i, 0.0)))
         delta = delta + xn @ xp.abs(loss.weight_rows(part, alpha[rows, :]))  # sum_i |A_im| ||x_i||
         alpha_sum += float(xp.sum(xp.abs(alpha[rows, :])))
-    norm2 = float(xp.sum(W * W))
+    norm2 = multiclass_model.squared_norm(problem, alpha, W)
     P_err = spread + EPS * (high_sum + problem.k * kinks + norm2)  # the sums' and the hinges' own roundings
     delta = 2.0 * EPS * delta  # (k,) bounds on ||w_m - w_m(alpha)||
     D_err = 2.0 * float(xp.sum(wn * delta)) + float(xp.sum(delta * delta)) + EPS * (alpha_sum + norm2)

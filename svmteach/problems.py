@@ -221,31 +221,55 @@ class MulticlassProblem(Problem):
     sample_weight : array of shape (n,) or None
         Non-negative weights: sample i's loss is multiplied by :math:`C_i = C w_i`.  None: C.
     bias : float or None
-        Append a constant feature of this value to X (LIBLINEAR's ``-B``): an intercept per class,
-        penalised with W.  None: the course's problem.
+        An intercept per class, penalised with W, as a constant feature B (LIBLINEAR's ``-B``): appended to X
+        for the linear kernel; for another kernel, :math:`\phi(x)` extended by B, which adds :math:`B^2` to
+        every kernel value (``kernel_offset``).  None: the course's problem.
+    kernel, gamma, degree, coef0 :
+        See :func:`svmteach.kernels.make_kernel`.  With a kernel other than the linear one the weights live in
+        the kernel's feature space, :math:`w_m = \sum_i A_{im} \phi(x_i)`, and the solvers keep the training
+        scores :math:`S = K A(\alpha)` in their place (:mod:`svmteach.multiclass_model`); X must then be dense
+        NumPy (float64).
 
     Attributes
     ----------
-    X : (n, d), (n, d + 1) with a bias column;  codes : (n,) int64 class index of each sample;  classes : (k,) labels;
-    C_i : (n,) float64, each sample's :math:`C w_i`;
-    k : int;  sqnorm : (n,) float64 squared norms of the rows.
+    X : (n, d), (n, d + 1) with a linear kernel's bias column;  codes : (n,) int64 class index of each sample;
+    classes : (k,) labels;  C_i : (n,) float64, each sample's :math:`C w_i`;  k : int;
+    kernel : Kernel;  kernel_offset : float, :math:`B^2` added to a nonlinear kernel (0 otherwise);
+    sqnorm : (n,) float64, :math:`\|\phi(x_i)\|^2`: the squared norms of the rows (linear), :math:`K_{ii} + B^2`
+    (another kernel), the curvature of sample i's block;  gram : (n, n) :math:`K + B^2` (on first use; small problems).
     """
 
 
     def __init__(self, X: ArrayLike, y: ArrayLike, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0,
-                 device: str | None = None, sample_weight: ArrayLike | None = None, bias: float | None = None) -> None:
+                 device: str | None = None, sample_weight: ArrayLike | None = None, bias: float | None = None,
+                 kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3,
+                 coef0: float = 1.0) -> None:
         loss = get_loss(loss).name
         bias = check_bias(bias)
-        X = check_X(placed(X, device), "X", accept_sparse=True, bias=bias)  # one copy, with its bias column
+        kernel_name = getattr(kernel, "name", None) or canonical_kernel_name(kernel)
+        X = placed(X, device)
+        if kernel_name == "linear":
+            X = check_X(X, "X", accept_sparse=True, bias=bias)  # one copy, with its bias column
+            kernel, offset = make_kernel("linear"), 0.0
+        else:
+            X = check_kernel_X(X, kernel_name)
+            kernel = make_kernel(kernel, gamma, degree, coef0, X)
+            check_kernel_finite(X, kernel)
+            check_kernel_psd(X, kernel)
+            offset = 0.0 if bias is None else bias * bias
+            if not math.isfinite(offset):
+                raise ValueError(f"bias={bias:g} adds bias**2 to every kernel value, which overflows; use a smaller "
+                                 "intercept_scaling")
         classes, codes = check_labels(y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         M = check_positive(M, "M")
         xp = np if is_sparse(X) else array_namespace(X)
+        sqnorm = row_squared_norms(X, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + offset
         self._build(X=X, C=check_C(C), loss=loss, M=M, device=device,
                     sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, classes=classes,
-                    codes=readonly(xp.asarray(codes.astype(np.int64))),
-                    sqnorm=readonly(check_squared_norms(row_squared_norms(X, xp), xp)))
+                    codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel, kernel_offset=offset,
+                    sqnorm=readonly(check_squared_norms(sqnorm, xp)))
 
     @property
     def k(self) -> int:
@@ -255,3 +279,27 @@ class MulticlassProblem(Problem):
     def loss_object(self) -> MulticlassLoss:
         """The :class:`~svmteach.losses.base.MulticlassLoss` called ``loss``."""
         return get_loss(self.loss)
+
+    @cached_property
+    def gram(self) -> Any:
+        """The (n, n) matrix :math:`K + B^2` (``kernel_offset``), computed once and made exactly symmetric: for
+        the interior-point method and checks on small problems (the coordinate solvers read rows of it, never all)."""
+        K = gram(self.X, self.X, self.kernel)
+        K = K.toarray() if is_sparse(K) else K
+        return readonly(0.5 * (K + K.T) + self.kernel_offset)
+
+    def kernel_with(self, Z: ArrayLike) -> Any:
+        """The (len(Z), n) matrix :math:`k(z, x_i) + B^2` between new points ``Z`` and the training points."""
+        return gram(Z, self.X, self.kernel) + self.kernel_offset
+
+
+def check_kernel_X(X, kernel_name: str):
+    """X for a nonlinear kernel: dense NumPy float64 (the kernel rows are computed in float64 on the CPU), or an
+    error naming X and the kernel."""
+    if is_sparse(X):
+        raise TypeError(f"X is sparse, which the {kernel_name} kernel does not take: sparse data is for the linear "
+                        "kernel (kernel='linear'); pass X.toarray() for another kernel")
+    if not is_numpy(array_namespace(X)):
+        raise ValueError(f"X is on {array_namespace(X).__name__}: the multiclass {kernel_name} kernel runs on the CPU "
+                         "(NumPy); pass device='cpu' or use the linear kernel on a GPU")
+    return check_X(X, "X", dtype=np.float64)

@@ -242,7 +242,7 @@ class InteriorPoint(Solver):
         binary = is_binary(problem)
         k = 1 if binary else problem.k
         m = int(np.count_nonzero(np.asarray(to_numpy(problem.C_i)) > 0)) * (1 if binary else k - 1)
-        linear = (not binary) or problem.kernel.is_linear
+        linear = problem.kernel.is_linear
         rank = k * problem.n_features
         dense_ok = m <= MAX_DENSE and self.method != "low_rank"
         low_rank_ok = linear and rank <= MAX_RANK and self.method != "dense"
@@ -541,9 +541,7 @@ class InteriorPoint(Solver):
             P, D = obj.primal(problem, alpha, b, f), obj.dual(problem, alpha, f)
             kkt = obj.kkt_violation(problem, alpha, f, bias=qp.eq is not None or self.bias)
             return dict(alpha=alpha, b=float(b), W=None, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
-        W = obj.multiclass_weights(problem, alpha)
-        S = obj.multiclass_scores(problem, W)
-        P, D = obj.multiclass_primal(problem, W, S), obj.multiclass_dual(problem, alpha, W)
-        return dict(alpha=alpha, b=0.0, W=W, primal=P, dual=D, gap=obj.relative_gap(P, D),
-                    kkt=obj.multiclass_kkt_violation(problem, alpha, S))
+        W = obj.multiclass_weights(problem, alpha)  # S = K A on a kernel problem
+        P, D, kkt = obj.multiclass_measures(problem, alpha, W)
+        return dict(alpha=alpha, b=0.0, W=W, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 

@@ -153,7 +153,7 @@ def build_qp(problem, bias: bool = True) -> QP:
                 raise ValueError(f"loss: the {loss.title or loss.name} loss's embedding does not match its dual: "
                                  "dual_linear is not 1'beta at the alpha its embedding makes of beta")
         A = np.stack(cols, axis=2)[keep]
-        eq, linear = None, True
+        eq, linear = None, problem.kernel.is_linear
     X = np.asarray(to_numpy(problem.X), dtype=np.float64)[keep] if linear else None
     K = None if linear else np.asarray(to_numpy(problem.gram), dtype=np.float64)[np.ix_(keep, keep)]
     # the scales (module docstring): q_i the largest Hessian diagonal entry of sample i, d_i ~ min(C_i, 1/q_i)

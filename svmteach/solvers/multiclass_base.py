@@ -10,6 +10,9 @@ block's own work.  Samples are visited in a fresh random permutation every epoch
 Both paths run the same compiled block kernels (:mod:`~svmteach.solvers.numba_multiclass`): the step
 path one row per step with its picture, the fast path an epoch per call, its last step replayed by
 the step path so the state carries that step's picture.  X is dense or CSR (:mod:`svmteach.rows`).
+On a kernel problem the state's ``W`` holds the training scores :math:`S = K A(\\alpha)` (n, k) instead,
+moved by a kernel column a step (O(nk)) read from the run's row cache ``rows``; the block step is the same
+with :math:`q_i = K_{ii}` (:mod:`svmteach.multiclass_model` is the one place that tells the two apart).
 Each compiled epoch returns for free the largest KKT violation of the blocks it visited, each before
 its step: the state's ``violation``, by which :func:`~svmteach.solvers.solve` decides when to
 measure the gap.
@@ -42,6 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import multiclass_model
 from .. import objectives as obj
 from ..problems import MulticlassProblem
 from ..backend import is_numpy, to_numpy
@@ -50,6 +54,7 @@ from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
 from .stopping import StoppingRule
 from .dual_cd import epoch_permutation
+from .kernel_scores import CACHE_SIZE, check_cache_size, kernel_row, row_cache
 
 #: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
 #: violation's units (a margin of 1).
@@ -69,7 +74,8 @@ class MulticlassState(NamedTuple):
 
     n_iter : int, sample visits so far.
     alpha : (n, k) float64 dual variables (the convention of the problem's loss).
-    W : (k, d) float64 weights, updated incrementally (recomputed from alpha by ``measure``).
+    W : the model, updated incrementally (recomputed from alpha by ``measure``): (k, d) float64 weights, or on
+        a kernel problem the (n, k) training scores :math:`S = K A(\\alpha)` (:mod:`svmteach.multiclass_model`).
     primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
         violation, as of the last ``measure`` (NaN before it).
     violation : float, the largest block KKT violation (the loss's ``kkt_violation`` scale) the
@@ -92,6 +98,8 @@ class MulticlassState(NamedTuple):
     reactivate_at : float, a shrunk epoch whose violation is below this is followed by a full one.
     sweep_violation : float, the largest block violation of the current epoch so far (NaN before any).
     rest_margin : float, the slack :math:`\\mu` for setting a sample aside in this epoch.
+    rows : the kernel-row cache of the run (:class:`~svmteach.solvers.kernel_scores.KernelRowCache`) on a kernel
+        problem, None on a linear one.
     """
 
     n_iter: int
@@ -113,6 +121,7 @@ class MulticlassState(NamedTuple):
     sweep_violation: float
     rest_margin: float
     block: object
+    rows: object = None
 
 
 class MulticlassSolver(Solver):
@@ -130,13 +139,14 @@ class MulticlassSolver(Solver):
     name = "multiclass"
     multiclass = True
     takes_sparse = True
-    kernels = ("linear",)
 
-    def __init__(self, random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True) -> None:
+    def __init__(self, random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True,
+                 cache_size: float = CACHE_SIZE) -> None:
         self.random_state = random_state
         if not isinstance(shrinking, (bool, np.bool_)):
             raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
         self.shrinking = bool(shrinking)
+        self.cache_size = check_cache_size(cache_size)
 
     @property
     def still_is_fixed_point(self) -> bool:
@@ -156,13 +166,20 @@ class MulticlassSolver(Solver):
         if not self.solves(loss):
             raise ValueError(f"solver {self.name!r} solves the {self.loss_class.name!r} loss, "
                              f"but the problem's loss is {problem.loss!r}")
+        if problem.kernel.name not in self.kernels:
+            raise ValueError(f"solver {self.name!r} does not take kernel={problem.kernel.name!r} (it takes "
+                             f"{self.kernels}); the exact block solvers take every kernel")
+
+    def _rows(self, problem, reuse=None):
+        """The run's kernel-row cache on a kernel problem (``reuse``, a warm start's, when it fits), else None."""
+        return row_cache(problem, self.cache_size, reuse) if multiclass_model.is_kernel(problem) else None
 
     def init(self, problem: MulticlassProblem) -> MulticlassState:
         self._check_problem(problem)
-        xp, n, k, d = problem.xp, problem.n_samples, problem.k, problem.n_features
+        xp, n, k = problem.xp, problem.n_samples, problem.k
         seed = seed_from(self.random_state)
         alpha = xp.zeros((n, k), dtype=xp.float64)
-        W = xp.zeros((k, d), dtype=xp.float64)
+        W = multiclass_model.blank(problem)
         every = np.ones(n, dtype=bool)
         perm = epoch_permutation(seed, 0, every)
         nan = math.nan
@@ -170,7 +187,7 @@ class MulticlassSolver(Solver):
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
                            active_classes=self._every_class(problem),
                            reactivate_at=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),
-                           block=self.blank_block(problem))
+                           block=self.blank_block(problem), rows=self._rows(problem))
         return self.measure(problem, state)
 
     def warm_start(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
@@ -189,7 +206,8 @@ class MulticlassSolver(Solver):
                                violation=math.nan, active=np.ones(problem.n_samples, dtype=bool),
                                active_classes=self._every_class(problem),
                                reactivate_at=SHRINK_START, sweep_violation=math.nan,
-                               rest_margin=self._rest_margin(math.nan), block=self.blank_block(problem))
+                               rest_margin=self._rest_margin(math.nan), block=self.blank_block(problem),
+                               rows=self._rows(problem, getattr(state, "rows", None)))
         return self.measure(problem, state)
 
     def measure(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
@@ -241,16 +259,21 @@ class MulticlassSolver(Solver):
             coef = np.empty(k)
             nm.weight_change(code, new, old, M, coef)
             changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new)),
-                           W=state.W + xp.asarray(coef)[:, None] * x[None, :])
+                           W=moved_model(problem, state, i, x, xp.asarray(coef)))
         if moves < 0:
             changes["active"] = replace_entry(state.active, i, False)
         if by_class and not np.array_equal(look, state.active_classes[i]):
             changes["active_classes"] = replace_entry(state.active_classes, i, look)
         return state._replace(**changes)
 
-    def _epoch(self, problem, alpha, W, order, active, margin, classes):
-        """The compiled epoch over ``order``, in place (see :func:`~svmteach.solvers.numba_multiclass.epoch`)."""
+    def _epoch(self, problem, alpha, W, order, active, margin, classes, rows):
+        """The compiled epoch over ``order``, in place (see :func:`~svmteach.solvers.numba_multiclass.epoch`;
+        :func:`~svmteach.solvers.numba_multiclass.kernel_epoch` on a kernel problem, reading the row cache ``rows``)."""
         tol, max_inner = self.kernel_options(problem)
+        if rows is not None:
+            return nm.kernel_epoch(self.kernel(problem), rows, float(problem.kernel_offset), problem.sqnorm,
+                                   problem.codes, problem.C_i, float(problem.M), tol, max_inner, alpha, W, order,
+                                   active, float(margin), classes)
         return nm.epoch(self.kernel(problem), compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
                         float(problem.M), tol, max_inner, alpha, W, order, active, float(margin), classes)
 
@@ -330,7 +353,8 @@ class MulticlassSolver(Solver):
             return state
         alpha = np.array(state.alpha, dtype=np.float64)
         # the epochs' copy of W in the layout its visits read: C order for a dense x_i (whole rows
-        # W[m]), Fortran order for a sparse one (the k entries W[:, t] of each stored column adjacent)
+        # W[m]) and for S (whole rows S[t]), Fortran order for a sparse x_i (the k entries W[:, t] of each
+        # stored column adjacent)
         W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.X) else "C")
         n = problem.n_samples
         # the epochs set samples aside in the state's ``active`` (a copy: the input state's is never written)
@@ -349,7 +373,7 @@ class MulticlassSolver(Solver):
             take = min(n_steps - visits, left) - 1 if last else left
             if take > 0:
                 order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
-                met = float(self._epoch(problem, alpha, W, order, active, state.rest_margin, classes))
+                met = float(self._epoch(problem, alpha, W, order, active, state.rest_margin, classes, state.rows))
                 violation = met if math.isnan(violation) else max(violation, met)
                 sweep = met if math.isnan(state.sweep_violation) else max(state.sweep_violation, met)
                 state = state._replace(pos=state.pos + take, sweep_violation=sweep)
@@ -375,13 +399,24 @@ class MulticlassSolver(Solver):
 
 def sample_arrays(problem, state, i):
     """``(x, q, y, s)``: row i in float64 (a sparse row densified: O(d), one row only), its squared
-    norm, its class index and its scores W x."""
+    norm, its class index and its scores W x; on a kernel problem x is None and s the row S[i]."""
     xp = problem.xp
+    if multiclass_model.is_kernel(problem):
+        return None, float(problem.sqnorm[i]), int(problem.codes[i]), state.W[i, :]
     if is_sparse(problem.X):
         x = problem.X[[i], :].toarray()[0].astype(np.float64)
     else:
         x = xp.astype(problem.X[i, :], xp.float64)
     return x, float(problem.sqnorm[i]), int(problem.codes[i]), state.W @ x
+
+
+def moved_model(problem, state, i, x, coef):
+    """The state's model after sample i's step changed A by ``coef`` (k,): :math:`W + c\\, x_i^\\top`, or on a kernel
+    problem :math:`S + (K_{:i} + B^2)\\, c^\\top` with the column from the run's row cache (a new array)."""
+    if not multiclass_model.is_kernel(problem):
+        return state.W + coef[:, None] * x[None, :]
+    column = kernel_row(problem, i, state.rows) + problem.kernel_offset
+    return state.W + column[:, None] * coef[None, :]
 
 
 def replace_entry(a, i, value):

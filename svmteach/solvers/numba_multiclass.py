@@ -25,6 +25,7 @@ from numba import njit
 from ..losses.base import EPS
 from ..losses.crammer_singer import AT_C
 from ..rows import row_axpy, row_dot
+from .numba_kernel_rows import get_row
 
 #: The block kernels (a loss's or a solver's ``kernel``).
 WW, CS, LLW, SHARK = 0, 1, 2, 3
@@ -77,6 +78,49 @@ def epoch(code, X, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, activ
             alpha[i, m] = a[m]
             if coef[m] != 0.0:
                 row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
+    return worst
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def kernel_epoch(code, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, S, order, active, margin, classes):
+    """:func:`epoch` on a kernel problem: sample i's scores are ``S[i]`` (n, k: :math:`S = K A`), and a step moves
+    every row of S by the kernel column, :math:`S \\mathrel{+}= (K_{:i} + B^2)\\, A(\\delta)^\\top` (``offset``
+    :math:`B^2`), the column read from the run's row cache ``rows`` (a KernelRowCache; K symmetric).  Same
+    arguments and return as :func:`epoch` otherwise; ``sqnorm`` holds :math:`K_{ii} + B^2`."""
+    n, k = S.shape
+    s = np.zeros(k)
+    a = np.empty(k)
+    coef = np.empty(k)
+    every = np.ones(k, dtype=np.bool_)
+    work = np.empty((5, 2 * k))
+    iwork = np.empty(2 * k, dtype=np.int64)
+    picture = np.empty((0, k))
+    record = np.empty((0, k + 3))
+    shrink = active.shape[0] > 0
+    shrink_classes = classes.shape[0] > 0
+    worst = 0.0
+    for i in order:
+        look = classes[i] if shrink_classes else every
+        for m in range(k):
+            a[m] = alpha[i, m]
+            if a[m] != 0.0:
+                look[m] = True  # a class set aside but off its bound is taken back
+            s[m] = S[i, m]
+        violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], M, tol, max_inner, margin, shrink,
+                                 look, shrink_classes, work, iwork, picture, record)
+        worst = max(worst, violation)
+        if moves < 0:
+            active[i] = False
+        if moves <= 0:
+            continue
+        weight_change(code, a, alpha[i], M, coef)
+        for m in range(k):
+            alpha[i, m] = a[m]
+        column = get_row(rows, i)
+        for t in range(n):
+            kt = column[t] + offset
+            for m in range(k):
+                S[t, m] += coef[m] * kt
     return worst
 
 

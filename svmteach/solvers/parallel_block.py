@@ -238,6 +238,10 @@ class ParallelBlock(Solver):
 def _check_problem(problem):
     if getattr(problem, "loss_object", None) is None:
         raise TypeError(f"problem must be a MulticlassProblem, got {type(problem).__name__}")
+    if not problem.kernel.is_linear:
+        raise ValueError(f"solver 'parallel' does not take kernel={problem.kernel.name!r}: its step multiplies "
+                         "every sample by one W (k x d), which a kernel's feature space has no room for; "
+                         "use solver='exact' (or None), which keeps the training scores instead")
 
 
 def weights(problem, alpha):
