@@ -45,7 +45,8 @@ def kernel_scores(kernel, offset: float, X_support, A_support, Z):
     vectors ``X_support`` and their rows ``A_support`` (n_SV, k) of A, a block of Z's rows at a time (never a
     (len(Z), n) matrix beside them).  Also what a fitted estimator's ``decision_function`` computes."""
     out = np.empty((Z.shape[0], A_support.shape[1]))
-    step = max(1, int(BLOCK_BYTES // (8 * max(X_support.shape[0], 1))))
+    # gram makes about eight arrays of a block's size (distances, their checks, the kernel): all in BLOCK_BYTES
+    step = max(1, int(BLOCK_BYTES // (64 * max(X_support.shape[0], 1))))
     for a in range(0, Z.shape[0], step):
         rows = slice(a, min(a + step, Z.shape[0]))
         out[rows] = (gram(Z[rows], X_support, kernel) + offset) @ A_support

@@ -122,6 +122,7 @@ FLOORS = [
     {"backend", "rows", "data", "compiled_cache"},
     {"kernels", "projections", "validation"},
     {"losses"},
+    {"multiclass_model"},  # the multiclass data seam: W (linear) or the training scores S (kernel)
     {"problems", "objectives"},
     {"solvers", "rls"},
     {"estimators", "viz"},

@@ -285,7 +285,7 @@ def test_reductions_agree_with_sklearn():
     assert len(OneVsOneSVC().fit(X, y).estimators_) == 3
 
 
-@parametrize_with_checks([MulticlassSVC(), MulticlassSVC(loss="cs"), MulticlassSVC(solver="shark"),
+@parametrize_with_checks([MulticlassSVC(), MulticlassSVC(loss="cs"), MulticlassSVC(solver="shark"), MulticlassSVC(kernel="rbf"),
                           OneVsRestSVC(), OneVsOneSVC()], expected_failed_checks=agree_to_their_gap)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():

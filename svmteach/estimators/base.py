@@ -138,7 +138,8 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         remember(self, problem, result, self.warm_start)
         self.solver_ = solver.name
         self.classes_ = problem.classes
-        self.n_features_in_ = problem.n_features - (problem.bias is not None)
+        # a linear kernel's bias is a column of X (another kernel's is a constant added to it)
+        self.n_features_in_ = problem.n_features - (problem.bias is not None and problem.kernel.is_linear)
         self.history_ = result.history
         self.store(solver, problem, result)
         return self

@@ -1,4 +1,5 @@
-"""MulticlassSVC: the linear multiclass SVMs (Weston-Watkins, Crammer-Singer, Lee-Lin-Wahba), scikit-learn compatible."""
+"""MulticlassSVC: the multiclass SVMs (Weston-Watkins, Crammer-Singer, Lee-Lin-Wahba), linear or with a kernel,
+scikit-learn compatible."""
 
 from __future__ import annotations
 
@@ -6,29 +7,37 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..backend import to_numpy
+from ..kernels import Kernel, canonical_kernel_name
 from ..losses import MulticlassLoss, get_loss
+from ..multiclass_model import kernel_scores
 from ..problems import MulticlassProblem
 from ..solvers import MULTICLASS_SOLVERS, SolveResult, make_multiclass_solver
 from ..solvers.base import Solver
 from ..solvers.registry import check_solver
-from .base import CONSTRAINTS, POSITIVE, DualSVC
-from .prediction import check_fitted, linear_scores
+from .base import CONSTRAINTS, KERNEL_CONSTRAINTS, POSITIVE, DualSVC
+from .prediction import check_fitted, check_predict_X, linear_scores
 from .weights import sample_weights
 
 
 class MulticlassSVC(DualSVC):
-    """Linear multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual.
+    """Multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual, linear or with a kernel.
 
     :math:`\\min_W \\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\ell_i(W)`, the losses :math:`\\ell_i` as in the table of
-    :mod:`svmteach.losses`.
+    :mod:`svmteach.losses`, the scores :math:`w_m^\\top \\phi(x)` in the kernel's feature space.
 
-    X may be dense or SciPy sparse (converted once to CSR, and kept sparse).
+    X may be dense or SciPy sparse (converted once to CSR, and kept sparse); another kernel than the linear
+    one takes dense X.  With a kernel the solvers keep the training scores :math:`S = K A` (n, k) and read
+    kernel rows from a cache of ``cache_size`` MB: no n x n matrix.
 
     Parameters
     ----------
     C : float, default 1.0
     loss : {"ww", "cs", "llw"}, default "ww"
         A key of :data:`svmteach.losses.LOSSES`.
+    kernel : {"linear", "polynomial", "gaussian", "laplacian"} (or "poly", "rbf"), default "linear"
+    gamma, degree, coef0 : default "scale", 3, 1.0
+        The kernel's constants, as :class:`~svmteach.estimators.BinarySVC` (and scikit-learn's SVC) name them
+        (:func:`svmteach.kernels.make_kernel`).
     M : float, default 1.0
         Weston-Watkins margin scale (1/2 is Shark's convention).
     solver : {None, "exact", "shark", "blondel", "parallel", "interior_point"}
@@ -51,7 +60,8 @@ class MulticlassSVC(DualSVC):
         the fitted attributes are NumPy arrays either way.
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling`` to X (LIBLINEAR's ``-B``): its weights times
-        that value are the intercepts, penalised with W.  False: the course's problem, no bias.
+        that value are the intercepts, penalised with W.  With another kernel the constant feature extends
+        :math:`\\phi(x)`, adding :math:`B^2` to the kernel.  False: the course's problem, no bias.
     intercept_scaling : float, default 1.0
         The constant feature's value B; a larger B penalises the intercepts less.
     class_weight : dict, "balanced" or None
@@ -63,10 +73,13 @@ class MulticlassSVC(DualSVC):
     verbose : int, default 0
         Print a line per measured state (epoch, primal, dual, gap, seconds).  Ctrl-C keeps the model
         as it stands, with a warning.
+    cache_size : float, default 200
+        Megabytes of kernel rows kept (another kernel than the linear one), least recently used evicted.
 
     Attributes
     ----------
-    coef_ : (k, d) weights (for two classes, as scikit-learn: decision_function is s_1 - s_0);
+    coef_ : (k, d) weights, linear kernel only (for two classes, as scikit-learn: decision_function is s_1 - s_0);
+    support_vectors_ : (n_SV, d) the support vectors (dense), another kernel only;
     intercept_ : (k,) intercepts (zeros without ``fit_intercept``);  classes_ : (k,);
     support_ : (n_SV,) the samples whose dual variables are not all 0;  dual_coef_ : (n_SV, k) their rows;
     alpha_ : (n, k) dual variables (a property, built from the two);
@@ -79,8 +92,14 @@ class MulticlassSVC(DualSVC):
                  random_state: int | np.random.Generator | np.random.RandomState | None = None,
                  record_history: bool = False, device: str = "cpu", fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, class_weight: dict | str | None = None, warm_start: bool = False,
-                 verbose: int = 0) -> None:
+                 verbose: int = 0, kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3,
+                 coef0: float = 1.0, cache_size: float = 200) -> None:
         self.device = device
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.cache_size = cache_size
         self.C = C
         self.loss = loss
         self.M = M
@@ -95,7 +114,8 @@ class MulticlassSVC(DualSVC):
         self.warm_start = warm_start
         self.verbose = verbose
 
-    _parameter_constraints = {**CONSTRAINTS, "loss": [str, MulticlassLoss], "M": [POSITIVE]}
+    _parameter_constraints = {**CONSTRAINTS, **KERNEL_CONSTRAINTS, "loss": [str, MulticlassLoss], "M": [POSITIVE],
+                              "cache_size": [POSITIVE]}
 
     def check_params(self) -> None:
         """The constraints, then the loss and the solver (registered, for that loss), each naming its parameter."""
@@ -107,7 +127,11 @@ class MulticlassSVC(DualSVC):
     def make_solver(self, sparse: bool = False) -> Solver:
         """The solver the parameters name (:func:`~svmteach.solvers.make_multiclass_solver`, which refuses one
         that does not solve the loss or, with ``sparse``, take sparse X)."""
-        return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse)
+        return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse,
+                                      kernel=self._kernel_name(), cache_size=self.cache_size)
+
+    def _kernel_name(self) -> str:
+        return getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
 
     def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> MulticlassProblem:
         """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves (bias
@@ -115,50 +139,75 @@ class MulticlassSVC(DualSVC):
         self.check_params()
         bias = self.intercept_scaling if self.fit_intercept else None
         return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
-                                 sample_weight=sample_weights(y, sample_weight, self.class_weight))
+                                 sample_weight=sample_weights(y, sample_weight, self.class_weight),
+                                 kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
 
     def fit_label(self, solver: Solver, problem: MulticlassProblem) -> str:
         """The loss and the solver: "ww, exact"."""
         return f"{problem.loss}, {solver.name}"
 
     def store(self, solver: Solver, problem: MulticlassProblem, result: SolveResult) -> None:
-        """support_ and dual_coef_ (the nonzero rows of alpha), coef_ and intercept_."""
+        """support_ and dual_coef_ (the nonzero rows of alpha) and intercept_; coef_ (linear kernel) or
+        support_vectors_ and their rows of A (another kernel)."""
         bias = problem.bias
         alpha, W = solver.coefficients(problem, result.state)
         alpha, W = to_numpy(alpha), to_numpy(W)
         self.support_ = np.flatnonzero(np.any(alpha != 0, axis=1))
         self.dual_coef_ = np.ascontiguousarray(alpha[self.support_])
         self._n_samples = problem.n_samples
-        # w_m'x + w_mB B: the bias column's weights times its value are the intercepts
-        self.coef_ = np.ascontiguousarray(W if bias is None else W[:, :-1])
-        self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
+        self._kernel = problem.kernel
+        if problem.kernel.is_linear:
+            # w_m'x + w_mB B: the bias column's weights times its value are the intercepts
+            self._coef = np.ascontiguousarray(W if bias is None else W[:, :-1])
+            self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
+            return
+        # w_m = sum_i A_im phi(x_i): a new point's scores are k(x, x_s) A_s over the support vectors, and the
+        # constant feature B adds B^2 sum_i A_im, the intercepts
+        A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, problem.xp.asarray(alpha))), dtype=np.float64)
+        self.support_vectors_ = np.array(to_numpy(problem.X)[self.support_], dtype=np.float64)
+        self._weight_rows = np.ascontiguousarray(A[self.support_])
+        self.intercept_ = problem.kernel_offset * A.sum(axis=0)
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """(k, d) weights, row m is :math:`w_m` (linear kernel only: another kernel's weights live in its feature
+        space)."""
+        check_fitted(self, "dual_coef_")
+        if not self._kernel.is_linear:
+            raise AttributeError(f"coef_ is only available when kernel='linear', not {self._kernel.name!r}: the "
+                                 "weights live in the kernel's feature space (see support_vectors_ and dual_coef_)")
+        return self._coef
 
     @property
     def alpha_(self) -> np.ndarray:
         """(n, k) dual variables of the fit: ``dual_coef_`` in the rows ``support_``, zeros elsewhere."""
-        check_fitted(self, "coef_")
+        check_fitted(self, "dual_coef_")
         alpha = np.zeros((self._n_samples, len(self.classes_)))
         alpha[self.support_] = self.dual_coef_
         return alpha
 
     def scores(self, X: ArrayLike) -> np.ndarray:
-        """The (n, k) class scores :math:`w_m^\\top x + b_m`, X dense or sparse."""
-        check_fitted(self, "coef_")
-        return linear_scores(self, X, self.coef_) + self.intercept_
+        """The (n, k) class scores :math:`w_m^\\top \\phi(x) + b_m`, X dense or sparse (linear kernel)."""
+        check_fitted(self, "dual_coef_")
+        if self._kernel.is_linear:
+            return linear_scores(self, X, self._coef) + self.intercept_
+        X = to_numpy(check_predict_X(self, X))
+        return kernel_scores(self._kernel, 0.0, self.support_vectors_, self._weight_rows, X) + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         named = MULTICLASS_SOLVERS.get(self.solver) if isinstance(self.solver, str) else None
         # sparse data is solved on the CPU, by a solver that takes it
-        tags.input_tags.sparse = self.device != "gpu" and (self.solver is None or (named is not None and named.takes_sparse))
+        linear = getattr(self.kernel, "name", self.kernel) == "linear"
+        tags.input_tags.sparse = linear and self.device != "gpu" and (self.solver is None or (named is not None and named.takes_sparse))
         return tags
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Scores ``X @ coef_.T + intercept_`` of shape (n, k), X dense or sparse; for two classes the (n,)
-        difference s_1 - s_0."""
+        """:meth:`scores` (``X @ coef_.T + intercept_`` for the linear kernel) of shape (n, k); for two classes the
+        (n,) difference s_1 - s_0."""
         S = self.scores(X)
         return S[:, 1] - S[:, 0] if S.shape[1] == 2 else S
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        check_fitted(self, "coef_")
+        check_fitted(self, "dual_coef_")
         return self.classes_[np.argmax(self.scores(X), axis=1)]

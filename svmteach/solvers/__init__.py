@@ -24,11 +24,12 @@ for _cls in (SMO, DualCoordinateAscent, PrimalSubgradient, ExactBlock, WWShark, 
     register_solver(_cls)
 
 
-def make_multiclass_solver(name, loss, random_state=None, sparse: bool = False):
-    """The solver ``name`` (None: the loss's default) for the loss object ``loss`` (:func:`make_solver`),
-    or a ValueError naming ``solver``."""
+def make_multiclass_solver(name, loss, random_state=None, sparse: bool = False, kernel=None, **params):
+    """The solver ``name`` (None: the loss's default) for the loss object ``loss`` (:func:`make_solver`; ``kernel``
+    a name or None, ``params`` such as ``cache_size``), or a ValueError naming ``solver``."""
     name = multiclass_solver_names(loss)[0] if name is None else name
-    return make_solver(name, "multiclass", loss=loss, sparse=sparse, bias=False, random_state=random_state)
+    return make_solver(name, "multiclass", loss=loss, sparse=sparse, kernel=kernel, bias=False,
+                       random_state=random_state, **params)
 
 
 __all__ = [
