@@ -166,3 +166,20 @@ def test_the_fitted_model_keeps_the_support_vectors_only():
     np.testing.assert_array_equal(est.support_vectors_, X[est.support_])
     assert 0 < len(est.support_) < len(y)
     assert est.predict(X).shape == (60,) and est.decision_function(X).shape == (60, 3)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_advance_writes_its_own_copies_never_the_input_state(kernel, sparse):
+    """The fast path works on copies of alpha and the model and moves them in place for its last visit too."""
+    if sparse and kernel != "linear":
+        pytest.skip("a kernel takes dense X")
+    X, y = rings(24, seed=9)
+    problem = MulticlassProblem(sp.csr_matrix(X) if sparse else X, y, C=2.0, loss="cs", bias=1.0, kernel=kernel)
+    solver = make_multiclass_solver("blondel", problem.loss_object, 0, kernel=kernel)
+    state = solver.advance(problem, solver.init(problem), 30)
+    alpha, W = np.array(state.alpha), np.array(state.W)
+    later = solver.advance(problem, state, 50)
+    np.testing.assert_array_equal(state.alpha, alpha)
+    np.testing.assert_array_equal(state.W, W)
+    assert not np.shares_memory(later.alpha, state.alpha) and not np.shares_memory(later.W, state.W)

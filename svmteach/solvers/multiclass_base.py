@@ -236,9 +236,10 @@ class MulticlassSolver(Solver):
         """The ``block`` of a step from the kernel's numbers (``moves`` -1: set aside, 0: no step)."""
         raise NotImplementedError
 
-    def update(self, problem, state, i):
+    def update(self, problem, state, i, owned: bool = False):
         """The state after sample i's block step by the fast path's compiled kernel, W moved by
-        :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them."""
+        :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them.
+        ``owned``: alpha and W are the caller's working copies (the fast path's), written in place."""
         xp, k, M = problem.xp, problem.k, float(problem.M)
         x, q, y, s = sample_arrays(problem, state, i)
         C = float(problem.C_i[i])
@@ -258,8 +259,8 @@ class MulticlassSolver(Solver):
         if moves > 0:
             coef = np.empty(k)
             nm.weight_change(code, new, old, M, coef)
-            changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new)),
-                           W=moved_model(problem, state, i, x, xp.asarray(coef)))
+            changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new), owned),
+                           W=moved_model(problem, state, i, x, xp.asarray(coef), owned))
         if moves < 0:
             changes["active"] = replace_entry(state.active, i, False)
         if by_class and not np.array_equal(look, state.active_classes[i]):
@@ -314,9 +315,10 @@ class MulticlassSolver(Solver):
             active, reactivate_at = np.ones(problem.n_samples, dtype=bool), max(reactivate_at / 2, self.shrink_floor())
         return self._new_epoch(problem, state, active, reactivate_at)
 
-    def step(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
+    def step(self, problem: MulticlassProblem, state: MulticlassState, owned: bool = False) -> MulticlassState:
+        """The next sample's visit (``owned``: :meth:`update`'s, for the fast path's last visit)."""
         state, i = self._next_sample(problem, state)
-        new = self.update(problem, state, i)
+        new = self.update(problem, state, i, owned)
         return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i, violation=math.nan)
 
     def advance(self, problem: MulticlassProblem, state: MulticlassState, n_steps: int, tol: float | None = None) -> MulticlassState:
@@ -383,7 +385,7 @@ class MulticlassSolver(Solver):
             if last:
                 break
         state = state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits)
-        state = self.step(problem, state)
+        state = self.step(problem, state, owned=True)  # alpha and W are this call's copies: no third alpha
         if self.shrinking and state.pos == len(state.perm) and full:
             violation = state.sweep_violation  # the whole full epoch (but the step's visit), over calls
         return state._replace(violation=violation)
@@ -410,13 +412,19 @@ def sample_arrays(problem, state, i):
     return x, float(problem.sqnorm[i]), int(problem.codes[i]), state.W @ x
 
 
-def moved_model(problem, state, i, x, coef):
+def moved_model(problem, state, i, x, coef, owned: bool = False):
     """The state's model after sample i's step changed A by ``coef`` (k,): :math:`W + c\\, x_i^\\top`, or on a kernel
-    problem :math:`S + (K_{:i} + B^2)\\, c^\\top` with the column from the run's row cache (a new array)."""
+    problem :math:`S + (K_{:i} + B^2)\\, c^\\top` with the column from the run's row cache; a new array, or with
+    ``owned`` the state's own, moved in place."""
     if not multiclass_model.is_kernel(problem):
-        return state.W + coef[:, None] * x[None, :]
-    column = kernel_row(problem, i, state.rows) + problem.kernel_offset
-    return state.W + column[:, None] * coef[None, :]
+        change = coef[:, None] * x[None, :]
+    else:
+        change = (kernel_row(problem, i, state.rows) + problem.kernel_offset)[:, None] * coef[None, :]
+    if owned:
+        W = state.W
+        W += change
+        return W
+    return state.W + change
 
 
 def replace_entry(a, i, value):
@@ -426,8 +434,8 @@ def replace_entry(a, i, value):
     return a
 
 
-def replace_row(xp, A, i, row):
-    """A copy of ``A`` with row i replaced (the input is never written)."""
-    A = xp.asarray(A, copy=True)
+def replace_row(xp, A, i, row, owned: bool = False):
+    """A copy of ``A`` with row i replaced (the input is never written), or with ``owned`` A itself, written."""
+    A = A if owned else xp.asarray(A, copy=True)
     A[i, :] = row
     return A
