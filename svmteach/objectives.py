@@ -262,12 +262,17 @@ def multiclass_row_blocks(problem):
     per_row = 8 * (X.nnz / n if rows.is_sparse(X) else problem.n_features) + 8 * 12 * k
     step = max(1, int(rows.BLOCK_BYTES // per_row))
     weight = problem.sample_weight
-    for a in range(0, n, step):
-        sl = slice(a, min(a + step, n))
+    def part_of(sl):
         part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
         vars(part).update(vars(problem), X=X[sl, :], codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
                           C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
-        yield part, sl  # index 2-D arrays with [sl, :]: the array API has no flat indexing
+        return part
+
+    for a in range(0, n, step):
+        sl = slice(a, min(a + step, n))
+        # index 2-D arrays with [sl, :]: the array API has no flat indexing.  The generator keeps no reference to
+        # the part, so that a caller that deletes it at the end of its loop holds one block (a CSR's is a copy)
+        yield part_of(sl), sl
 
 
 def multiclass_measures(problem, alpha, W):
@@ -284,6 +289,7 @@ def multiclass_measures(problem, alpha, W):
         penalty += float(xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
         linear += loss.dual_linear(part, alpha[rows, :])
         kkt = max(kkt, loss.kkt_violation(part, alpha[rows, :], S))
+        del part, S  # one block at a time (multiclass_row_blocks)
     if problem.sample_weight is None:
         penalty *= problem.C
     norm2 = multiclass_model.squared_norm(problem, alpha, W)
@@ -319,6 +325,7 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
         kinks += float(xp.sum(xp.where(high > 0, C_i, 0.0)))
         delta = delta + xn @ xp.abs(loss.weight_rows(part, alpha[rows, :]))  # sum_i |A_im| ||x_i||
         alpha_sum += float(xp.sum(xp.abs(alpha[rows, :])))
+        del part, S  # one block at a time (multiclass_row_blocks)
     norm2 = multiclass_model.squared_norm(problem, alpha, W)
     P_err = spread + EPS * (high_sum + problem.k * kinks + norm2)  # the sums' and the hinges' own roundings
     delta = 2.0 * EPS * delta  # (k,) bounds on ||w_m - w_m(alpha)||
