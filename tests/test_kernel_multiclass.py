@@ -183,3 +183,20 @@ def test_advance_writes_its_own_copies_never_the_input_state(kernel, sparse):
     np.testing.assert_array_equal(state.alpha, alpha)
     np.testing.assert_array_equal(state.W, W)
     assert not np.shares_memory(later.alpha, state.alpha) and not np.shares_memory(later.W, state.W)
+
+
+def test_the_block_path_picture_undoes_a_kernel_step():
+    """The Weston-Watkins step picture rebuilds the state before the step (S, not W, on a kernel problem): the exact
+    block it recomputes from there is the step the exact solver took."""
+    from svmteach.solvers import WWExact
+    from svmteach.viz.shark_path import block_path_picture
+
+    X, y = rings(21, seed=10)
+    problem = MulticlassProblem(X, y, C=1.0, loss="ww", bias=1.0, kernel="rbf", gamma=0.7)
+    solver = WWExact(random_state=0, shrinking=False)
+    state = solver.init(problem)
+    for _ in range(30):
+        state = solver.step(problem, state)
+        picture = block_path_picture(problem, state)
+        if picture is not None:
+            np.testing.assert_allclose(picture.exact_after, np.asarray(state.alpha)[state.i], rtol=0, atol=1e-12)

@@ -83,6 +83,7 @@ def block_path_picture(problem, state):
     :class:`~svmteach.solvers.WWExact` state on ``problem`` (a Weston-Watkins problem), or None
     before the first step."""
     from ..solvers import WWExact, WWShark
+    from ..solvers.multiclass_base import moved_model
     from ..solvers.ww_shark import SharkMoves
 
     block = state.block
@@ -94,8 +95,8 @@ def block_path_picture(problem, state):
     delta = to_numpy(block.delta).astype(np.float64)
     alpha = to_numpy(state.alpha).astype(np.float64)
     before = alpha[i] - delta
-    # the step moved W by -M delta x_i' (W = -M alpha' X): undo it for the weights before the step
-    W_before = to_numpy(state.W).astype(np.float64) + M * np.outer(delta, x)
+    # the step moved the model by A(delta) = -M delta (W = -M alpha' X; on a kernel problem S = K A): undo it
+    W_before = moved_model(problem, state._replace(W=to_numpy(state.W).astype(np.float64)), i, x, M * delta)
     y = int(to_numpy(problem.codes)[i])
     alpha_before = alpha.copy()
     alpha_before[i] = before
