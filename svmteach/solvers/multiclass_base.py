@@ -54,7 +54,12 @@ from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
 from .stopping import StoppingRule
 from .dual_cd import epoch_permutation
-from .kernel_scores import CACHE_SIZE, check_cache_size, kernel_row, row_cache
+from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size, kernel_row, row_cache
+
+#: The row cache the compiled epoch is given on a linear problem: empty, of the type a kernel run's has.
+NO_ROWS = KernelRowCache(X=np.zeros((0, 0)), sqnorm=np.zeros(0), params=np.zeros(5), buffer=np.zeros((0, 0)),
+                         slot=np.zeros(0, dtype=np.int64), owner=np.zeros(0, dtype=np.int64),
+                         stamp=np.zeros(0, dtype=np.int64), clock=np.zeros(1, dtype=np.int64))
 
 #: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
 #: violation's units (a margin of 1).
@@ -268,15 +273,12 @@ class MulticlassSolver(Solver):
         return state._replace(**changes)
 
     def _epoch(self, problem, alpha, W, order, active, margin, classes, rows):
-        """The compiled epoch over ``order``, in place (see :func:`~svmteach.solvers.numba_multiclass.epoch`;
-        :func:`~svmteach.solvers.numba_multiclass.kernel_epoch` on a kernel problem, reading the row cache ``rows``)."""
+        """The compiled epoch over ``order``, in place (see :func:`~svmteach.solvers.numba_multiclass.epoch`), reading
+        kernel columns from the run's row cache ``rows`` on a kernel problem (None on a linear one)."""
         tol, max_inner = self.kernel_options(problem)
-        if rows is not None:
-            return nm.kernel_epoch(self.kernel(problem), rows, float(problem.kernel_offset), problem.sqnorm,
-                                   problem.codes, problem.C_i, float(problem.M), tol, max_inner, alpha, W, order,
-                                   active, float(margin), classes)
-        return nm.epoch(self.kernel(problem), compiled_rows(problem.X), problem.sqnorm, problem.codes, problem.C_i,
-                        float(problem.M), tol, max_inner, alpha, W, order, active, float(margin), classes)
+        return nm.epoch(self.kernel(problem), compiled_rows(problem.X), NO_ROWS if rows is None else rows,
+                        float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, float(problem.M), tol,
+                        max_inner, alpha, W, order, active, float(margin), classes)
 
     def _every_class(self, problem) -> np.ndarray:
         """``active_classes`` with every class active: (n, k) True with shrinking, else (0, 0)."""

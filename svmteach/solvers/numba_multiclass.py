@@ -1,10 +1,12 @@
 """Multiclass block coordinate ascent, compiled: one epoch driver and every block kernel it runs.
 
-The driver :func:`epoch` is written once for every multiclass loss (Shark's ``QpMcLinear`` skeleton):
-for each sample i of an order it computes the scores :math:`s = W x_i` of the classes it looks at,
+The driver :func:`epoch` is written once for every multiclass loss (Shark's ``QpMcLinear`` skeleton) and
+both models (the weights W, or a kernel problem's training scores S): for each sample i of an order it reads
+the scores :math:`s = W x_i` (or :math:`S_{i:}`) of the classes it looks at,
 asks the block kernel (:func:`visit`, dispatching on the loss's ``kernel`` code) for the new block
 :math:`\\alpha_i`, its KKT violation before the step and whether the sample is at rest, and moves
-:math:`W` by :math:`A(\\delta)^\\top x_i` (:func:`weight_change`) for the change δ of :math:`\\alpha_i`.
+:math:`W` by :math:`A(\\delta)^\\top x_i` (or S by a kernel column) (:func:`weight_change`) for the change δ of
+:math:`\\alpha_i`.
 Shrinking (samples at rest set aside in ``active``; classes set aside within a block in ``classes``,
 taken back once off their bound) is decided here and in the kernels, and the step path
 (:meth:`~svmteach.solvers.multiclass_base.MulticlassSolver.update`) calls the same :func:`visit` and
@@ -36,17 +38,23 @@ FASTMATH = {"reassoc", "contract"}
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def epoch(code, X, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes):
-    """The block step of kernel ``code`` for every sample of ``order``, in place on ``alpha`` (n, k) and
-    ``W`` (k, d; only its rows are read); returns the largest block KKT violation met, each block's
-    before its step (0.0 for an empty order).
+def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes):
+    """The block step of kernel ``code`` for every sample of ``order``, in place on ``alpha`` (n, k) and the model
+    ``W``; returns the largest block KKT violation met, each block's before its step (0.0 for an empty order).
 
-    Sample i's bound is ``C_i[i]``; ``M`` the Weston-Watkins margin scale, ``tol`` the kernel's tolerance
+    The model (:mod:`svmteach.multiclass_model`): on a linear problem the weights W (k, d; only its rows are read),
+    sample i's scores :math:`W x_i` from X's row (dense or CSR) and a step's move :math:`W \\mathrel{+}=
+    A(\\delta)^\\top x_i`; on a kernel problem (``rows`` the run's KernelRowCache, not empty) the training scores
+    S = K A (n, k), sample i's scores the row S[i] and a step's move :math:`S \\mathrel{+}= (K_{:i} + B^2)\\,
+    A(\\delta)^\\top` (``offset`` :math:`B^2`; K symmetric, its column read as row i from the cache).
+    Sample i's bound is ``C_i[i]``, its curvature ``sqnorm[i]`` (:math:`\\|x_i\\|^2`, or :math:`K_{ii} + B^2`);
+    ``M`` the Weston-Watkins margin scale, ``tol`` the kernel's tolerance
     (Crammer-Singer's ``skip_tol``, Shark's ``inner_tol``), ``max_inner`` Shark's most moves a visit.
     A non-empty ``active`` (n,) has the samples found at rest (slack ``margin``) set aside (False); a
     non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there.
     """
-    k = W.shape[0]
+    k = alpha.shape[1]
+    kernel = rows.buffer.shape[0] > 0
     s = np.zeros(k)
     a = np.empty(k)
     coef = np.empty(k)
@@ -64,7 +72,9 @@ def epoch(code, X, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, activ
             a[m] = alpha[i, m]
             if a[m] != 0.0:
                 look[m] = True  # a class set aside but off its bound is taken back
-            if look[m]:
+            if kernel:
+                s[m] = W[i, m]
+            elif look[m]:
                 s[m] = row_dot(X, i, W[m])  # s = W x_i over the classes looked at
         violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], M, tol, max_inner, margin, shrink,
                                  look, shrink_classes, work, iwork, picture, record)
@@ -76,51 +86,16 @@ def epoch(code, X, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, activ
         weight_change(code, a, alpha[i], M, coef)
         for m in range(k):
             alpha[i, m] = a[m]
-            if coef[m] != 0.0:
-                row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
-    return worst
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def kernel_epoch(code, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, S, order, active, margin, classes):
-    """:func:`epoch` on a kernel problem: sample i's scores are ``S[i]`` (n, k: :math:`S = K A`), and a step moves
-    every row of S by the kernel column, :math:`S \\mathrel{+}= (K_{:i} + B^2)\\, A(\\delta)^\\top` (``offset``
-    :math:`B^2`), the column read from the run's row cache ``rows`` (a KernelRowCache; K symmetric).  Same
-    arguments and return as :func:`epoch` otherwise; ``sqnorm`` holds :math:`K_{ii} + B^2`."""
-    n, k = S.shape
-    s = np.zeros(k)
-    a = np.empty(k)
-    coef = np.empty(k)
-    every = np.ones(k, dtype=np.bool_)
-    work = np.empty((5, 2 * k))
-    iwork = np.empty(2 * k, dtype=np.int64)
-    picture = np.empty((0, k))
-    record = np.empty((0, k + 3))
-    shrink = active.shape[0] > 0
-    shrink_classes = classes.shape[0] > 0
-    worst = 0.0
-    for i in order:
-        look = classes[i] if shrink_classes else every
-        for m in range(k):
-            a[m] = alpha[i, m]
-            if a[m] != 0.0:
-                look[m] = True  # a class set aside but off its bound is taken back
-            s[m] = S[i, m]
-        violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], M, tol, max_inner, margin, shrink,
-                                 look, shrink_classes, work, iwork, picture, record)
-        worst = max(worst, violation)
-        if moves < 0:
-            active[i] = False
-        if moves <= 0:
-            continue
-        weight_change(code, a, alpha[i], M, coef)
-        for m in range(k):
-            alpha[i, m] = a[m]
-        column = get_row(rows, i)
-        for t in range(n):
-            kt = column[t] + offset
+        if kernel:
+            column = get_row(rows, i)
+            for t in range(W.shape[0]):
+                kt = column[t] + offset
+                for m in range(k):
+                    W[t, m] += coef[m] * kt  # S += (K[:, i] + B^2) A(delta)'
+        else:
             for m in range(k):
-                S[t, m] += coef[m] * kt
+                if coef[m] != 0.0:
+                    row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
     return worst
 
 
