@@ -169,3 +169,21 @@ def test_one_version_string():
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "svmteach.__version__"}
     assert importlib.metadata.version("svmteach") == svmteach.__version__
+
+
+def test_an_estimator_that_misses_a_hook_cannot_be_made():
+    """DualSVC's hooks are abstract: a subclass without ``store`` is refused when it is made, naming the hook,
+    rather than failing inside its first fit."""
+    import pytest
+
+    from svmteach.estimators.base import DualSVC
+
+    class Half(DualSVC):
+        def make_solver(self, sparse=False):
+            return None
+
+        def problem_for(self, X, y, sample_weight=None):
+            return None
+
+    with pytest.raises(TypeError, match="store"):
+        Half()

@@ -10,6 +10,7 @@ counts epochs, as LIBLINEAR does; :func:`step_budget` turns it into the solver's
 from __future__ import annotations
 
 import warnings
+from abc import ABC, abstractmethod
 from numbers import Integral, Real
 
 import numpy as np
@@ -69,7 +70,7 @@ def epochs(solver, problem, steps: int) -> int:
     return -(-int(steps) // solver.steps_per_epoch(problem))
 
 
-class DualSVC(ClassifierMixin, BaseEstimator):
+class DualSVC(ClassifierMixin, BaseEstimator, ABC):
     """A scikit-learn classifier fitted by a registered dual solver, through one ``fit`` template.
 
     ``max_iter`` and ``n_iter_`` (this fit's) are in epochs; ``result_.n_iter`` counts the solver's steps.
@@ -83,17 +84,17 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         self._validate_params()
         check_class_weight(self.class_weight)
 
+    @abstractmethod
     def make_solver(self, sparse: bool = False) -> Solver:
         """The solver of the parameters (for sparse X with ``sparse``), built by the registry."""
-        raise NotImplementedError
 
+    @abstractmethod
     def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Problem:
         """The problem ``fit(X, y, sample_weight)`` solves (rebuilt on demand: a model keeps no data)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def store(self, solver: Solver, problem: Problem, result: SolveResult) -> None:
         """Set the model's fitted attributes from the solver's final state."""
-        raise NotImplementedError
 
     def fit_label(self, solver: Solver, problem: Problem) -> str:
         """What the not-converged warning calls the fit: the solver's name."""
