@@ -14,9 +14,12 @@ course uses); CSBlondel adds Blondel's ``skip_tol``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..losses import CrammerSinger, MulticlassLoss, WestonWatkins
+from ..problems import MulticlassProblem
 from . import numba_multiclass as nm
 from .base import check_tol
 from .multiclass_base import MulticlassSolver, MulticlassState
@@ -44,7 +47,7 @@ class ExactBlock(MulticlassSolver):
     State = ExactBlockState
     name = "exact"
 
-    def blank_block(self, problem):
+    def blank_block(self, problem: MulticlassProblem) -> NamedTuple:
         return problem.loss_object.blank_block(problem)
 
     @classmethod
@@ -52,10 +55,11 @@ class ExactBlock(MulticlassSolver):
         """Whether this solver solves ``loss``: one with a block kernel (its ``kernel``)."""
         return super().solves(loss) and getattr(loss, "kernel", "") in nm.KERNELS
 
-    def kernel(self, problem) -> int:
+    def kernel(self, problem: MulticlassProblem) -> int:
         return nm.KERNELS[problem.loss_object.kernel]
 
-    def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
+    def picture(self, problem: MulticlassProblem, y: int, q: float, C: float, old: np.ndarray, new: np.ndarray,
+                numbers: np.ndarray, record: np.ndarray, violation: float, moves: int) -> NamedTuple:
         return problem.loss_object.block_picture(y, q, C, old, new, numbers, violation, moves)
 
 
@@ -108,5 +112,5 @@ class CSBlondel(ExactBlock):
         stay just under it."""
         return max(super().shrink_floor(), 2.0 * self.skip_tol)
 
-    def kernel_options(self, problem) -> tuple:
+    def kernel_options(self, problem: MulticlassProblem) -> tuple[float, int]:
         return self.skip_tol, 1

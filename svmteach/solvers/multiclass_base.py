@@ -225,11 +225,11 @@ class MulticlassSolver(Solver):
         P, D, kkt = obj.multiclass_measures(problem, state.alpha, state.W)  # a block of rows at a time
         return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
-    def kernel(self, problem) -> int:
+    def kernel(self, problem: MulticlassProblem) -> int:
         """The code of this solver's block kernel on ``problem`` (:data:`~svmteach.solvers.numba_multiclass.WW`, ...)."""
         raise NotImplementedError
 
-    def kernel_options(self, problem) -> tuple:
+    def kernel_options(self, problem: MulticlassProblem) -> tuple[float, int]:
         """``(tol, max_inner)`` for the block kernel (Crammer-Singer's ``skip_tol``, Shark's inner loop)."""
         return 0.0, 1
 
@@ -237,11 +237,12 @@ class MulticlassSolver(Solver):
         """The buffer a step gives the kernel for its inner moves (empty: none recorded)."""
         return np.zeros((0, problem.k + 3))
 
-    def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
+    def picture(self, problem: MulticlassProblem, y: int, q: float, C: float, old: np.ndarray, new: np.ndarray,
+                numbers: np.ndarray, record: np.ndarray, violation: float, moves: int) -> NamedTuple:
         """The ``block`` of a step from the kernel's numbers (``moves`` -1: set aside, 0: no step)."""
         raise NotImplementedError
 
-    def update(self, problem, state, i, owned: bool = False):
+    def update(self, problem: MulticlassProblem, state: MulticlassState, i: int, owned: bool = False) -> MulticlassState:
         """The state after sample i's block step by the fast path's compiled kernel, W moved by
         :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them.
         ``owned``: alpha and W are the caller's working copies (the fast path's), written in place."""

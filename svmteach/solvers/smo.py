@@ -219,7 +219,7 @@ class SMO(Solver):
         rows = row_cache(problem, self.cache_size, reuse=state.rows)
         return _start(problem, state.n_iter, alpha, exact_gradient(problem, alpha, rows), state.seed, rows)
 
-    def select(self, problem, state):
+    def select(self, problem: BinaryProblem, state: SMOState) -> tuple[int, int]:
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
         return self._select(problem, state)[:2]
 

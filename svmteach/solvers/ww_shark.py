@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..losses import WestonWatkins
+from ..problems import MulticlassProblem
 from . import numba_multiclass as nm
 from .multiclass_base import MulticlassSolver, MulticlassState
 
@@ -94,21 +95,22 @@ class WWShark(MulticlassSolver):
     def _max_inner(self, problem):
         return MAXITER_MULTIPLIER * problem.k if self.max_inner is None else int(self.max_inner)
 
-    def blank_block(self, problem):
+    def blank_block(self, problem: MulticlassProblem) -> NamedTuple:
         empty = np.zeros(0)
         return SharkMoves(y=-1, grads=np.zeros((0, problem.k)), moves_j=np.zeros(0, dtype=np.int64),
                           moves_m_unclipped=empty, moves_m=empty, delta=None)
 
-    def kernel(self, problem) -> int:
+    def kernel(self, problem: MulticlassProblem) -> int:
         return nm.SHARK
 
-    def kernel_options(self, problem) -> tuple:
+    def kernel_options(self, problem: MulticlassProblem) -> tuple[float, int]:
         return self.inner_tol, self._max_inner(problem)
 
     def _record(self, problem):
         return np.zeros((self._max_inner(problem), problem.k + 3))
 
-    def picture(self, problem, y, q, C, old, new, numbers, record, violation, moves):
+    def picture(self, problem: MulticlassProblem, y: int, q: float, C: float, old: np.ndarray, new: np.ndarray,
+                numbers: np.ndarray, record: np.ndarray, violation: float, moves: int) -> NamedTuple:
         rec = record[: max(moves, 0)]
         return SharkMoves(y=y, grads=np.vstack([numbers[0][None, :], rec[:, 3:]]), moves_j=rec[:, 0].astype(np.int64),
                           moves_m_unclipped=rec[:, 1].copy(), moves_m=rec[:, 2].copy(), delta=new - old)
