@@ -414,3 +414,30 @@ def test_a_wrong_lee_lin_wahba_library_fails_the_cross_check(monkeypatch):
     monkeypatch.setattr(llw_module, "solve_block", lambda u, C, k: np.clip(u, 0.0, C))  # the T / k term dropped
     bad = {s.name for s in derivations.all_steps(["llw"]) if s.status == FAILED}
     assert bad == {"get_loss('llw').gradient", "lee_lin_wahba.solve_block"}
+
+
+# ---- Weston-Watkins: the course's notation --------------------------------------------------------
+
+def test_weston_watkins_uses_the_course_notation_w_k_by_d_and_classes_from_0():
+    """Issue 28, section 5: W is k x d (row m is w_m, as coef_) and classes are 0..k-1 in the WW checks too."""
+    from svmteach.derivations import weston_watkins as ww
+
+    assert ww.weights().shape == (ww.k, ww.d) and ww.labels == (0, 1, 2)
+    steps = {s.name: s for s in derivations.steps("ww")}
+    assert steps["objectives.multiclass_weights: W is k x d"].status == VERIFIED  # the library's coef_ layout
+    assert "y = (0, 1, 2)" in steps["stationarity in W"].instance
+    assert r"\Delta_{y_i j} x_i^\top" in steps["stationarity in W"].formula
+    assert r"\alpha_i x_i^\top" in steps["W = -M sum_i alpha_i x_i'"].formula
+    assert "M\\,(w_{y_i} - w_j)^\\top x_i" in steps["gradient of the dual"].formula
+    for s in steps.values():  # no formula is in the post's d x k form, no symbol in its 1-based classes
+        assert "W^\\top x_i" not in " ".join([s.formula, s.printed_formula, s.shown]), s.name
+        assert not re.search(r"\\alpha_\{\d3\}|\\alpha_\{1,3\}", s.shown), s.name
+
+
+def test_weston_watkins_weights_in_the_wrong_orientation_fail_the_cross_check(monkeypatch):
+    from svmteach.derivations import weston_watkins as ww
+
+    right = ww.weights
+    monkeypatch.setattr(ww, "weights", lambda A=None, Xm=ww.X: right(A, Xm).T)  # the post's d x k
+    failed = {s.name for s in ww.numeric_checks() if s.status == FAILED}
+    assert failed == {"objectives.multiclass_weights: W is k x d"}

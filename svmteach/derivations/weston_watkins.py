@@ -1,9 +1,10 @@
 """The Weston-Watkins dual with a margin scale M: Lagrangian, W, the dual, gradients, the block
 of one sample, the greedy step and the gradient update, and the blog post's errata.
 
-Instance: n = 3 points in the plane, k = 3 classes with labels y = (1, 2, 3); data, C, M and
-the multipliers are free symbols.  W is d x k here, as in the blog post (svmteach stores its
-transpose).  The index-set errata need n != k and use n = 2, k = 3.
+Instance: n = 3 points in the plane, k = 3 classes with labels y = (0, 1, 2); data, C, M and
+the multipliers are free symbols.  As everywhere in the course, W is k x d (row m is w_m, as in
+svmteach's coef_) and classes are 0..k-1; the blog post stores W as d x k and numbers classes
+1..k (its class m is our m - 1).  The index-set errata need n != k and use n = 2, k = 3.
 Source: "The Weston-Watkins SVM dual problem" (blog post, 2020); the sections are named in each step.
 """
 
@@ -18,14 +19,15 @@ MODEL = "Weston-Watkins"
 BLOG = "Weston-Watkins dual blog post"
 ON = "on a 3-point, 3-class instance"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
-            r"$y = (1, 2, 3)$, symbolic $M$, $C$, $W \in \mathbb{R}^{2 \times 3}$ and multipliers $\alpha_{ij}$, "
+            r"$y = (0, 1, 2)$, symbolic $M$, $C$, $W \in \mathbb{R}^{3 \times 2}$ (row $m$ is $w_m$) and multipliers "
+            r"$\alpha_{ij}$, "
             r"$\mu_{ij}$, $\xi_{ij}$ ($j \ne y_i$)")
 n, d, k = 3, 2, 3
 labels = (0, 1, 2)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
 M, C, m = real_symbols("M C m")
-Wsym = sp.Matrix(d, k, lambda r, c: sp.Symbol(f"W_{r + 1}{c + 1}", real=True))
-free = {(i, j): sp.Symbol(f"alpha_{i + 1}{j + 1}", real=True) for i in range(n) for j in range(k) if j != labels[i]}
+Wsym = sp.Matrix(k, d, lambda r, c: sp.Symbol(f"w_{r},{c + 1}", real=True))  # row m is w_m
+free = {(i, j): sp.Symbol(f"alpha_{i + 1},{j}", real=True) for i in range(n) for j in range(k) if j != labels[i]}
 
 
 def x(i, Xm=X):
@@ -47,9 +49,9 @@ def alpha_matrix(values=None, lab=labels, kk=k):
 
 
 def weights(A=None, Xm=X):
-    """:math:`W = -M \\sum_i x_i \\alpha_i^\\top` (d, k)."""
+    """:math:`W = -M \\sum_i \\alpha_i x_i^\\top` (k, d): row m is :math:`w_m = -M \\sum_i \\alpha_{im} x_i`."""
     A = alpha_matrix() if A is None else A
-    return -M * sum((x(i, Xm) * A[i, :] for i in range(A.rows)), sp.zeros(Xm.cols, A.cols))
+    return -M * sum((A[i, :].T * x(i, Xm).T for i in range(A.rows)), sp.zeros(A.cols, Xm.cols))
 
 
 def dual(A=None, Xm=X, lab=labels):
@@ -62,12 +64,13 @@ def dual(A=None, Xm=X, lab=labels):
 
 
 def lagrangian():
-    xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
-    beta = {key: sp.Symbol(f"mu_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
+    xi = {key: sp.Symbol(f"xi_{key[0] + 1},{key[1]}", real=True) for key in free}
+    beta = {key: sp.Symbol(f"mu_{key[0] + 1},{key[1]}", real=True) for key in free}
     Delta = {key: e(labels[key[0]]) - e(key[1]) for key in free}
+    # the margin M (w_{y_i} - w_j)'x_i = M Delta' W x_i, with the rows w_m of the k x d matrix W
     L = sp.Rational(1, 2) * sum(v ** 2 for v in Wsym) + sum(
         C * xi[key] - beta[key] * xi[key]
-        + free[key] * (1 - M * (Wsym.T * x(key[0]) * Delta[key].T).trace() - xi[key]) for key in free)
+        + free[key] * (1 - M * (Delta[key].T * Wsym * x(key[0]))[0] - xi[key]) for key in free)
     return L, xi, beta, Delta
 
 
@@ -77,25 +80,29 @@ def steps():
     out.append(definition(
         MODEL, "Lagrangian",
         r"L(W, \xi, \alpha, \mu) = \frac12\|W\|_F^2 + \sum_{i=1}^n \sum_{j \ne y_i} \Big[C\xi_{ij} - \mu_{ij}"
-        r"\xi_{ij} + \alpha_{ij}\big(1 - M\,\mathrm{tr}(W^\top x_i \Delta_{y_i j}^\top) - \xi_{ij}\big)\Big]",
+        r"\xi_{ij} + \alpha_{ij}\big(1 - \xi_{ij} - M (w_{y_i} - w_j)^\top x_i\big)\Big]",
         f"{BLOG}, 'Dual problem'",
-        r"One multiplier $\alpha_{ij} \ge 0$ for each margin constraint $\xi_{ij} \ge 1 - M\Delta_{y_i j}^\top W^\top "
-        r"x_i$ and one $\mu_{ij} \ge 0$ for each $\xi_{ij} \ge 0$, with $\Delta_{y_i j} = e_{y_i} - e_j$."))
+        r"One multiplier $\alpha_{ij} \ge 0$ for each margin constraint $M (w_{y_i} - w_j)^\top x_i \ge 1 - \xi_{ij}$ "
+        r"and one $\mu_{ij} \ge 0$ for each $\xi_{ij} \ge 0$. $W$ is $k \times d$ with rows $w_0, \dots, w_{k-1}$, so "
+        r"$w_{y_i} - w_j = W^\top \Delta_{y_i j}$ with $\Delta_{y_i j} = e_{y_i} - e_j \in \mathbb{R}^k$. (The blog "
+        r"post stores $W$ as $d \times k$ and numbers the classes $1, \dots, k$: its class $m$ is our $m - 1$.)"))
     sol = sp.solve([sp.diff(L, v) for v in Wsym], list(Wsym), dict=True)[0]
     W_star = Wsym.subs(sol)
     out.append(identity(
         MODEL, "stationarity in W",
-        r"\nabla_W L = 0 \;\Rightarrow\; W = M \sum_{i=1}^n \sum_{j \ne y_i} \alpha_{ij}\, x_i \Delta_{y_i j}^\top",
-        W_star, M * sum((free[key] * x(key[0]) * Delta[key].T for key in free), sp.zeros(d, k)),
+        r"\nabla_W L = 0 \;\Rightarrow\; W = M \sum_{i=1}^n \sum_{j \ne y_i} \alpha_{ij}\, \Delta_{y_i j} x_i^\top",
+        W_star, M * sum((free[key] * Delta[key] * x(key[0]).T for key in free), sp.zeros(k, d)),
         f"{BLOG}, 'Dual problem'",
-        note=r"$L$ is a convex quadratic in $W$ with gradient $W - M\sum_{i,j} \alpha_{ij} x_i \Delta_{y_i j}^\top$.",
+        note=r"$L$ is a convex quadratic in the $k \times d$ matrix $W$ with gradient $W - M\sum_{i,j} \alpha_{ij} "
+             r"\Delta_{y_i j} x_i^\top$: row $m$ of it is $\nabla_{w_m} L$.",
         on=ON, instance=INSTANCE, quantity="W", how=r"SymPy solved $\nabla_W L = 0$ for $W$"))
     out.append(identity(
-        MODEL, "W = -M sum_i x_i alpha_i'",
-        r"W = -M \sum_{i=1}^n x_i \alpha_i^\top \quad \text{with} \quad \alpha_{i y_i} = -\sum_{j \ne y_i} \alpha_{ij}",
+        MODEL, "W = -M sum_i alpha_i x_i'",
+        r"W = -M \sum_{i=1}^n \alpha_i x_i^\top \quad \text{with} \quad \alpha_{i y_i} = -\sum_{j \ne y_i} \alpha_{ij}",
         W_star, weights(), f"{BLOG}, 'Dual problem'",
         note=r"Writing $\Delta_{y_i j} = e_{y_i} - e_j$ and collecting the $e_{y_i}$ terms into the extra entry "
-             r"$\alpha_{i y_i}$ turns the double sum into one sum over the rows $\alpha_i \in \mathbb{R}^k$.",
+             r"$\alpha_{i y_i}$ turns the double sum into one sum over the rows $\alpha_i = (\alpha_{i0}, \dots, "
+             r"\alpha_{i,k-1})^\top \in \mathbb{R}^k$: row $m$ of $W$ is $w_m = -M\sum_i \alpha_{im} x_i$.",
         on=ON, instance=INSTANCE, quantity=r"W", how=r"the $W$ that SymPy solved for, against the compact form"))
     out.append(index_set_erratum_alpha())
     key0 = next(iter(free))
@@ -105,8 +112,8 @@ def steps():
         r"\le C",
         sp.diff(L, xi[key0]), C - beta[key0] - free[key0], f"{BLOG}, 'Dual problem'",
         note=r"$\mu_{ij} = C - \alpha_{ij} \ge 0$ gives the upper bound of the box.",
-        on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{12}}",
-        how=r"SymPy differentiated $L$ in $\xi_{12}$"))
+        on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{1,1}}",
+        how=r"SymPy differentiated $L$ in $\xi_{1,1}$"))
     L_dual = L.subs(sol).subs({beta[key]: C - free[key] for key in free})
     out.append(identity(
         MODEL, "dual objective",
@@ -118,30 +125,30 @@ def steps():
         on=ON, instance=INSTANCE, quantity=r"L\big|_{W(\alpha),\ \mu = C - \alpha}",
         how="SymPy substituted both stationarity conditions into $L$"))
     W = weights()
-    i, j = 0, 1  # sample 1 (class 1), coordinate j = 2
+    i, j = 0, 1  # sample 1 (its class y_1 = 0), the rival class j = 1
     y = labels[i]
     grad = sp.diff(dual(), free[(i, j)])
     out.append(identity(
         MODEL, "gradient of the dual",
         r"\frac{\partial f}{\partial \alpha_{ij}} = M\,(w_{y_i} - w_j)^\top x_i - 1",
-        grad, M * ((W[:, y] - W[:, j]).T * x(i))[0] - 1, f"{BLOG}, 'Derivatives'",
-        note=r"$w_j = W e_j$ is column $j$ of $W = -M\sum_s x_s \alpha_s^\top$; moving $\alpha_{ij}$ also moves "
+        grad, M * ((W[y, :] - W[j, :]) * x(i))[0] - 1, f"{BLOG}, 'Derivatives'",
+        note=r"$w_j = W^\top e_j$ is row $j$ of $W = -M\sum_s \alpha_s x_s^\top$; moving $\alpha_{ij}$ also moves "
              r"$\alpha_{i y_i} = -\sum_{l \ne y_i} \alpha_{il}$.",
-        on=ON, instance=INSTANCE, quantity=r"\frac{\partial f}{\partial \alpha_{12}}",
-        how=r"SymPy differentiated $f$ in $\alpha_{12}$ (with $\alpha_{11} = -\alpha_{12} - \alpha_{13}$)"))
+        on=ON, instance=INSTANCE, quantity=r"\frac{\partial f}{\partial \alpha_{1,1}}",
+        how=r"SymPy differentiated $f$ in $\alpha_{1,1}$ (with $\alpha_{1,0} = -\alpha_{1,1} - \alpha_{1,2}$)"))
     # the block of sample i: f as a function of hat-alpha_i, everything else fixed
-    hat = {key: (sp.Symbol(f"alphahat_{key[0] + 1}{key[1] + 1}", real=True) if key[0] == i else v)
+    hat = {key: (sp.Symbol(f"alphahat_{key[0] + 1},{key[1]}", real=True) if key[0] == i else v)
            for key, v in free.items()}
     A_hat = alpha_matrix(hat)
     h = A_hat[i, :].T
     a_i = alpha_matrix()[i, :].T
     q = (x(i).T * x(i))[0]
     not_y = sp.Matrix([0 if r == y else 1 for r in range(k)])
-    correct = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M * W.T * x(i) + M ** 2 * q * a_i + not_y))[0]
-    printed = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M ** 2 * W.T * x(i) + M ** 2 * q * a_i + not_y))[0]
+    correct = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M * W * x(i) + M ** 2 * q * a_i + not_y))[0]
+    printed = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M ** 2 * W * x(i) + M ** 2 * q * a_i + not_y))[0]
     hs = [hat[key] for key in free if key[0] == i]
     f_hat = dual(A_hat)
-    block_formula = (r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \hat\alpha_i^\top\big(M\,W^\top x_i"
+    block_formula = (r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \hat\alpha_i^\top\big(M\,W x_i"
                      r" + M^2\|x_i\|^2\alpha_i + \mathbb{1}_{\neg y_i}\big) + \mathrm{const}")
     out.append(identity(
         MODEL, "block subproblem of one sample", block_formula,
@@ -151,17 +158,18 @@ def steps():
              r"ones except a $0$ at $y_i$. The two sides agree up to a constant: their gradients in the free entries "
              r"$\hat\alpha_{ij}$ ($j \ne y_i$) are equal.",
         on=ON, instance=INSTANCE, quantity=r"\nabla_{\hat\alpha_1} f",
-        how=r"SymPy differentiated both sides in $\hat\alpha_{12}, \hat\alpha_{13}$"))
+        how=r"SymPy differentiated both sides in $\hat\alpha_{1,1}, \hat\alpha_{1,2}$"))
     out.append(erratum(
         MODEL, "block subproblem, the W term", block_formula,
-        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \hat\alpha_i^\top\big(M^2 W^\top x_i + "
+        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \hat\alpha_i^\top\big(M^2 W x_i + "
         r"M^2\|x_i\|^2\alpha_i + \mathbb{1}_{\neg y_i}\big) + C_i",
         sp.Matrix([sp.diff(printed, v) for v in hs]), sp.Matrix([sp.diff(correct, v) for v in hs]),
         f"{BLOG}, 'Coordinate descent in Shark'",
-        note=r"Printed with $M^2 x_i^\top W \hat\alpha_i$ (and $M^2 W^\top x_i$ in the succinct form). Since "
-             r"$\sum_s x_s \alpha_s^\top = -W / M$, the term is $M\, x_i^\top W \hat\alpha_i$; the two agree only for "
-             r"$M = 1$. The line before, $x_i^\top(\sum_{s \ne i} x_s \alpha_s^\top)\hat\alpha_i = -x_i^\top W "
-             r"\hat\alpha_i - \dots$, misses the same factor $1/M$.",
+        note=r"The post, with its $d \times k$ matrix, prints $M^2 x_i^\top W \hat\alpha_i$ (and $M^2 W^\top x_i$ in "
+             r"the succinct form), shown here in our $k \times d$ layout as $M^2 W x_i$. Since "
+             r"$\sum_s \alpha_s x_s^\top = -W / M$, the term is $M\, \hat\alpha_i^\top W x_i$; the two agree only for "
+             r"$M = 1$. The line before, $\hat\alpha_i^\top(\sum_{s \ne i} \alpha_s x_s^\top) x_i = -\hat\alpha_i^\top "
+             r"W x_i - \dots$ in our layout, misses the same factor $1/M$.",
         on=ON, instance=INSTANCE))
     out.append(index_set_erratum_block())
     out.append(identity(
@@ -203,76 +211,77 @@ def steps():
                  r"$M(\hat w_{y_i} - \hat w_t)^\top x_i$ grows by $2M^2 m\|x_i\|^2$ for $t = j$ and by "
                  r"$M^2 m\|x_i\|^2$ for the other classes.",
             on=ON, instance=INSTANCE,
-            quantity=rf"-\frac{{\partial f}}{{\partial \alpha_{{1{t + 1}}}}}(\hat\alpha)",
+            quantity=rf"-\frac{{\partial f}}{{\partial \alpha_{{1,{t}}}}}(\hat\alpha)",
             how=r"SymPy differentiated $f$ at the moved point"))
     out.extend(numeric_checks())
     return out
 
 
 def _small_instance():
-    """n = 2 points in the plane, k = 3 classes, labels (1, 2): the sets [n] and [k] differ."""
+    """n = 2 points in the plane, k = 3 classes, labels (0, 1): n samples, k classes, n != k."""
     Xs = sp.Matrix(2, 2, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
     lab = (0, 1)
-    vals = {(i, j): sp.Symbol(f"alpha_{i + 1}{j + 1}", real=True) for i in range(2) for j in range(3) if j != lab[i]}
+    vals = {(i, j): sp.Symbol(f"alpha_{i + 1},{j}", real=True) for i in range(2) for j in range(3) if j != lab[i]}
     return Xs, lab, vals
 
 
-SMALL = (r"$n = 2$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes, labels $y = (1, 2)$ "
+SMALL = (r"$n = 2$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes, labels $y = (0, 1)$ "
          r"and symbolic $\alpha_{ij}$, $M$: with $n = k$ the two index sets coincide, so the check needs $n \ne k$")
 
 
 def index_set_erratum_alpha():
-    """The blog post defines alpha_{i y_i} by a sum over j in [n]; the classes are [k]."""
+    """The blog post defines alpha_{i y_i} by a sum over j in [n]; j runs over the k classes."""
     Xs, lab, vals = _small_instance()
     derived = alpha_matrix(vals, lab, 3)
     printed = derived.copy()
-    for i in range(2):  # the printed sum runs over j in [n] = {1, 2} only
+    for i in range(2):  # the printed sum runs over the post's [n] = {1, 2}, our classes 0 and 1, only
         printed[i, lab[i]] = -sum(vals[(i, j)] for j in range(2) if j != lab[i])
-    stationary = M * sum((v * x(i, Xs) * (e(lab[i], 3) - e(j, 3)).T for (i, j), v in vals.items()), sp.zeros(2, 3))
+    stationary = M * sum((v * (e(lab[i], 3) - e(j, 3)) * x(i, Xs).T for (i, j), v in vals.items()), sp.zeros(3, 2))
     matches = all(sp.expand(v) == 0 for v in weights(derived, Xs) - stationary)
     return erratum(
         MODEL, "alpha_{i y_i}: the sum over [n]",
-        r"\alpha_{i y_i} = -\sum_{j \in [k]:\, j \ne y_i} \alpha_{ij}",
+        r"\alpha_{i y_i} = -\sum_{j = 0,\, j \ne y_i}^{k-1} \alpha_{ij}",
         r"\alpha_{i y_i} = -\sum_{j \in [n]:\, j \ne y_i} \alpha_i", weights(printed, Xs), stationary,
         f"{BLOG}, 'Dual problem', where the label entry of each row is defined",
-        note=r"$j$ indexes classes, so the sum runs over $[k]$, not over the $n$ samples (and the summand is "
+        note=r"$j$ indexes classes, so the sum runs over the $k$ classes ($[k] = \{1, \dots, k\}$ in the post's "
+             r"numbering), not over the $n$ samples (and the summand is "
              r"$\alpha_{ij}$, not $\alpha_i$). The dual's constraint line, '$\alpha_{i y_i} = \sum_{j \ne y_i} "
-             r"-\alpha_j$', drops the sample index the same way. With the printed sum, $W = -M\sum_i x_i "
-             r"\alpha_i^\top$ no longer equals the stationary $W$.",
+             r"-\alpha_j$', drops the sample index the same way. With the printed sum, $W = -M\sum_i \alpha_i "
+             r"x_i^\top$ no longer equals the stationary $W$.",
         on="on a 2-point, 3-class instance", instance=SMALL,
-        also=[(r"$-M\sum_i x_i \alpha_i^\top$ with the sum over $[k]$ equals the stationary $W$", matches)])
+        also=[(r"$-M\sum_i \alpha_i x_i^\top$ with the sum over the $k$ classes equals the stationary $W$", matches)])
 
 
 def index_set_erratum_block():
-    """The blog post's block objective sums the linear term over j in [n]; the classes are [k]."""
+    """The blog post's block objective sums the linear term over j in [n]; j runs over the k classes."""
     Xs, lab, vals = _small_instance()
     i = 0
-    hat = {key: (sp.Symbol(f"alphahat_{key[0] + 1}{key[1] + 1}", real=True) if key[0] == i else v)
+    hat = {key: (sp.Symbol(f"alphahat_{key[0] + 1},{key[1]}", real=True) if key[0] == i else v)
            for key, v in vals.items()}
     hs = [hat[key] for key in vals if key[0] == i]
     A, A_hat = alpha_matrix(vals, lab, 3), alpha_matrix(hat, lab, 3)
     W = weights(A, Xs)
     q = (x(i, Xs).T * x(i, Xs))[0]
     h = A_hat[i, :].T
-    quad = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M * W.T * x(i, Xs) + M ** 2 * q * A[i, :].T))[0]
-    derived = quad - sum(A_hat[i, j] for j in range(3) if j != lab[i])  # j in [k]
-    printed = quad - sum(A_hat[i, j] for j in range(2) if j != lab[i])  # j in [n]
+    quad = M ** 2 / 2 * q * (h.T * h)[0] - (h.T * (M * W * x(i, Xs) + M ** 2 * q * A[i, :].T))[0]
+    derived = quad - sum(A_hat[i, j] for j in range(3) if j != lab[i])  # j over the k = 3 classes
+    printed = quad - sum(A_hat[i, j] for j in range(2) if j != lab[i])  # j over the post's [n], our classes 0, 1
     true_grad = sp.Matrix([sp.diff(dual(A_hat, Xs, lab), v) for v in hs])
     matches = all(sp.expand(v) == 0 for v in true_grad - sp.Matrix([sp.diff(derived, v) for v in hs]))
     return erratum(
         MODEL, "block objective: the sum over [n]",
-        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \dots - \sum_{j \in [k]:\, j \ne y_i} "
+        r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \dots - \sum_{j = 0,\, j \ne y_i}^{k-1} "
         r"\hat\alpha_{ij} + \mathrm{const}",
         r"f(\hat\alpha) = \frac{M^2}{2}\|x_i\|^2\|\hat\alpha_i\|^2 - \dots - \sum_{j \in [n]:\, j \ne y_i} "
         r"\hat\alpha_{ij} + C_i",
         sp.Matrix([sp.diff(printed, v) for v in hs]), sp.Matrix([sp.diff(derived, v) for v in hs]),
         f"{BLOG}, 'Coordinate descent in Shark', the first two forms of the block objective",
-        note=r"The linear term of the dual is $\sum_{j \ne y_i} \alpha_{ij}$ over the classes $j \in [k]$. The "
+        note=r"The linear term of the dual is $\sum_{j \ne y_i} \alpha_{ij}$ over the classes $j = 0, \dots, k-1$. The "
              r"printed sum over $[n]$ drops classes when $n < k$ (and names classes that do not exist when "
              r"$n > k$), which changes the block's gradient. The succinct form with $\mathbb{1}_{\neg y_i} \in "
              r"\mathbb{R}^k$ has the right index set.",
         on="on a 2-point, 3-class instance", instance=SMALL,
-        also=[(r"the block objective with the sum over $[k]$ has the same gradient as $f$ itself", matches)])
+        also=[(r"the block objective with the sum over the $k$ classes has the same gradient as $f$ itself", matches)])
 
 
 def numeric_checks():
@@ -289,13 +298,14 @@ def numeric_checks():
     gradient = sp.lambdify(args, sp.Matrix(grad_exprs), "numpy")
     # the exact block's vector: f restricted to the free entries beta of row i is
     # a (1/2 |beta|^2 + 1/2 (1'beta)^2 - u'beta) + const with a = M^2 |x_i|^2, so u = -(df/dbeta at beta = 0) / a
-    beta = {key: sp.Symbol(f"zeta_{key[1] + 1}", real=True) for key in free if key[0] == i}
+    beta = {key: sp.Symbol(f"zeta_{key[1]}", real=True) for key in free if key[0] == i}
     f_beta = dual(alpha_matrix({**free, **beta}))
     a_block = M ** 2 * (x(i).T * x(i))[0]
     u_expr = sp.Matrix([-sp.diff(f_beta, v).subs({b: 0 for b in beta.values()}) / a_block for v in beta.values()])
     u_fn = sp.lambdify(args, u_expr, "numpy")
+    weights_fn = sp.lambdify(args, weights(), "numpy")  # the derived (k, d) W, row m = w_m
     rng = np.random.default_rng(4)
-    grads, greedy, updates, us = [], [], [], []
+    grads, greedy, updates, us, Ws = [], [], [], [], []
     for _ in range(5):
         Xn = rng.normal(size=(n, d))
         Mn, Cn = rng.choice([0.5, 0.7, 1.0]), rng.uniform(0.5, 3.0)
@@ -303,6 +313,7 @@ def numeric_checks():
         vals = {key: rng.uniform(0, Cn) for key in free}
         An = np.array(alpha_matrix(vals), dtype=float)
         Wn = obj.multiclass_weights(p, An)  # (k, d)
+        Ws.append((Wn, np.asarray(weights_fn(Xn.ravel(), list(vals.values()), Mn), dtype=float)))
         derived_grad = np.asarray(gradient(Xn.ravel(), list(vals.values()), Mn), dtype=float)
         grads.append((obj.multiclass_gradient(p, obj.multiclass_scores(p, Wn)), derived_grad))
         # Shark's first move on sample 0: the greedy step and the gradient update
@@ -320,6 +331,12 @@ def numeric_checks():
         new = solver.update(p, solver.init(p)._replace(alpha=An, W=Wn), i)
         us.append((new.block.u, np.asarray(u_fn(Xn.ravel(), list(vals.values()), Mn), dtype=float).ravel()))
     return [
+        numeric(MODEL, "objectives.multiclass_weights: W is k x d",
+                r"W = -M \sum_{i=1}^n \alpha_i x_i^\top \in \mathbb{R}^{k \times d}",
+                "svmteach.objectives.multiclass_weights", Ws,
+                note=r"The derived $W$ has the shape of the library's `coef_`: row $m$ is $w_m$, classes "
+                     r"$0, \dots, k-1$. A $d \times k$ matrix would not match (the shapes differ).",
+                what=r"the library's $(k, d)$ weights"),
         numeric(MODEL, "objectives.multiclass_gradient",
                 r"\frac{\partial f}{\partial \alpha_{ij}} = M\,(w_{y_i} - w_j)^\top x_i - 1",
                 "svmteach.objectives.multiclass_gradient", grads,
