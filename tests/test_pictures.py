@@ -11,6 +11,7 @@ its boundary, where a drawing on a grid may round either way.
 """
 
 import math
+import re
 
 import matplotlib
 
@@ -498,3 +499,42 @@ def test_an_edge_is_kept_where_two_classes_still_tie_everywhere():
     assert np.allclose(top[:, 0], top[:, 1], atol=1e-9 * np.abs(at).max() + 1e-9)
     lead = {tuple(sorted(set(np.flatnonzero(np.isclose(row, row.max(), atol=1e-9))) - {2})) for row in at}
     assert meeting == {(0, 1), (0, 3), (1, 3)} and meeting <= lead
+
+
+# ---- the relative gap's own log10 axis -----------------------------------------------------------
+
+def _label_value(text):
+    """The number a tick label of a log10 axis stands for ("1e-3" or "0.9986"); matplotlib may write a minus as U+2212."""
+    return float(text.replace("\u2212", "-"))
+
+
+@pytest.mark.parametrize("low", [0.998, 0.9999, 0.3, 1e-6])
+def test_relative_gap_axis_labels_differ_and_read_as_their_values(tmp_path, low):
+    """A relative gap that spans less than a decade (1 down to 0.998) on its own log10 axis, as the explorers draw
+    it: three significant digits labelled two ticks "0.999"; every label must differ and read (to half a tick
+    spacing) as 10 to the power of its tick. Spans of several decades keep whole powers ("1e-3")."""
+    from svmteach.viz.log_ticks import log10_axis
+
+    steps = np.arange(40)
+    gap = 1.0 - (1.0 - low) * (1 - np.exp(-steps / 8.0)) if low > 0.01 else np.logspace(0, np.log10(low), 40)
+    fig, ax = plt.subplots(figsize=(5, 3.5), dpi=100)
+    gap_ax = ax.twinx()
+    ax.plot(steps, np.log10(50 + steps))
+    gap_ax.plot(steps, np.log10(gap), color="#31a354")
+    log10_axis(gap_ax.yaxis)
+    ax.set_xlabel("steps")
+    ax.set_ylabel("objective (log10)")
+    gap_ax.set_ylabel("relative gap (green)")
+    render(fig)
+    lo, hi = sorted(gap_ax.get_ylim())
+    ticks = [(t.get_loc(), t.label2.get_text()) for t in gap_ax.yaxis.get_major_ticks() if lo <= t.get_loc() <= hi]
+    fig.savefig(tmp_path / f"gap_axis_{low:g}.png", bbox_inches="tight")  # to look at
+    plt.close(fig)
+    labels = [text for _, text in ticks]
+    assert len(ticks) >= 2 and all(labels), ticks
+    assert len(set(labels)) == len(labels), labels                    # no "0.999" twice
+    spacing = min(np.diff([loc for loc, _ in ticks]))
+    for loc, text in ticks:                                         # each reads as the value it marks
+        assert abs(math.log10(_label_value(text)) - loc) < spacing / 2, (loc, text)
+    if low < 0.01:
+        assert all(re.fullmatch(r"1e[-\u2212]?\d+", text) for text in labels), labels
