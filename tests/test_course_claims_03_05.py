@@ -4,7 +4,8 @@ print, checked against oracles (SymPy, the Clarabel QP of tests/oracles.py, hand
 Notebook 3: the constant feature c turns the bias constraint into the penalty (c^2/2)(y'alpha)^2, its bias
 b = c^2 y'alpha tends to the free bias, and a run that stops at its budget is flagged (its bias can be far
 off).  Notebook 4: the SMO step worked by hand on the course's three points is the step the library takes.
-Notebooks 3, 4, 5: the derivation-against-code comparisons the notebooks no longer show.
+The derivation-against-code comparisons the notebooks no longer show are in tests/test_derivations.py
+(test_the_library_computes_what_the_notebooks_derive), with those of every notebook.
 """
 
 import numpy as np
@@ -12,8 +13,7 @@ import pytest
 import sympy as sp
 from oracles import binary_dual_optimum, solve_qp
 
-from svmteach import BinaryProblem, DualCoordinateAscent, SMO, data, derivations, iterate, solve
-from svmteach.derivations import VERIFIED
+from svmteach import BinaryProblem, DualCoordinateAscent, SMO, data, iterate, solve
 from svmteach.solvers import numba_smo
 
 # ---- notebook 3: the constant feature -----------------------------------------------------------------
@@ -134,15 +134,3 @@ def test_smo_picks_the_pairs_worked_by_hand_and_stops_at_the_course_solution(rul
 
 
 # ---- notebooks 3, 4, 5: the derivation against the code the solvers run --------------------------------
-
-@pytest.mark.parametrize("model, step", [
-    ("dual_cd", "DualCoordinateAscent.step: a, b"),
-    ("dual_cd", "DualCoordinateAscent.step: gradient after the step"),
-    ("smo", "pair_update: unclipped alpha_j"),
-    ("rls", "rls.solve_dual"),
-    ("rls", "rls.solve_primal (push-through)"),
-])
-def test_the_library_computes_what_the_notebooks_derive(model, step):
-    """The 'checked against svmteach.X' lines that left notebooks 3, 4 and 5 for the teacher's appendix."""
-    check = derivations.check(model, step)
-    assert check.ok and check.step.status == VERIFIED
