@@ -305,3 +305,69 @@ def test_a_block_that_barely_moves_says_it_is_already_optimal(blobs):
     assert seen > 0
     e.fig.canvas.draw()
     assert e.ax_step.xaxis.get_offset_text().get_text() == "" and e.ax_step.yaxis.get_offset_text().get_text() == ""
+
+
+# ---- the kernel and gamma controls (issue 29) ----------------------------------------------------
+
+def _rings(n=45, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 3
+    r = 1.0 + y + 0.15 * rng.standard_normal(n)
+    t = rng.uniform(0, 2 * np.pi, n)
+    return np.c_[r * np.cos(t), r * np.sin(t)], y
+
+
+def test_the_kernel_and_gamma_controls_are_the_binary_explorers(blobs):
+    from svmteach.widgets import BinaryExplorer
+
+    X, y = blobs
+    e = MulticlassExplorer(X, y, C=1.0, loss="ww")
+    b = BinaryExplorer(X[y < 2], np.where(y[y < 2] == 0, -1, 1))
+    assert e.dropdowns["kernel"].options == b.dropdowns["kernel"].options
+    for name in ("value", "min", "max", "step", "base", "description", "continuous_update"):
+        assert getattr(e.sliders["gamma"], name) == getattr(b.sliders["gamma"], name), name
+    # the default is today's explorer: the linear kernel (gamma greyed out), every solver of the loss
+    assert e.problem.kernel.is_linear and e.sliders["gamma"].disabled
+    assert "parallel" in e.dropdowns["solver"].options and "\u03b3" not in e.ax_data.get_title()
+    # a kernel: the parallel solver (which refuses kernels) is not offered; the one shown gives way to the first
+    e.dropdowns["solver"].value = "parallel"
+    e.dropdowns["kernel"].value = "gaussian"
+    assert e.problem.kernel.name == "gaussian" and e.problem.kernel.gamma == pytest.approx(1.0)
+    assert "parallel" not in e.dropdowns["solver"].options and e.dropdowns["solver"].value == "exact"
+    assert not e.sliders["gamma"].disabled and "\u03b3 = 1" in e.ax_data.get_title()
+    # a solver that takes the kernel stays across a kernel switch
+    e.dropdowns["solver"].value = "shark"
+    e.dropdowns["kernel"].value = "laplacian"
+    assert e.dropdowns["solver"].value == "shark" and e.problem.kernel.name == "laplacian"
+    # a move of gamma is a new problem, and the run starts again from alpha = 0
+    e.buttons["10 steps"].click()
+    e.sliders["gamma"].value = 3.0
+    assert e.problem.kernel.gamma == pytest.approx(3.0, rel=1e-6) and e.state.n_iter == 0
+    assert not np.asarray(e.state.alpha).any()
+    with pytest.raises(ValueError, match="solver must be one of"):
+        MulticlassExplorer(X, y, kernel="rbf", solver="parallel")
+    assert MulticlassExplorer(X, y, kernel="rbf", gamma=0.5).dropdowns["kernel"].value == "gaussian"
+
+
+def test_a_C_move_with_a_kernel_warm_starts_to_the_explicit_feature_maps_optimum():
+    from test_kernel_multiclass import explicit_optimum
+
+    from svmteach import multiclass_model
+    from svmteach.kernels import make_kernel
+
+    X, y = _rings()
+    e = MulticlassExplorer(X, y, C=1.0, loss="ww", kernel="rbf", gamma=1.0, time_budget=math.inf)
+    e.buttons["to convergence"].click()
+    e.sliders["C"].value = 10.0
+    assert e.problem.C == pytest.approx(10.0) and e.state.gap <= e.tol
+    assert "warm start from the solution at C = 1" in e.status.text
+    D, _ = explicit_optimum(X, y, e.problem.C, "ww", make_kernel("rbf", 1.0), 0.0)  # Clarabel, no intercept
+    assert e.state.dual <= D * (1 + 1e-9) and D - e.state.dual <= e.tol * e.state.primal
+    # the training scores the state keeps are those of its alpha
+    np.testing.assert_allclose(np.asarray(e.state.W), multiclass_model.model(e.problem, e.state.alpha), atol=1e-9)
+    # a click adds a point and goes on from the solution shown: the old rows of alpha kept, the new one 0
+    before = np.asarray(e.state.alpha).copy()
+    e.add_point(0.0, 0.0, 2)
+    np.testing.assert_allclose(np.asarray(e.state.alpha)[:-1], before, atol=1e-12)
+    assert not np.asarray(e.state.alpha)[-1].any() and e.problem.kernel.name == "gaussian"
+    np.testing.assert_allclose(np.asarray(e.state.W), multiclass_model.model(e.problem, e.state.alpha), atol=1e-9)

@@ -31,7 +31,6 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import objectives as obj
-from ..kernels import canonical_kernel_name
 from ..problems import BinaryProblem
 from ..validation import check_X
 from ..solvers import BINARY_SOLVERS, SMO, DualCoordinateAscent, make_solver
@@ -42,10 +41,9 @@ from ..viz.parabola import ParabolaView
 from ..viz.regions import cell_grid, data_box
 from ..viz.smo_box import SMOBoxView
 from .editing import with_point
-from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, log_slider_range
+from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, kernel_controls, log_slider_range
 from .figure import style_axes
 
-KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 GRID = 60  # points per side of the grid the decision function is drawn on
 
 
@@ -88,7 +86,6 @@ class BinaryExplorer(SolverExplorer):
             raise ValueError(f"X must hold 2-D points (shape (n, 2)): the explorer draws the plane, "
                              f"got shape {self.X.shape}")
         self.y = np.array(y)
-        kernel = canonical_kernel_name(kernel)  # "rbf" -> "gaussian", "poly" -> "polynomial"
         check_choice("solver", solver, offered_solvers())
         check_choice("selection", selection, RULES)
         self.tol = check_tol(tol, "tol", positive=True)
@@ -96,16 +93,15 @@ class BinaryExplorer(SolverExplorer):
         self.time_budget = check_time_budget(time_budget)
         self.size = size
         C, C_low, C_high = log_slider_range("C", C, -3, 3)
-        gamma, gamma_low, gamma_high = log_slider_range("gamma", gamma, -2, 2)
+        narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
+        kernel_dropdown, gamma_slider = kernel_controls(kernel, gamma, narrow)
         self.sliders = {
             "C": w.FloatLogSlider(value=C, base=10, min=C_low, max=C_high, step=0.05, description="C",
                                   continuous_update=False),
-            "gamma": w.FloatLogSlider(value=gamma, base=10, min=gamma_low, max=gamma_high, step=0.05,
-                                      description="gamma", continuous_update=False),
+            "gamma": gamma_slider,
         }
-        narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
         self.dropdowns = {
-            "kernel": w.Dropdown(options=KERNELS, value=kernel, description="kernel", **narrow),
+            "kernel": kernel_dropdown,
             "solver": w.Dropdown(options=offered_solvers(), value=solver, description="solver", **narrow),
             "selection": w.Dropdown(options=RULES, value=selection, description="rule", **narrow),
             "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",

@@ -48,6 +48,24 @@ PRIMAL_COLOR, DUAL_COLOR, GAP_COLOR = "#3182bd", "#e6550d", "#31a354"
 #: and the notebook answers again.  Pressing "to convergence" goes on from where it stopped.
 TIME_BUDGET = 3.0
 
+#: The kernels both solver explorers offer (:mod:`svmteach.kernels`' canonical names), in their dropdown's order.
+KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
+
+
+def kernel_controls(kernel, gamma, narrow):
+    """``(dropdown, slider)``: the kernel dropdown and gamma's log slider (1e-2..1e2, widened to hold ``gamma``:
+    :func:`log_slider_range`) of both solver explorers, one behaviour for both; ``narrow`` the dropdown's
+    layout and style.  ``kernel`` may be an alias ("rbf", "poly"): the dropdown shows its canonical name."""
+    import ipywidgets as w
+
+    from ..kernels import canonical_kernel_name
+
+    kernel = canonical_kernel_name(kernel)  # "rbf" -> "gaussian", "poly" -> "polynomial"
+    gamma, gamma_low, gamma_high = log_slider_range("gamma", gamma, -2, 2)
+    return (w.Dropdown(options=KERNELS, value=kernel, description="kernel", **narrow),
+            w.FloatLogSlider(value=gamma, base=10, min=gamma_low, max=gamma_high, step=0.05, description="gamma",
+                             continuous_update=False))
+
 
 def power_label(v, _=None):
     """The tick label of ``v`` on an axis of log10 values: "1e2" at a whole power, else the value (31.6): over

@@ -1,13 +1,16 @@
 """MulticlassExplorer: watch the multiclass solvers on 2-D data with a few classes.
 
 Controls: a log-scale C slider, Weston-Watkins' margin scale M (a log-scale slider, with a line
-saying what it does: (M, C) is the problem (1, C M^2), and W = V / M), the loss (every loss of
+saying what it does: (M, C) is the problem (1, C M^2), and W = V / M), the kernel and gamma (the binary
+explorer's controls, :func:`svmteach.widgets.explorer.kernel_controls`), the loss (every loss of
 :mod:`svmteach.losses`) and its solver
-(the registry's choices for that loss, :func:`svmteach.solvers.multiclass_solver_names`), buttons "step", "10 steps", "to
+(the registry's choices for that loss and kernel, :func:`offered_solvers`), buttons "step", "10 steps", "to
 convergence", "reset", a Play widget, and what a click on the plot does (add a point of
 the chosen class, or remove the nearest point; shift-click or right-click adds a point
 of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
-the scores, in the class palette of :mod:`svmteach.viz.palette`), the lines where the two
+the scores, in the class palette of :mod:`svmteach.viz.palette`; with a kernel the scores of a grid point
+z are :math:`s_m(z) = \\sum_i A_{im} k(z, x_i)` over the support vectors, from the state through
+:func:`svmteach.multiclass_model.kernel_scores`, so the regions curve), the lines where the two
 largest scores tie (:func:`svmteach.viz.regions.draw_score_boundaries`), the sample the last
 step visited (for the solvers that visit one sample a step),
 the last step as its solver sees it (Weston-Watkins: Shark's moves inside the block as a path
@@ -19,7 +22,9 @@ Moving C (or M) warm-starts from the solution shown: alpha scaled by C_new / C_o
 set of feasible blocks is C times a fixed set, so the scaled point is feasible, and the samples
 at their bound stay there) and put through ``solver.warm_start``, then re-solved to ``tol``
 within the time budget.  At C = 1000 on notebook 6's data that takes some 60 000 sample visits
-where a start from the old alpha as it is took 4.8 million (``benchmarks/widgets.py``).
+where a start from the old alpha as it is took 4.8 million (``benchmarks/widgets.py``).  A new kernel or
+gamma restarts the run from alpha = 0 (a new problem, a new solver and its kernel-row cache), as in the binary
+explorer.
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import to_numpy
+from ..kernels import canonical_kernel_name
 from ..losses import LOSSES, get_loss
 from ..losses.crammer_singer import CSBlock
 from ..losses.weston_watkins import WWBlock
+from ..multiclass_model import is_kernel, kernel_scores
 from ..problems import MulticlassProblem
 from ..solvers import MULTICLASS_SOLVERS, MulticlassState, make_multiclass_solver, multiclass_solver_names
 from ..solvers.base import check_tol
@@ -39,14 +46,17 @@ from ..viz.regions import cell_grid, data_box, draw_score_boundaries
 from ..viz.shark_path import STILL, SharkPathView, block_movement
 from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
-from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, log_slider_range
+from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, kernel_controls, log_slider_range
 from .figure import style_axes
 
 
-def offered_solvers(loss: str) -> tuple:
-    """The solvers offered for the loss named ``loss``, the loss's default first: the registry's solvers of that
-    loss whose steps can be watched (``explorable``: not the interior-point method's Newton steps)."""
-    return tuple(name for name in multiclass_solver_names(get_loss(loss)) if MULTICLASS_SOLVERS[name].explorable)
+def offered_solvers(loss: str, kernel: str = "linear") -> tuple:
+    """The solvers offered for the loss named ``loss`` and the kernel ``kernel``, the loss's default first: the
+    registry's solvers of that loss that take the kernel (``kernels``: the parallel solver takes the linear one
+    only) and whose steps can be watched (``explorable``: not the interior-point method's Newton steps)."""
+    kernel = canonical_kernel_name(kernel)
+    return tuple(name for name in multiclass_solver_names(get_loss(loss))
+                 if MULTICLASS_SOLVERS[name].explorable and kernel in MULTICLASS_SOLVERS[name].kernels)
 
 
 GRID = 70  # points per side of the grid the regions are drawn on
@@ -62,7 +72,10 @@ class MulticlassExplorer(SolverExplorer):
     X, y : 2-D points and their labels (2 to 8 classes).
     C : positive float (one outside the slider's 1e-3..1e3 widens its range rather than being clamped);
     loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see :func:`offered_solvers`);
-    M : float, WW's margin scale (0.1 to 10 on its slider);  tol : positive, the relative gap "to convergence" stops at;
+    M : float, WW's margin scale (0.1 to 10 on its slider);  kernel : {"linear", "gaussian", "polynomial",
+    "laplacian"} (or "rbf", "poly"), with ``degree=3, coef0=1`` as in the binary explorer;  gamma : positive float
+    (1e-2..1e2 on its slider, widened to hold it; greyed out with the linear kernel, which has none);
+    tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
     may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
     figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
@@ -76,8 +89,8 @@ class MulticlassExplorer(SolverExplorer):
     (a SharkPathView, a SimplexView, or None where the solver's step has no picture here).
     """
 
-    def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, tol=1e-4, random_state=0,
-                 time_budget=TIME_BUDGET, size="notebook"):
+    def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, kernel="linear", gamma=1.0, tol=1e-4,
+                 random_state=0, time_budget=TIME_BUDGET, size="notebook"):
         import ipywidgets as w
 
         self.X = np.array(X, dtype=np.float64)
@@ -85,10 +98,13 @@ class MulticlassExplorer(SolverExplorer):
         if self.X.ndim != 2 or self.X.shape[1] != 2:
             raise ValueError(f"X must hold 2-D points (shape (n, 2)) to be drawn, got shape {self.X.shape}")
         get_loss(loss)  # a ValueError naming loss
-        choices = offered_solvers(loss)
+        narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
+        kernel_dropdown, gamma_slider = kernel_controls(kernel, gamma, narrow)  # ValueErrors naming kernel, gamma
+        choices = offered_solvers(loss, kernel_dropdown.value)
         solver = solver if solver is not None else choices[0]
         if solver not in choices:
-            raise ValueError(f"solver must be one of {choices} for loss {loss!r}, got {solver!r}")
+            raise ValueError(f"solver must be one of {choices} for loss {loss!r} and kernel "
+                             f"{kernel_dropdown.value!r}, got {solver!r}")
         self.labels = np.unique(self.y)
         if not 2 <= len(self.labels) <= MAX_CLASSES:
             raise ValueError(f"y must have 2 to {MAX_CLASSES} classes to be drawn, got {len(self.labels)}")
@@ -102,30 +118,34 @@ class MulticlassExplorer(SolverExplorer):
         self.sliders = {"C": w.FloatLogSlider(value=C, base=10, min=C_low, max=C_high, step=0.05, description="C",
                                               continuous_update=False),
                         "M": w.FloatLogSlider(value=M, base=10, min=-1, max=1, step=0.05, description="M",
-                                              continuous_update=False)}
+                                              continuous_update=False),
+                        "gamma": gamma_slider}
         self.m_text = w.HTML()
         self.dropdowns = {
+            "kernel": kernel_dropdown,
             "loss": w.Dropdown(options=tuple(LOSSES), value=loss, description="loss"),
             "solver": w.Dropdown(options=choices, value=solver, description="solver"),
             "click": w.Dropdown(options=[f"add {c}" for c in self.labels] + ["remove"],
                                 value=f"add {self.labels[0]}", description="click"),
         }
-        narrow = dict(layout=w.Layout(width="auto"), style={"description_width": "initial"})
         for name in ("loss", "solver"):
             self.dropdowns[name].layout, self.dropdowns[name].style = narrow["layout"], narrow["style"]
-        self._start([self.sliders["C"], self.sliders["M"], self.m_text,
-                     w.HBox([self.dropdowns["loss"], self.dropdowns["solver"]], layout=w.Layout(flex_flow="row wrap"))],
+        self._start([self.sliders["C"], self.sliders["M"], self.m_text, self.sliders["gamma"],
+                     w.HBox([self.dropdowns[name] for name in ("kernel", "loss", "solver")],
+                            layout=w.Layout(flex_flow="row wrap"))],
                     step_view=True)
         self.m_text.layout = w.Layout(width=f"{self.size.width_px}px")
         self.sliders["C"].observe(lambda ch: self._on_C(ch["old"]), names="value")
         self.sliders["M"].observe(lambda ch: self._on_C(self.problem.C), names="value")
         self.dropdowns["loss"].observe(lambda ch: self._on_loss(), names="value")
+        self.dropdowns["kernel"].observe(lambda ch: self._on_loss(keep=True), names="value")
+        self.sliders["gamma"].observe(lambda ch: self._rebuild(), names="value")
         self.dropdowns["solver"].observe(lambda ch: None if self._switching else self._rebuild(), names="value")
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
         return make_multiclass_solver(self.dropdowns["solver"].value, get_loss(self.dropdowns["loss"].value),
-                                      self.random_state)
+                                      self.random_state, kernel=self.dropdowns["kernel"].value)
 
     @property
     def M(self):
@@ -133,8 +153,11 @@ class MulticlassExplorer(SolverExplorer):
         return float(self.sliders["M"].value)
 
     def _problem_on(self, X, y):
-        """The problem of the controls (C, loss, M) on the data ``(X, y)``."""
-        return MulticlassProblem(X, y, C=self.sliders["C"].value, loss=self.dropdowns["loss"].value, M=self.M)
+        """The problem of the controls (C, loss, M, kernel, gamma) on the data ``(X, y)``: the course's problem,
+        without an intercept (no bias column, no :math:`B^2` added to the kernel)."""
+        return MulticlassProblem(X, y, C=self.sliders["C"].value, loss=self.dropdowns["loss"].value, M=self.M,
+                                 kernel=self.dropdowns["kernel"].value, gamma=self.sliders["gamma"].value,
+                                 degree=3, coef0=1.0)
 
     def _new_problem(self):
         return self._problem_on(self.X, self.y)
@@ -142,6 +165,7 @@ class MulticlassExplorer(SolverExplorer):
     def _rebuild(self, redraw=True):
         self.problem = self._new_problem()
         self._describe_M()
+        self.sliders["gamma"].disabled = self.problem.kernel.is_linear  # the linear kernel has no gamma
         self.reset(redraw)
 
     def _describe_M(self):
@@ -157,11 +181,16 @@ class MulticlassExplorer(SolverExplorer):
                              f"problem (1, C M²) = (1, {C * M * M:.3g}); the same classifier, "
                              f"with W = V / M.</small>")
 
-    def _on_loss(self):
-        """A new loss brings its own solvers; the first one is chosen."""
+    def _on_loss(self, keep=False):
+        """A new loss brings its own solvers; the first one is chosen.  A new kernel (``keep``) keeps the solver
+        shown if it takes the kernel (the parallel solver takes the linear one only), else the first.  Then a
+        fresh run: a new kernel is a new problem with its own kernel-row cache, so the run restarts at alpha = 0."""
         self._switching = True  # the solver list changes its value: rebuild once, below
         try:
-            self.dropdowns["solver"].options = offered_solvers(self.dropdowns["loss"].value)
+            shown = self.dropdowns["solver"].value
+            choices = offered_solvers(self.dropdowns["loss"].value, self.dropdowns["kernel"].value)
+            self.dropdowns["solver"].options = choices
+            self.dropdowns["solver"].value = shown if keep and shown in choices else choices[0]
         finally:
             self._switching = False
         self._rebuild()
@@ -269,6 +298,23 @@ class MulticlassExplorer(SolverExplorer):
                                   markeredgecolor="gold", markeredgewidth=2.5, label="sample just visited"))
         return handles + (self.step_view.handles() if self.step_view is not None else []) + [self._added_handle()]
 
+    def scores_of(self, Z, alpha=None, W=None):
+        """(len(Z), k) scores of the points ``Z`` under the state shown (or ``alpha`` and its model ``W``, the
+        solver's ``coefficients``).  Linear: :math:`s_m(z) = w_m^\\top z`.  Kernel (the state keeps the training
+        scores S, not W): :math:`s_m(z) = \\sum_i A_{im} k(z, x_i)` with :math:`A = A(\\alpha)` the loss's
+        ``weight_rows``, over the samples whose row of A is not 0 (the support vectors), by the data seam's
+        :func:`~svmteach.multiclass_model.kernel_scores`: the representer argument, as a fitted model predicts."""
+        if alpha is None:
+            alpha, W = self.solver.coefficients(self.problem, self.state)
+        problem, Z = self.problem, np.asarray(Z, dtype=np.float64)
+        if not is_kernel(problem):
+            return Z @ to_numpy(W).T
+        A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, problem.xp.asarray(alpha))), dtype=np.float64)
+        support = np.flatnonzero(np.any(A != 0, axis=1))
+        if support.size == 0:  # alpha = 0: every score 0
+            return np.zeros((len(Z), problem.k))
+        return kernel_scores(problem.kernel, problem.kernel_offset, np.asarray(problem.X)[support], A[support], Z)
+
     def sample_weights(self, alpha=None):
         """(n,) each sample's dual weight, as the loss defines it (``dual_weights``): :math:`\\sum_{j \\ne y_i}
         \\alpha_{ij}` (WW, LLW) or :math:`\\alpha_i^{y_i}` (CS), between 0 and the loss's ``dual_weight_bound``;
@@ -292,10 +338,9 @@ class MulticlassExplorer(SolverExplorer):
         if drawn[0] is not self.X or drawn[1] is not type(self.solver) or drawn[2] != self.problem.loss:
             self._init_artists()  # new data (self.X is replaced by an edit), solver or loss; not a move of C
         s = self.state
-        alpha, W = self.solver.coefficients(self.problem, s)  # the solver's own (n, k) duals and (k, 2) weights
-        W = to_numpy(W)
+        alpha, W = self.solver.coefficients(self.problem, s)  # the solver's own (n, k) duals and (k, 2) weights or S
         xx, yy, grid = self._grid
-        scores = grid @ W.T  # s_m(z) = w_m' z; the region of z is argmax_m s_m(z)
+        scores = self.scores_of(grid, alpha, W)  # the region of z is argmax_m s_m(z)
         region = np.argmax(scores, axis=1).reshape(xx.shape)
         self._regions.set_data(region)
         for artist in self._lines:
@@ -311,8 +356,9 @@ class MulticlassExplorer(SolverExplorer):
         self._visited.set_offsets(self.X[i] if i else np.empty((0, 2)))
         name = self.dropdowns["solver"].value
         M = f", M = {self.problem.M:.3g}" if self.problem.loss_object.uses_M else ""
-        self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}{M}",
-                               fontsize=self.size.font)
+        gamma = "" if self.problem.kernel.is_linear else f", \u03b3 = {self.problem.kernel.gamma:.3g}"
+        self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: "
+                               f"C = {self.problem.C:.3g}{M}{gamma}", fontsize=self.size.font)
         for bar, height in zip(self._bars, weights):
             bar.set_height(height)
         top = self.problem.loss_object.dual_weight_bound(self.problem)
