@@ -27,6 +27,9 @@ GUIDE = NOTEBOOKS / "00_guide.ipynb"
 LESSONS = sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb") if not p.name.startswith("00"))
 #: a problem or a range of problems: "02.3", "02.1-02.5" (a hyphen or an en dash)
 PROBLEM_RANGE = re.compile(r"\b(\d\d)\.(\d+)(?:\s*[-\u2013]\s*(\d\d)\.(\d+))?\b")
+#: lessons that have no pen-and-paper problems yet (the plan and the map assign none): notebook 9 (issue 29, kernel
+#: multiclass) landed before its problems.  Once the problem set has problems of one, the exemption must go (tested).
+NO_PROBLEMS_YET = {"09"}
 
 
 def cells(path):
@@ -95,16 +98,17 @@ def test_the_plan_assigns_problems_of_the_notebooks_of_each_week():
     covered = set()
     for week in weeks():
         names = problems_assigned(week)
-        week_numbers = {stem[:2] for stem in taught(week)}
+        week_numbers = {stem[:2] for stem in taught(week)} - NO_PROBLEMS_YET
         assert {n[:2] for n in names} == week_numbers, (names, week_numbers)  # every notebook of the week, no other
         covered |= names
-    assert {n[:2] for n in covered} == numbers  # every lesson has problems assigned
+    assert {n[:2] for n in covered} == numbers - NO_PROBLEMS_YET  # every lesson has problems assigned
     try:
         problem_set = importlib.import_module("svmteach.exercises.problem_set")
     except ModuleNotFoundError as missing:  # the problem set has not landed: the notebook numbers above suffice
         assert missing.name == "svmteach.exercises.problem_set", missing
         return
     landed = {name[:2] for name in problem_set.PROBLEMS}  # B's notebooks 05-08 may land after A's 01-04
+    assert not landed & NO_PROBLEMS_YET, f"the problem set has problems of {sorted(landed & NO_PROBLEMS_YET)}: assign them"
     missing = sorted(name for name in covered if name[:2] in landed and name not in problem_set.PROBLEMS)
     assert not missing, f"the plan assigns problems that the problem set does not have: {missing}"
     unassigned = sorted(set(problem_set.PROBLEMS) - covered)
@@ -118,7 +122,7 @@ def test_the_map_lists_every_lesson_with_its_exercises_and_problems():
     for name, stem in stubs_by_notebook().items():
         assert f"`{name}`" in rows[stem], f"the map's row of {stem} does not name {name}"
     for stem, row in rows.items():
-        assert {n[:2] for n in problems_assigned(row)} == {stem[:2]}, row
+        assert {n[:2] for n in problems_assigned(row)} == {stem[:2]} - NO_PROBLEMS_YET, row
 
 
 def table_rows(text):
