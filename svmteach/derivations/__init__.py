@@ -25,6 +25,7 @@ name                           keys
 ``Crammer-Singer``             ``"cs"``, ``"crammer_singer"``
 ``Lee-Lin-Wahba``              ``"llw"``, ``"lee_lin_wahba"``
 ``regularized least squares``  ``"rls"``
+``kernel multiclass``          ``"kernel_multiclass"``
 =============================  =========================================
 
 In a notebook, ``check(model, step_name)`` shows one step's check as a single collapsed line
@@ -35,7 +36,8 @@ In a notebook, ``check(model, step_name)`` shows one step's check as a single co
 
 from __future__ import annotations
 
-from . import binary, crammer_singer, dual_cd, lee_lin_wahba, primal_subgradient, rls, smo, weston_watkins
+from . import (binary, crammer_singer, dual_cd, kernel_multiclass, lee_lin_wahba, primal_subgradient, rls, smo,
+               weston_watkins)
 from .core import CAVEAT, DEFINITION, ERRATUM, FAILED, SOURCES, STATUSES, VERIFIED, Step
 from .display import Check, CheckTable
 
@@ -48,6 +50,7 @@ MODELS = {
     "crammer_singer": crammer_singer,
     "lee_lin_wahba": lee_lin_wahba,
     "rls": rls,
+    "kernel_multiclass": kernel_multiclass,
 }
 ALIASES = {"ww": "weston_watkins", "cs": "crammer_singer", "llw": "lee_lin_wahba",
            **{module.MODEL: key for key, module in MODELS.items()}}
