@@ -22,12 +22,15 @@ median and the range.  A speed-up computed from a run stopped short of ``tol`` i
 written "> 2.1x" or "< 0.6x", never a plain ratio.  The header names the CPU, its cores and
 the threads numba and the BLAS may use.  Long runs draw a progress bar on stderr.  The result
 is a Markdown table on stdout (and JSON with ``--json PATH``).  ``python benchmarks/gpu.py`` and
-``svmteach bench`` (from a checkout) run it; the other benchmarks share its machine and LIBLINEAR helpers.
+``svmteach bench`` (from a checkout) run it; ``python benchmarks/gpu.py --check`` runs its :func:`compare`
+under a time budget (and, as a dry run, on ``device="numpy-as-cupy"``: :func:`cupy_code_path_on_numpy`);
+the other benchmarks share its machine and LIBLINEAR helpers.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -195,12 +198,15 @@ def spread(times) -> str:
     return f"{med} s ({seconds_text(min(times))}-{seconds_text(max(times))})"
 
 
-def repeated(run_once, repeat: int):
+def repeated(run_once, repeat: int, until: float | None = None):
     """Call ``run_once()`` (which returns a dict with ``seconds`` and ``converged``) up to ``repeat`` times;
-    a run that stopped short is not repeated.  Returns the last run's dict with ``times``, every run's
-    seconds, and ``seconds``, their median."""
+    a run that stopped short is not repeated, and with ``until`` (a :func:`time.perf_counter` time) no run
+    starts that would end after it, judged by the longest run so far.  Returns the last run's dict with
+    ``times``, every run's seconds, and ``seconds``, their median."""
     times = []
     for _ in range(repeat):
+        if times and max(times) > seconds_left(until):
+            break
         out = run_once()
         times.append(out["seconds"])
         if not out["converged"]:
@@ -208,24 +214,32 @@ def repeated(run_once, repeat: int):
     return dict(out, times=times, seconds=statistics.median(times))
 
 
+def seconds_left(until: float | None) -> float:
+    """The seconds from now to ``until`` (a :func:`time.perf_counter` time; at least 0), infinite for None."""
+    return math.inf if until is None else max(until - time.perf_counter(), 0.0)
+
+
 # ---- the runs -------------------------------------------------------------------------------------
 
-def bandwidth_bytes_per_second():
+def bandwidth_bytes_per_second(xp=None, nbytes: int = 2**30):
     """``(peak, measured)``: the GPU memory's peak from its properties (None if unknown) and a
-    device-to-device copy's rate counting bytes read and written."""
-    import cupy
-
-    props = cupy.cuda.runtime.getDeviceProperties(0)
-    clock_khz, bus_bits = props.get("memoryClockRate", 0), props.get("memoryBusWidth", 0)
-    peak = 2.0 * clock_khz * 1e3 * bus_bits / 8 if clock_khz and bus_bits else None
-    a = cupy.ones(2**28, dtype=cupy.float32)  # 1 GiB
-    b = cupy.empty_like(a)
-    cupy.copyto(b, a)
-    cupy.cuda.Device().synchronize()
+    device-to-device copy's rate counting bytes read and written.  ``xp=numpy``: the host memory's
+    copy rate (peak None), the dry run's stand-in for the card's."""
+    if xp is None:
+        import cupy as xp
+    peak = None
+    if xp is not np:
+        props = xp.cuda.runtime.getDeviceProperties(0)
+        clock_khz, bus_bits = props.get("memoryClockRate", 0), props.get("memoryBusWidth", 0)
+        peak = 2.0 * clock_khz * 1e3 * bus_bits / 8 if clock_khz and bus_bits else None
+    a = xp.ones(nbytes // 4, dtype=xp.float32)
+    b = xp.empty_like(a)
+    xp.copyto(b, a)
+    _sync("cpu" if xp is np else "gpu")
     t0 = time.perf_counter()
     for _ in range(5):
-        cupy.copyto(b, a)
-    cupy.cuda.Device().synchronize()
+        xp.copyto(b, a)
+    _sync("cpu" if xp is np else "gpu")
     measured = 5 * 2 * a.nbytes / (time.perf_counter() - t0)
     del a, b
     return peak, measured
@@ -281,6 +295,10 @@ def run_liblinear(prob, classes, repeat):
     return W, times
 
 
+#: Where the parallel solver runs: on CuPy, on plain NumPy, or the dry run's NumPy through CuPy's code path.
+PARALLEL_DEVICES = ("gpu", "cpu", "numpy-as-cupy")
+
+
 def _sync(device):
     if device == "gpu":
         import cupy
@@ -288,12 +306,79 @@ def _sync(device):
         cupy.cuda.Device().synchronize()
 
 
+@contextlib.contextmanager
+def cupy_code_path_on_numpy():
+    """Inside: svmteach takes NumPy arrays through the namespace CuPy's arrays get (array-api-compat's,
+    here its NumPy one), so a problem built and solved here runs the GPU's code path on the CPU.
+
+    The substitution the dry run needs (``benchmarks/gpu.py --check --cpu-dry-run``; the tests'
+    ``compat_namespace`` fixture does the same): :func:`svmteach.backend.array_namespace` asks
+    ``_is_cupy`` which arrays are CuPy's.  Problems built outside keep plain NumPy."""
+    from svmteach import backend
+
+    original = backend._is_cupy
+    backend._is_cupy = lambda a: isinstance(a, np.ndarray) or original(a)
+    try:
+        if backend.is_numpy(backend.array_namespace(np.ones(1))):  # the seam moved: say so, never run plain NumPy
+            raise RuntimeError("svmteach.backend.array_namespace no longer asks _is_cupy: the dry run cannot take "
+                               "NumPy arrays through CuPy's code path")
+        yield
+    finally:
+        backend._is_cupy = original
+
+
+def code_path(device):
+    """The context the parallel solver's problems are built and solved in on ``device`` (:data:`PARALLEL_DEVICES`)."""
+    if device not in PARALLEL_DEVICES:
+        raise ValueError(f"device must be one of {PARALLEL_DEVICES}, got {device!r}")
+    return cupy_code_path_on_numpy() if device == "numpy-as-cupy" else contextlib.nullcontext()
+
+
+def parallel_problem(X, y, loss, device, cpu_problem=None):
+    """The problem the parallel solver runs on ``device``; build and solve it inside :func:`code_path`
+    (``cpu_problem``, where given, is shared on ``device="cpu"``)."""
+    if device == "cpu" and cpu_problem is not None:
+        return cpu_problem
+    return MulticlassProblem(X, y, C=1.0, loss=loss, device="gpu" if device == "gpu" else None)
+
+
+def compare(X, y, loss, tol, device, repeat, budget=math.inf, cpu_until=None, parallel_until=None, cpu_problem=None):
+    """The CPU fast path and the parallel solver on ``device`` on one problem, each repeated (see
+    :func:`repeated`; ``budget`` caps every run, ``*_until`` end each side's runs).  The parallel side runs
+    first.  Returns ``(cpu, parallel)``: the two :func:`repeated` dicts."""
+    with code_path(device):
+        problem = parallel_problem(X, y, loss, device, cpu_problem)
+        par = repeated(lambda: run_parallel(problem, tol, device, min(budget, seconds_left(parallel_until))),
+                       repeat, parallel_until)
+        del problem
+    problem = cpu_problem if cpu_problem is not None else MulticlassProblem(X, y, C=1.0, loss=loss)
+    cpu = repeated(lambda: run_cpu(problem, tol, min(budget, seconds_left(cpu_until))), repeat, cpu_until)
+    return cpu, par
+
+
+def row(X, loss, tol, cpu, par, device, bandwidth=None):
+    """One line of the table (a dict), from :func:`compare`'s two dicts; ``bandwidth`` (bytes per second)
+    gives the bound on a step: two reads of X."""
+    n, d = X.shape
+    return dict(n=n, d=d, loss=loss, tol=tol,
+                cpu_seconds=cpu["seconds"], cpu_times=cpu["times"], cpu_converged=cpu["converged"],
+                cpu_gap=cpu["gap"], cpu_epochs=cpu["epochs"],
+                cpu_seconds_per_epoch=cpu["times"][-1] / max(cpu["epochs"], 1e-12),
+                parallel_device=device, parallel_seconds=par["seconds"], parallel_times=par["times"],
+                parallel_converged=par["converged"], parallel_gap=par["gap"], parallel_steps=par["steps"],
+                parallel_seconds_per_step=par["per_step"],
+                bandwidth_bound_per_step=2 * X.nbytes / bandwidth if bandwidth else None,
+                speedup=cpu["seconds"] / par["seconds"],
+                speedup_text=ratio_text(cpu["seconds"], cpu["converged"], par["seconds"], par["converged"]))
+
+
 def _warm_up(X, y, losses, tol, device):
     """Compile the sequential solvers and warm the parallel one up on small problems (outside the timings)."""
     for loss in losses:
         solve(make_multiclass_solver(None, get_loss(loss), random_state=0),
               MulticlassProblem(X[:200], y[:200], loss=loss), tol=tol)
-        solve(ParallelBlock(), MulticlassProblem(X[:1000], y[:1000], loss=loss, device=device), tol=tol)
+        with code_path(device):
+            solve(ParallelBlock(), parallel_problem(X[:1000], y[:1000], loss, device), tol=tol)
 
 
 def benchmark(sizes, d=784, k=10, tol=1e-3, losses=("ww", "cs"), cpu_budget=300.0, out=None, repeat=3,
@@ -314,30 +399,19 @@ def benchmark(sizes, d=784, k=10, tol=1e-3, losses=("ww", "cs"), cpu_budget=300.
             ll_W, ll_times = run_liblinear(liblinear_problem(X, y), np.unique(y), repeat)
         for loss in losses:
             problem = MulticlassProblem(X, y, C=1.0, loss=loss)
-            cpu = repeated(lambda: run_cpu(problem, tol, cpu_budget), repeat)
-            gpu_problem = MulticlassProblem(X, y, C=1.0, loss=loss, device=device) if device != "cpu" else problem
-            par = repeated(lambda: run_parallel(gpu_problem, tol, device, cpu_budget), repeat)
-            bound = 2 * X.nbytes / peak if peak else (2 * X.nbytes / measured if measured else None)
-            row = dict(n=n, d=d, k=k, loss=loss, tol=tol,
-                       cpu_seconds=cpu["seconds"], cpu_times=cpu["times"], cpu_converged=cpu["converged"],
-                       cpu_gap=cpu["gap"], cpu_epochs=cpu["epochs"],
-                       cpu_seconds_per_epoch=cpu["times"][-1] / max(cpu["epochs"], 1e-12),
-                       parallel_device=device, parallel_seconds=par["seconds"], parallel_times=par["times"],
-                       parallel_converged=par["converged"], parallel_gap=par["gap"], parallel_steps=par["steps"],
-                       parallel_seconds_per_step=par["per_step"], bandwidth_bound_per_step=bound,
-                       speedup=cpu["seconds"] / par["seconds"],
-                       speedup_text=ratio_text(cpu["seconds"], cpu["converged"], par["seconds"], par["converged"]))
+            cpu, par = compare(X, y, loss, tol, device, repeat, budget=cpu_budget, cpu_problem=problem)
+            line = dict(row(X, loss, tol, cpu, par, device, peak or measured), k=k)
             if liblinear:
                 ll_seconds = statistics.median(ll_times)
-                row.update(liblinear_seconds=ll_seconds, liblinear_times=ll_times, liblinear_eps=LIBLINEAR_EPS,
-                           cpu_vs_liblinear=ratio_text(cpu["seconds"], cpu["converged"], ll_seconds, True))
+                line.update(liblinear_seconds=ll_seconds, liblinear_times=ll_times, liblinear_eps=LIBLINEAR_EPS,
+                            cpu_vs_liblinear=ratio_text(cpu["seconds"], cpu["converged"], ll_seconds, True))
                 if loss == "cs":
                     # weak duality: every dual value svmteach reached is at most P*, so (P - D) / D bounds
                     # LIBLINEAR's relative suboptimality from above
                     D = max(cpu["dual"], par["dual"])
-                    row["liblinear_primal"] = problem.loss_object.primal(problem, ll_W)
-                    row["liblinear_subopt_bound"] = (row["liblinear_primal"] - D) / D
-            rows.append(row)
+                    line["liblinear_primal"] = problem.loss_object.primal(problem, ll_W)
+                    line["liblinear_subopt_bound"] = (line["liblinear_primal"] - D) / D
+            rows.append(line)
     head = describe(gpu, peak, measured)
     print(head)
     print()
@@ -366,14 +440,16 @@ def table(rows) -> str:
     """The rows as a Markdown table (LIBLINEAR's columns where the rows have them)."""
     with_ll = any("liblinear_seconds" in r for r in rows)
     head = ["loss", "n", "CPU fast path: time to tol", "epochs", "per epoch", "parallel (device)",
-            "time to tol", "steps", "per step", "bandwidth bound per step", "speed-up (CPU / parallel)"]
+            "time to tol", "steps", "per step", "bandwidth bound per step (per step / it)",
+            "speed-up (CPU / parallel)"]
     if with_ll:
         head += [f"LIBLINEAR -s 4 (CS, eps {LIBLINEAR_EPS:g})", "its suboptimality <=", "CPU / LIBLINEAR"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cpu = ("" if r["cpu_converged"] else "> ") + spread(r["cpu_times"])
         par = ("" if r["parallel_converged"] else "> ") + spread(r["parallel_times"])
-        bound = "" if r["bandwidth_bound_per_step"] is None else f"{1e3 * r['bandwidth_bound_per_step']:.2f} ms"
+        b = r["bandwidth_bound_per_step"]
+        bound = "" if b is None else f"{1e3 * b:.2f} ms ({r['parallel_seconds_per_step'] / b:.1f}x)"
         cells = [r["loss"], str(r["n"]), cpu, f"{r['cpu_epochs']:.0f}", f"{seconds_text(r['cpu_seconds_per_epoch'])} s",
                  r["parallel_device"], par, str(r["parallel_steps"]), f"{1e3 * r['parallel_seconds_per_step']:.2f} ms",
                  bound, r["speedup_text"]]
