@@ -240,13 +240,20 @@ def multiclass_losses(problem, S):
 
 
 def multiclass_primal(problem, W, S=None):
-    """:math:`\\tfrac12\\|W\\|_F^2 + C \\sum_i \\ell_i`."""
+    """:math:`\\tfrac12\\|W\\|_F^2 + C \\sum_i \\ell_i` at the weights W (linear kernel).  A kernel problem's
+    weights live in its feature space, where :math:`\\|W\\|^2 = \\langle A(\\alpha), S \\rangle` needs alpha:
+    :func:`multiclass_measures` computes its primal."""
+    if multiclass_model.is_kernel(problem):
+        raise ValueError(f"multiclass_primal takes the weights W of a linear problem; this problem's kernel is "
+                         f"{problem.kernel.name!r}, whose ||W||^2 needs alpha: use multiclass_measures(problem, alpha, "
+                         "multiclass_weights(problem, alpha))")
     return problem.loss_object.primal(problem, W, S)
 
 
 def multiclass_dual(problem, alpha, W):
-    """The dual objective (to be maximised) at ``alpha`` with its weights ``W``."""
-    return problem.loss_object.dual(problem, alpha, W)
+    """The dual objective (to be maximised) at ``alpha`` with its model ``W`` (:func:`multiclass_weights`: the
+    weights, or a kernel problem's training scores)."""
+    return float(problem.loss_object.dual_linear(problem, alpha) - 0.5 * multiclass_model.squared_norm(problem, alpha, W))
 
 
 def multiclass_row_blocks(problem):

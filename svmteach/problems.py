@@ -201,8 +201,9 @@ class BinaryProblem(Problem):
 
 
 class MulticlassProblem(Problem):
-    r"""A linear multiclass SVM without bias, immutable: :math:`\min_W \tfrac12 \|W\|_F^2 + \sum_i C_i \ell_i(W)`
-    with the loss :math:`\ell_i` of a module of :mod:`svmteach.losses` (its table lists them).
+    r"""A multiclass SVM, linear or with a kernel, immutable: :math:`\min_W \tfrac12 \|W\|_F^2 + \sum_i C_i \ell_i(W)`
+    with the loss :math:`\ell_i` of a module of :mod:`svmteach.losses` (its table lists them), the scores
+    :math:`w_m^\top \phi(x_i)` in the kernel's feature space (no bias but the optional constant feature ``bias``).
 
     Parameters
     ----------

@@ -200,3 +200,19 @@ def test_the_block_path_picture_undoes_a_kernel_step():
         picture = block_path_picture(problem, state)
         if picture is not None:
             np.testing.assert_allclose(picture.exact_after, np.asarray(state.alpha)[state.i], rtol=0, atol=1e-12)
+
+
+def test_the_course_names_for_the_objectives_are_right_or_refuse_on_a_kernel_problem():
+    """multiclass_dual at the model S is the measured dual (||W||^2 = <A, S>, not sum(S * S)); multiclass_primal, which
+    has no alpha to compute ||W||^2 with, refuses a kernel problem, naming what to call instead."""
+    from svmteach import objectives as obj
+
+    X, y = rings(24, seed=11)
+    problem = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0, kernel="rbf", gamma=0.7)
+    result = solve(make_multiclass_solver("blondel", problem.loss_object, 0, kernel="rbf"), problem, tol=1e-6)
+    alpha = np.asarray(result.state.alpha)
+    S = obj.multiclass_weights(problem, alpha)
+    D, _ = explicit_optimum(X, y, 1.0, "cs", problem.kernel, B=1.0)
+    assert abs(obj.multiclass_dual(problem, alpha, S) - D) <= 1e-5 * abs(D)
+    with pytest.raises(ValueError, match="multiclass_measures"):
+        obj.multiclass_primal(problem, S)

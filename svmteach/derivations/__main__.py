@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from . import FAILED, STATUSES, all_steps, model_key
+from . import FAILED, MODELS, STATUSES, all_steps, model_key
 
 PLURAL = {"verified": "verified", "erratum": "errata", "caveat": "caveats", "definition": "definitions",
           "failed": "failed"}  # "1 caveat", "2 caveats"
@@ -17,7 +17,7 @@ def main(argv=None) -> int:
                                      description="Derive every SVM formula of the course with SymPy and check it.")
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     parser.add_argument("--model", action="append", type=_model,
-                        help="only this model (repeatable): binary, smo, dual_cd, primal_subgradient, ww, cs, llw, rls")
+                        help=f"only this model (repeatable): {', '.join(MODELS)}")
     args = parser.parse_args(argv)
     steps = all_steps(args.model)
     if args.json:

@@ -1,7 +1,8 @@
 """The contract of a multiclass loss: what a solver, the objectives and an explorer may ask it.
 
-Every multiclass SVM of the course is linear, has no bias, and has a dual over an (n, k)
-matrix :math:`\\alpha` whose weights are a fixed linear map of it,
+Every multiclass SVM of the course has no bias (but a constant feature) and a dual over an (n, k)
+matrix :math:`\\alpha` whose weights are a fixed linear map of it (written here for the linear kernel; with
+another, X is the feature map and :math:`XX^\\top` the kernel matrix: :mod:`svmteach.multiclass_model`),
 
 .. math::
 
