@@ -6,8 +6,8 @@
     python benchmarks/gpu.py --insert out.md          # a block written elsewhere (a device machine) into RESULTS.md
     python benchmarks/gpu.py --sizes 500000           # the benchmark alone (harness.py; ``svmteach bench``)
 
-``--check``: (a) ``python -m pytest -q -o addopts="" -m gpu tests/`` in a subprocess, its counts
-recorded (without CuPy or a GPU they skip, and the table says so); (b) the parallel solver against
+``--check``: (a) ``python -m pytest -q -o addopts="" -m gpu`` on the test modules that mark a test ``gpu``, in a
+subprocess, its counts recorded (without CuPy or a GPU they skip, and the table says so); (b) the parallel solver against
 the CPU fast path (:func:`harness.compare`) for Weston-Watkins and Crammer-Singer on
 ``synthetic_multiclass(n, d=784, k=10)`` at n = 100,000 and, when the budget leaves room,
 1,000,000, beside the bandwidth bound of a step (two reads of X over the card's measured copy
@@ -43,9 +43,16 @@ RESULTS = HERE / "RESULTS.md"
 BEGIN, END = "<!-- gpu-check:begin -->", "<!-- gpu-check:end -->"
 DRY_RUN = "Dry run on the CPU: CuPy replaced by NumPy; not a GPU measurement."
 #: A module that does not import where the check runs (a package missing there) is counted as an error, and the
-#: GPU tests of the others still run.
+#: GPU tests of the others still run.  Only the modules that mark a test ``gpu`` are collected (collecting the
+#: whole suite took most of a dry run's time).
 GPU_TESTS = [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-m", "gpu", "-p", "no:cacheprovider",
-             "--continue-on-collection-errors", "tests/"]
+             "--continue-on-collection-errors"]
+
+
+def gpu_test_files() -> list[str]:
+    """The test modules that mark a test ``gpu`` (``pytest.mark.gpu`` in their text), relative to the checkout."""
+    return sorted(str(f.relative_to(ROOT)) for f in (ROOT / "tests").rglob("test_*.py")
+                  if "mark.gpu" in f.read_text(encoding="utf-8"))
 
 #: What each kind of check measures: sizes, features, classes, runs of each solver, the gap to reach.
 PLANS = {"gpu": dict(sizes=(100_000, 1_000_000), d=784, k=10, repeat=3, tol=1e-3),
@@ -63,7 +70,7 @@ def run_gpu_tests(timeout: float) -> dict:
     """The GPU tests in a subprocess: their counts (passed, failed, skipped, ...), exit code and seconds."""
     t0 = time.perf_counter()
     try:
-        done = subprocess.run(GPU_TESTS, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(GPU_TESTS + gpu_test_files(), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return dict(counts={}, rc=None, seconds=time.perf_counter() - t0, timed_out=True, tail="")
     tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [""]
@@ -73,7 +80,7 @@ def run_gpu_tests(timeout: float) -> dict:
 
 
 def tests_text(t: dict, gpu: bool) -> str:
-    command = 'python -m pytest -q -o addopts="" -m gpu tests/'
+    command = f'python -m pytest -q -o addopts="" -m gpu {" ".join(gpu_test_files())}'
     if t["timed_out"]:
         return f"GPU tests (`{command}`): stopped after {t['seconds']:.0f} s, their share of the budget"
     c = t["counts"]
