@@ -220,11 +220,15 @@ def test_no_tier_prints_the_solution_code(name):
 # ---- derive first, and one source for each statement ----------------------------------------------------
 
 
-def test_a_third_of_the_exercises_ask_to_derive_first():
+def test_a_third_of_the_exercises_ask_to_derive_first_or_to_predict():
+    """Issue 28, section 3: at least a third derive before implementing, or predict and explain."""
     derive = [e for e in exercises.catalog() if e.kind == "derive"]
-    assert len(derive) >= 6 and 3 * len(derive) >= len(exercises.catalog())
+    predict = [e for e in exercises.catalog() if e.kind == "predict"]
+    assert len(derive) >= 6 and len(predict) >= 3 and 3 * (len(derive) + len(predict)) >= len(exercises.catalog())
     for e in derive:
         assert e.intro.startswith("**Derive, then write.**"), e.name
+    for e in predict:
+        assert e.intro.startswith("**Predict, then run.**"), e.name
     assert {e.name for e in derive} >= {"dca_update", "smo_bounds", "smo_pair_update", "shark_step", "cs_block_update",
                                         "loo_residuals", "ww_gradient"}
 
@@ -256,7 +260,7 @@ def test_sync_intros_writes_the_packages_text_and_nothing_else(tmp_path):
             assert cell.source.startswith(f"### Exercise: {exercises.exercise(name).title}\n\n")
         else:
             assert cell.source == text
-    assert names == ["smo_bounds", "smo_pair_update"]
+    assert names == ["smo_pair_update", "smo_bounds", "predict_rule_race"]  # each before the text that answers it
 
 
 @pytest.mark.parametrize("name, student", [
@@ -269,3 +273,33 @@ def test_a_shape_error_with_w_read_as_d_by_k_reminds_the_orientation(name, stude
     assert not r.passed and r.failure.problem.startswith("raised ValueError"), r
     assert "the shapes do not fit together: here W has shape" in r.failure.hint, r
     assert mc.ORIENTATION_REMINDER in r.failure.hint, r
+
+
+#: where each derive-first exercise's answer, or each prediction's reveal, starts in its notebook
+ANSWERED_BY = {
+    "dca_update": "## One coordinate: a parabola",
+    "smo_pair_update": "## Step 2: the dual along the line is a parabola",
+    "smo_bounds": "## Step 4: stay in the box",
+    "loo_residuals": "**The derivation** (try the exercise above first)",
+    "ww_gradient": "**The gradient, derived**",
+    "shark_step": "### Shark's step: one coordinate at a time",
+    "predict_C_grows": "## What $C$ does, and what it does not",
+    "predict_support_vectors": "## 7. A worked example by hand",
+    "predict_rule_race": 'for rule in ["random", "max_violating_pair", "second_order"]',
+}
+#: derive-first exercises that come after the derivation, and why (the lesson's flow needs it)
+ANSWERED_BEFORE = {"cs_block_update": "it calls the student's project_simplex, whose exercise is in section 5"}
+
+
+def test_each_derive_first_exercise_and_prediction_comes_before_its_answer():
+    """The answer is not on the page above: the exercise's intro comes before the cell that derives or shows it."""
+    asked = {e.name for e in exercises.catalog() if e.kind in ("derive", "predict")}
+    assert asked == set(ANSWERED_BY) | set(ANSWERED_BEFORE)
+    for name, marker in ANSWERED_BY.items():
+        ex = exercises.exercise(name)
+        (path,) = NOTEBOOKS.glob(f"{ex.notebook}_*.ipynb")
+        cells = nbformat.read(path, as_version=4).cells
+        intro = [k for k, c in enumerate(cells) if intro_name(c) == name]
+        answer = [k for k, c in enumerate(cells) if marker in c.source]
+        assert len(intro) == 1 and len(answer) == 1, (name, intro, answer)
+        assert intro[0] < answer[0], f"{path.name}: {name}'s answer ({marker!r}) is above its exercise"

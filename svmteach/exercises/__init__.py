@@ -9,6 +9,9 @@
 'not attempted yet'
 
 - :func:`catalog`: every exercise with its notebook, title, signature and statement.
+- Most exercises ask for one step of a solver; the ``"predict"`` ones (:mod:`~svmteach.exercises.predict`) ask
+  the student to predict what a cell further down will show (which points are support vectors, what C does,
+  which working-set rule wins) and check the prediction against the truth computed on the notebook's data.
 - :func:`check`: runs the student's function on many seeded cases (from small random instances, from
   the library's own solver runs, and the edge cases of each step), compares it with the reference
   and, once every case passes, runs a solver with the student's step plugged in and compares the
@@ -27,10 +30,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from . import binary, kernels, multiclass
+from . import binary, kernels, multiclass, predict
 from .core import CASE_TIME_LIMIT, FAILED, HINT_TIERS, NOT_ATTEMPTED, RUN_TIME_LIMIT, CheckResult, Exercise, run_check
 
-EXERCISES = {e.name: e for e in (*binary.EXERCISES, *kernels.EXERCISES, *multiclass.EXERCISES)}
+#: every exercise, in course order (by notebook; within one, as its cells come)
+EXERCISES = {e.name: e for e in sorted((*binary.EXERCISES, *kernels.EXERCISES, *multiclass.EXERCISES,
+                                        *predict.EXERCISES), key=lambda e: e.notebook)}
 
 
 def catalog(notebook: str | None = None) -> list[Exercise]:

@@ -115,16 +115,22 @@ class Exercise:
         check of the exercise, or ``check(..., hint=2)``); the solution code is never printed.
     reference : the reference solution (self-contained: it uses only ``np`` and ``math``).
     cases : ``cases() -> list[Case]``, seeded and reproducible.
-    output : ``"float"``, ``"str"``, ``"array"`` (the shape of the expected value) or ``"pair"``
-        (a tuple of two floats).
+    output : ``"float"``, ``"str"``, ``"array"`` (the shape of the expected value), ``"pair"``
+        (a tuple of two floats), ``"answers"`` (a tuple of words, one per entry of ``parts``, each one of
+        its ``choices``) or ``"indices"`` (a set of point numbers, each one of ``choices``).
     mistakes : the usual mistakes; the first that gives what the student's function gives, on the failing
         case and on every other case where both can be read, explains it.
-    kind : ``"implement"`` (the statement gives the formula) or ``"derive"`` (it gives the problem: the
-        student derives the step, then writes it).
+    kind : ``"implement"`` (the statement gives the formula), ``"derive"`` (it gives the problem: the
+        student derives the step, then writes it) or ``"predict"`` (the student predicts what a cell further
+        down will show, before running it, and returns the prediction from a function of no arguments; the
+        reference computes the truth with the library or scikit-learn).
     variants : :class:`Variant` readings of the inputs the student may have assumed.
-    parts : for ``output="pair"``, the names of the two entries (``("L", "H")``).
+    parts : for ``output="pair"``, the names of the two entries (``("L", "H")``); for ``"answers"``, what each
+        answer is about (``("the rule", "the reason")``); for ``"indices"``, what one and several of the
+        points are (``("a support vector", "support vectors")``).
     drive : ``drive(fn) -> (ok, message)`` or None: a solver run with ``fn`` plugged in.
-    choices : for ``output="str"``, the accepted answers.
+    choices : for ``output="str"``, the accepted answers; for ``"answers"``, one tuple of them per part;
+        for ``"indices"``, the point numbers there are.
     accept : ``accept(inputs, value, expected) -> bool`` or None: True when ``value`` (read as
         ``output`` says) is another right answer than the reference's (a tie between two ends).
     """
@@ -168,7 +174,9 @@ class Failure:
     hint: str
 
     def text(self) -> str:
-        lines = [f"case {self.case} ({self.label}): {self.problem}", f"  inputs:   {self.inputs}"]
+        lines = [f"case {self.case} ({self.label}): {self.problem}"]
+        if self.inputs:  # a prediction has none
+            lines.append(f"  inputs:   {self.inputs}")
         if self.expected:
             lines.append(f"  expected: {self.expected}")
         if self.got:
@@ -203,6 +211,7 @@ class CheckResult:
     solver_run: str = ""
     tier: int = 1
     equation: str = ""
+    prediction: bool = False  # an exercise of kind "predict": its second tier is the reasoning, not an equation
 
     @property
     def passed(self) -> bool:
@@ -224,11 +233,12 @@ class CheckResult:
             parts.append(self.failure.text())
         if self.solver_run:
             parts.append(self.solver_run)
+        behind = "the reasoning" if self.prediction else "the equation"
         if self.equation:
-            parts.append(f"  the equation: {self.equation}")
+            parts.append(f"  {behind}: {self.equation}")
         elif self.tier < 2:
             parts.append(f"  (stuck? run the check again, or exercises.check({self.name!r}, your_function, hint=2), "
-                         "for the equation behind this step)")
+                         f"for {behind} behind this {'prediction' if self.prediction else 'step'})")
         return "\n".join(parts)
 
     __str__ = text
@@ -315,6 +325,10 @@ def coerce(kind: str, got, expected, choices=()):
         if text not in choices:
             return None, f"returned {text!r}, which is not one of {', '.join(map(repr, choices))}"
         return text, ""
+    if kind == "answers":
+        return _coerce_answers(got, expected, choices)
+    if kind == "indices":
+        return _coerce_indices(got, choices)
     if kind == "pair":
         if isinstance(got, np.ndarray) and got.shape == (2,):
             got = tuple(got.tolist())
@@ -343,10 +357,54 @@ def coerce(kind: str, got, expected, choices=()):
     raise ValueError(f"unknown output kind {kind!r}")
 
 
+def word(text) -> str:
+    """A word of an answer as the checker compares it: lower case, '-' and spaces as '_'."""
+    return re.sub(r"[\s-]+", "_", str.strip(str(text))).lower()
+
+
+def _coerce_answers(got, expected, choices):
+    """A tuple of words, one per part (:func:`word`), each one of its part's ``choices``."""
+    if isinstance(got, str) or not isinstance(got, (tuple, list)) or len(got) != len(expected):
+        return None, (f"returned {show(got)} ({type(got).__name__}), expected a tuple of {len(expected)} answers, "
+                      f"in this order: " + "; ".join(f"one of {', '.join(map(repr, c))}" for c in choices))
+    words = []
+    for k, (v, allowed) in enumerate(zip(got, choices)):
+        if not isinstance(v, str) or word(v) not in allowed:
+            return None, f"answer {k + 1} of your tuple is {show(v)}, which is not one of {', '.join(map(repr, allowed))}"
+        words.append(word(v))
+    return tuple(words), ""
+
+
+def _coerce_indices(got, choices):
+    """The point numbers of the answer, sorted without repeats; each must be one of ``choices``."""
+    if isinstance(got, (str, bytes, dict)) or _is_real(got) or got is None:
+        return None, f"returned {show(got)} ({type(got).__name__}), expected a list of point numbers"
+    try:
+        values = list(got)
+    except TypeError:
+        return None, f"returned {show(got)} ({type(got).__name__}), expected a list of point numbers"
+    out = set()
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or float(v) != int(v):
+            return None, f"returned {show(v)} among the point numbers: each must be a whole number"
+        if int(v) not in choices:
+            return None, f"returned point {int(v)}, but the points are numbered {choices[0]} to {choices[-1]}"
+        out.add(int(v))
+    return tuple(sorted(out)), ""
+
+
 def agree(kind: str, got, expected) -> bool:
-    """True when ``got`` equals ``expected`` to RTOL / ATOL (strings: exactly)."""
+    """True when ``got`` equals ``expected`` to RTOL / ATOL (strings, words and point numbers: exactly)."""
     if kind == "str":
         return got == expected
+    if kind == "answers":
+        return (isinstance(got, (tuple, list)) and len(got) == len(expected)
+                and all(isinstance(g, str) and word(g) == word(e) for g, e in zip(got, expected)))
+    if kind == "indices":
+        try:
+            return sorted({int(v) for v in got}) == sorted({int(v) for v in expected})
+        except (TypeError, ValueError):
+            return False
     g = np.asarray(got, dtype=np.float64)
     e = np.asarray(expected, dtype=np.float64)
     finite = np.isfinite(e)
@@ -505,6 +563,14 @@ def _check_limit(value, name: str) -> float:
 
 def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
               run_time_limit: float = RUN_TIME_LIMIT, tier: int = 1) -> CheckResult:
+    """Run ``fn`` on every case of ``ex``; see :func:`_run_check` (a prediction's result says so)."""
+    result = _run_check(ex, fn, time_limit, run_time_limit, tier)
+    result.prediction = ex.kind == "predict"
+    return result
+
+
+def _run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
+               run_time_limit: float = RUN_TIME_LIMIT, tier: int = 1) -> CheckResult:
     """Run ``fn`` on every case of ``ex``; the first failure stops the check (see the module docstring).
 
     ``time_limit``: seconds each call may take; ``run_time_limit``: seconds for the solver run; ``tier``: 1
@@ -535,6 +601,8 @@ def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
             expected_text = show(expected)
             if value is not None and shown and show(value) == expected_text:  # alike to 6 digits: show them in full
                 expected_text, shown = show(expected, full=True), show(value, full=True)
+            if ex.kind == "predict":  # the expected value IS the answer: never shown, the problem names what is wrong
+                expected_text = ""
             failure = Failure(number, case.label, show_inputs(case.inputs), expected_text, shown, problem, hint)
             return CheckResult(ex.name, FAILED, len(cases), number - 1, failure, tier=tier, equation=equation)
     # the first case once more, last: a function that keeps state between calls shows it here
@@ -544,7 +612,8 @@ def run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
         problem = "returned NotImplemented (or raised NotImplementedError) on this call only"
     if problem or not _right(ex, cases[0], again, first):
         failure = Failure(1, cases[0].label + ", called again after every other case", show_inputs(cases[0].inputs),
-                          show(first), shown, problem or "a different answer from the first call with the same inputs",
+                          "" if ex.kind == "predict" else show(first), shown,
+                          problem or "a different answer from the first call with the same inputs",
                           "a step must depend only on its arguments: does your function keep something between "
                           "calls (a counter, a global, a default list that grows)?")
         return CheckResult(ex.name, FAILED, len(cases), len(cases), failure, tier=tier, equation=equation)
@@ -605,6 +674,24 @@ def _what_is_wrong(ex: Exercise, value, expected) -> str:
     two entries swapped; '' when none of these says it."""
     if ex.output == "str":
         return ""
+    if ex.output == "answers":
+        wrong = [name for name, v, e in zip(ex.parts, value, expected) if word(v) != word(e)]
+        right = [name for name in ex.parts if name not in wrong]
+        said = (f": your answer about {wrong[0]} is wrong" if len(wrong) == 1
+                else f": your answers about {' and '.join(wrong)} are wrong")
+        return said + (f" (about {' and '.join(right)}: right)" if right else "")
+    if ex.output == "indices":
+        one, many = ex.parts or ("one of them", "the points asked for")  # ("a support vector", "support vectors")
+        extra = sorted(set(value) - set(expected))
+        missing = len(set(expected) - set(value))
+        said = []
+        if extra:
+            points = ", ".join(map(str, extra))
+            said.append(f"point {points} of your answer is not {one}" if len(extra) == 1
+                        else f"points {points} of your answer are not {many}")
+        if missing:
+            said.append(f"{missing} of the {many} {'are' if missing > 1 else 'is'} missing from your answer")
+        return ": " + "; ".join(said) if said else ""
     if ex.output == "pair":
         names = ex.parts or ("the first entry", "the second entry")
         right = [agree("float", v, e) for v, e in zip(value, expected)]

@@ -145,12 +145,19 @@ def intro_name(cell) -> str | None:
     return cell.get("metadata", {}).get("svmteach", {}).get("intro")
 
 
+#: the last paragraph of a prediction's intro cell (an exercise of kind "predict")
+PREDICT_LINE = ("Write your prediction before you run the cells below, then run the cell after the function: it says "
+                "which part of your prediction is wrong and why, never the answer. Run the check again (or pass "
+                "`hint=2`) for the reasoning; then run on and see.")
+
+
 def intro_source(name: str) -> str:
-    """The source of the intro cell of ``name``: its title as a heading, the package's ``intro``, the check line."""
+    """The source of the intro cell of ``name``: its title as a heading, the package's ``intro``, the check line
+    (:data:`PREDICT_LINE` for a prediction)."""
     from . import exercise
 
     ex = exercise(name)
-    return f"### Exercise: {ex.title}\n\n{ex.intro}\n\n{CHECK_LINE}"
+    return f"### Exercise: {ex.title}\n\n{ex.intro}\n\n{PREDICT_LINE if ex.kind == 'predict' else CHECK_LINE}"
 
 
 def sync_intros(nb) -> list[str]:
