@@ -84,8 +84,12 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
         if moves <= 0:
             continue
         weight_change(code, a, alpha[i], M, coef)
+        still = True
         for m in range(k):
             alpha[i, m] = a[m]
+            still = still and coef[m] == 0.0
+        if still:
+            continue  # A(alpha) did not change (a Lee-Lin-Wahba visit often solves to its own row): the model stays
         if kernel:
             column = get_row(rows, i)
             for t in range(W.shape[0]):
