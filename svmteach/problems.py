@@ -66,9 +66,11 @@ class Problem:
         return int(self.X.shape[1])
 
     def __repr__(self):
-        shown = "kernel" if "kernel" in vars(self) else "loss"
-        return (f"{type(self).__name__}(n_samples={self.n_samples}, n_features={self.n_features}, C={self.C:g}, "
-                f"{shown}={getattr(self, shown)!r})")
+        shown = [("loss", self.loss)] if "loss" in vars(self) else []
+        if "loss" not in vars(self) or not self.kernel.is_linear:  # a binary problem's kernel, or a multiclass one's
+            shown.append(("kernel", self.kernel))
+        named = ", ".join(f"{name}={value!r}" for name, value in shown)
+        return f"{type(self).__name__}(n_samples={self.n_samples}, n_features={self.n_features}, C={self.C:g}, {named})"
 
 
 class BinaryProblem(Problem):

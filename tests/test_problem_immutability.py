@@ -124,6 +124,9 @@ def test_the_repr_says_what_the_problem_is():
     assert repr(BinaryProblem(X, y, C=2.0)).startswith("BinaryProblem(n_samples=12, n_features=3, C=2, kernel=")
     assert repr(MulticlassProblem(X, np.arange(12) % 3, loss="cs")) == \
         "MulticlassProblem(n_samples=12, n_features=3, C=1, loss='cs')"
+    assert repr(MulticlassProblem(X, np.arange(12) % 3, loss="ww", kernel="rbf", gamma=0.5)) == \
+        ("MulticlassProblem(n_samples=12, n_features=3, C=1, loss='ww', "
+         "kernel=Kernel(name='gaussian', gamma=0.5, degree=3, coef0=1.0))")
 
 
 @pytest.mark.parametrize("call, exc, match", [
