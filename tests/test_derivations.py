@@ -434,6 +434,17 @@ def test_weston_watkins_uses_the_course_notation_w_k_by_d_and_classes_from_0():
         assert not re.search(r"\\alpha_\{\d3\}|\\alpha_\{1,3\}", s.shown), s.name
 
 
+def test_lee_lin_wahba_numbers_the_classes_from_0():
+    """Notebook 6 states sum_{m=0}^{k-1} w_m = 0; the checks it shows say the same, with class symbols from 0."""
+    from svmteach.derivations import lee_lin_wahba as llw
+
+    assert llw.labels == (1, 2, 0) and {str(s) for s in llw.Wsym[0, :]} == {"w_0,1", "w_0,2"}
+    for s in derivations.steps("llw"):
+        text = " ".join([s.formula, s.note, s.instance, s.check, s.shown])
+        assert "m=1}^k" not in text and "(2, 3, 1)" not in text, s.name
+    assert "y = (1, 2, 0)" in derivations.check("llw", "dual objective").step.instance
+
+
 def test_weston_watkins_weights_in_the_wrong_orientation_fail_the_cross_check(monkeypatch):
     from svmteach.derivations import weston_watkins as ww
 

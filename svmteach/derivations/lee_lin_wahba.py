@@ -7,9 +7,9 @@ and Igel 2016):
 
     min_W 1/2 sum_m ||w_m||^2 + C sum_i sum_{m != y_i} max(0, 1 + w_m' x_i)   s.t.  sum_m w_m = 0
 
-Instance: n = 3 points in the plane, k = 3 classes with labels y = (2, 3, 1) (so that sample and
+Instance: n = 3 points in the plane, k = 3 classes with labels y = (1, 2, 0) (so that sample and
 class indices differ); data, C and the multipliers are free symbols.  W is k x d, as svmteach
-stores it (row m is w_m).
+stores it (row m is w_m), and the classes are 0..k-1, as everywhere in the course.
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ DGI = "Dogan, Glasmachers and Igel (2016)"
 BLOCK = f"{DGI}, the LLW dual; its block solved as Wang and Scott (2021) solve the Weston-Watkins block"
 ON = "on a 3-point, 3-class instance"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
-            r"$y = (2, 3, 1)$, symbolic $C$, weights $w_m \in \mathbb{R}^2$, $\nu \in \mathbb{R}^2$ and "
+            r"$y = (1, 2, 0)$, symbolic $C$, weights $w_m \in \mathbb{R}^2$, $\nu \in \mathbb{R}^2$ and "
             r"multipliers $\alpha_{im}$, $\mu_{im}$, slacks $\xi_{im}$ ($m \ne y_i$)")
 n, d, k = 3, 2, 3
 labels = (1, 2, 0)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
 C = sp.Symbol("C", positive=True)
-Wsym = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m + 1}{c + 1}", real=True))
+Wsym = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m},{c + 1}", real=True))  # row m is w_m, m = 0..k-1
 nu = sp.Matrix(real_symbols("nu_1:3"))
-free = {(i, m): sp.Symbol(f"alpha_{i + 1}{m + 1}", real=True) for i in range(n) for m in range(k) if m != labels[i]}
-xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
-beta = {key: sp.Symbol(f"mu_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
+free = {(i, m): sp.Symbol(f"alpha_{i + 1},{m}", real=True) for i in range(n) for m in range(k) if m != labels[i]}
+xi = {key: sp.Symbol(f"xi_{key[0] + 1},{key[1]}", real=True) for key in free}
+beta = {key: sp.Symbol(f"mu_{key[0] + 1},{key[1]}", real=True) for key in free}
 
 
 def x(i, Xm=X):
@@ -84,8 +84,8 @@ def steps():
     L = lagrangian()
     out.append(definition(
         MODEL, "Lagrangian",
-        r"L(W, \xi, \alpha, \mu, \nu) = \frac12\sum_{m=1}^k \|w_m\|^2 + \sum_{i=1}^n \sum_{m \ne y_i} \Big[C\xi_{im}"
-        r" - \mu_{im}\xi_{im} + \alpha_{im}\big(1 + w_m^\top x_i - \xi_{im}\big)\Big] + \nu^\top \sum_{m=1}^k w_m",
+        r"L(W, \xi, \alpha, \mu, \nu) = \frac12\sum_{m=0}^{k-1} \|w_m\|^2 + \sum_{i=1}^n \sum_{m \ne y_i} \Big[C\xi_{im}"
+        r" - \mu_{im}\xi_{im} + \alpha_{im}\big(1 + w_m^\top x_i - \xi_{im}\big)\Big] + \nu^\top \sum_{m=0}^{k-1} w_m",
         f"{LLW}; {DGI}, the LLW machine",
         r"One multiplier $\alpha_{im} \ge 0$ for each margin constraint $\xi_{im} \ge 1 + w_m^\top x_i$ "
         r"($m \ne y_i$), one $\mu_{im} \ge 0$ for each $\xi_{im} \ge 0$, and a free $\nu \in \mathbb{R}^d$ for the "
@@ -112,14 +112,14 @@ def steps():
         r"\le C",
         sp.diff(L, xi[key0]), C - beta[key0] - free[key0], f"{LLW}, the multicategory SVM's dual",
         note=r"$\mu_{im} = C - \alpha_{im} \ge 0$ gives the upper bound of the box.",
-        on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{11}}",
-        how=r"SymPy differentiated $L$ in $\xi_{11}$"))
+        on=ON, instance=INSTANCE, quantity=r"\frac{\partial L}{\partial \xi_{1,0}}",
+        how=r"SymPy differentiated $L$ in $\xi_{1,0}$"))
     # nu from the equality: sum_m w_m = 0 with w_m = -sum_i alpha_im x_i - nu
     both = sp.solve([sp.diff(L, v) for v in Wsym] + list(Wsym.T * sp.ones(k, 1)), list(Wsym) + list(nu), dict=True)[0]
     abar = [sum(A[i, :]) / k for i in range(n)]
     out.append(identity(
         MODEL, "the multiplier nu",
-        r"\sum_{m=1}^k w_m = 0 \;\Rightarrow\; \nu = -\sum_{i=1}^n \bar\alpha_i\, x_i, \quad \bar\alpha_i = "
+        r"\sum_{m=0}^{k-1} w_m = 0 \;\Rightarrow\; \nu = -\sum_{i=1}^n \bar\alpha_i\, x_i, \quad \bar\alpha_i = "
         r"\frac1k \sum_{m \ne y_i} \alpha_{im}",
         nu.subs(both), -sum((abar[i] * x(i) for i in range(n)), sp.zeros(d, 1)), f"{DGI}, the LLW machine",
         note=r"Summing $w_m = -\sum_i \alpha_{im} x_i - \nu$ over the $k$ classes gives $0 = -\sum_i k\bar\alpha_i "
@@ -138,7 +138,7 @@ def steps():
         how=r"the $W$ SymPy solved for, against the row-centred form"))
     out.append(identity(
         MODEL, "the weights sum to zero for every alpha",
-        r"\sum_{m=1}^k w_m(\alpha) = -X^\top \alpha J \mathbf{1} = 0",
+        r"\sum_{m=0}^{k-1} w_m(\alpha) = -X^\top \alpha J \mathbf{1} = 0",
         weights().T * sp.ones(k, 1), sp.zeros(d, 1), f"{DGI}, the LLW machine",
         note=r"$J\mathbf{1} = 0$: the primal's equality holds at $W(\alpha)$ for any $\alpha$, so $W(\alpha)$ is "
              r"always primal feasible.",
@@ -173,7 +173,7 @@ def steps():
         note=r"$\alpha_{im}$ moves every $w_l$ by $-(\delta_{lm} - \frac1k)x_i$, so the quadratic term changes by "
              r"$-(w_m - \frac1k\sum_l w_l)^\top x_i = -w_m^\top x_i$, because the weights sum to zero.",
         on=ON, instance=INSTANCE, quantity=r"\nabla_{\alpha_1} f",
-        how=r"SymPy differentiated $f$ in $\alpha_{11}$ and $\alpha_{13}$"))
+        how=r"SymPy differentiated $f$ in $\alpha_{1,0}$ and $\alpha_{1,2}$"))
     out.extend(block_steps())
     out.extend(kkt_steps())
     out.extend(numeric_checks())
@@ -270,7 +270,7 @@ def strong_duality():
         note=r"By weak duality $P(W) \ge D(\alpha)$ for every feasible pair, so a pair with equal values is optimal "
              r"for both problems: the weights of the dual optimum solve the primal, with $\sum_m w_m = 0$.",
         on="on a rational 3-point instance",
-        instance=r"$x_1 = (2, 0)$, $x_2 = (0, 1)$, $x_3 = (-1, -2)$ with labels $y = (2, 3, 1)$, $k = 3$, $C = 1$",
+        instance=r"$x_1 = (2, 0)$, $x_2 = (0, 1)$, $x_3 = (-1, -2)$ with labels $y = (1, 2, 0)$, $k = 3$, $C = 1$",
         check=r"SymPy solved the dual exactly (the maximiser's active set, with every KKT condition checked in exact "
               r"arithmetic), built $W(\alpha^\star)$, and compared the primal (with its hinges) with the dual",
         verdict="P = D at the exact optimum",
@@ -279,7 +279,7 @@ def strong_duality():
 
 def _block_objective(i=0):
     """f as a function of the free entries of row i (symbols zeta_m), the other rows symbolic."""
-    hat = {key: (sp.Symbol(f"zeta_{key[1] + 1}", real=True) if key[0] == i else v) for key, v in free.items()}
+    hat = {key: (sp.Symbol(f"zeta_{key[1]}", real=True) if key[0] == i else v) for key, v in free.items()}
     hs = [hat[key] for key in free if key[0] == i]
     return -dual(alpha_matrix(hat)), hs
 
@@ -320,7 +320,7 @@ def block_steps():
         note=r"Its eigenvalues are $q$ ($k - 2$ times, on vectors with $\mathbf{1}^\top v = 0$) and $q/k$ (on "
              r"$\mathbf{1}$): for $q = \|x_i\|^2 > 0$ the block is strictly convex and its minimiser is unique.",
         on=ON, instance=INSTANCE, quantity=r"\nabla^2_{\zeta} f",
-        how=r"SymPy computed the Hessian of $f$ in the free entries $\zeta_1$, $\zeta_3$ of row $1$"))
+        how=r"SymPy computed the Hessian of $f$ in the free entries $\zeta_0$, $\zeta_2$ of row $1$"))
     eig_ok = all(sp.Matrix(sp.eye(kk - 1) - sp.ones(kk - 1, kk - 1) / kk).eigenvals()
                  == ({sp.Integer(1): kk - 2, sp.Rational(1, kk): 1} if kk > 2 else {sp.Rational(1, kk): 1})
                  for kk in range(2, 8))
@@ -440,7 +440,7 @@ def numeric_checks():
     D_fn = sp.lambdify(args, dual(), "numpy")
     grad_fn = sp.lambdify(args, sp.Matrix(n, k, lambda r, c: sp.diff(-dual(), free[(r, c)]) if c != labels[r]
                                           else sp.Integer(0)), "numpy")
-    Wp = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m + 1}{c + 1}", real=True))
+    Wp = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m},{c + 1}", real=True))
     hinge = sum(sp.Max(0, 1 + (Wp[m, :] * x(i))[0]) for i in range(n) for m in range(k) if m != labels[i])
     P_fn = sp.lambdify([list(X), list(Wp), C], sp.Rational(1, 2) * sum(v ** 2 for v in Wp) + C * hinge, "numpy")
     # the block: f in the free entries beta of row 0 is 1/2 beta'H beta - c'beta + const; c = -(df/dbeta at 0)
