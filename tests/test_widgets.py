@@ -765,3 +765,12 @@ def test_every_explorer_keeps_its_text_inside_the_figure_and_labels_its_axes(siz
             if ax.get_xticks().size or ax.get_yticks().size or ax.get_xlabel():  # a panel (not a twin's shadow)
                 assert ax.get_ylabel(), (type(ex).__name__, ax.get_title())
                 assert ax.get_xlabel() or getattr(ex, "ax_gap", None) is ax, (type(ex).__name__, ax.get_title())
+
+
+def test_the_gap_axis_labels_never_repeat_when_the_gap_spans_less_than_a_decade(explorer):
+    """The explorers' curves use viz.log_ticks: a relative gap from 1 to 0.998 read "0.999" twice with the old labels."""
+    explorer.history = [(0, 10.0, 1.0, 1.0), (1, 10.0, 5.0, 0.9995), (2, 10.0, 6.0, 0.998)]
+    explorer._update_curves()
+    explorer.fig.canvas.draw()
+    labels = [t.get_text() for t in explorer.ax_gap.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 2 and len(set(labels)) == len(labels), labels

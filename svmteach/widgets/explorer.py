@@ -67,14 +67,6 @@ def kernel_controls(kernel, gamma, narrow):
                              continuous_update=False))
 
 
-def power_label(v, _=None):
-    """The tick label of ``v`` on an axis of log10 values: "1e2" at a whole power, else the value (31.6): over
-    less than two decades the locator puts ticks between powers, and every one read "1e1"."""
-    if abs(v - round(v)) < 1e-9:
-        return f"1e{int(round(v))}"
-    return f"{10.0 ** v:.3g}"
-
-
 def check_time_budget(value):
     """A positive number of seconds (``math.inf``: no limit), or raise naming ``time_budget``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -289,7 +281,9 @@ class SolverExplorer(Displayed):
         right, in green): the objectives are absolute values (12.0, 2000), the gap a ratio (1 at the start,
         ``tol`` at the end), and one axis made the gap read as an objective.  Both are log10 on a linear axis
         labelled in powers of ten (a log-scale axis costs more to lay out than the rest of the figure together)."""
-        from matplotlib.ticker import FuncFormatter, MaxNLocator
+        from matplotlib.ticker import MaxNLocator
+
+        from ..viz.log_ticks import log10_axis
 
         ax, gap_ax = self.ax_curve, self.ax_gap
         gap_ax.clear()
@@ -299,10 +293,8 @@ class SolverExplorer(Displayed):
         self._curves = [ax.plot([], [], color=c, lw=1.2, label=label)[0]
                         for c, label in ((PRIMAL_COLOR, "primal"), (DUAL_COLOR, "dual"))]
         self._curves.append(gap_ax.plot([], [], color=GAP_COLOR, lw=1.2, label="relative gap")[0])
-        powers = FuncFormatter(power_label)
         for a in (ax, gap_ax):
-            a.yaxis.set_major_locator(MaxNLocator(4, integer=True))
-            a.yaxis.set_major_formatter(powers)
+            log10_axis(a.yaxis)  # labels that never repeat, whatever span the values cover (viz.log_ticks)
         ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
         # the colours named in the title and the labels: a legend box would cost a tenth of a redraw
         style_axes(ax, self.size, title="primal (blue), dual (orange)", xlabel="steps",
