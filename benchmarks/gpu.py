@@ -66,6 +66,10 @@ RESERVE = 10.0
 TESTS_SHARE = 0.4
 
 
+#: The counts of pytest's summary line.
+SUMMARY = r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)"
+
+
 def run_gpu_tests(timeout: float) -> dict:
     """The GPU tests in a subprocess: their counts (passed, failed, skipped, ...), exit code and seconds."""
     t0 = time.perf_counter()
@@ -73,9 +77,10 @@ def run_gpu_tests(timeout: float) -> dict:
         done = subprocess.run(GPU_TESTS + gpu_test_files(), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return dict(counts={}, rc=None, seconds=time.perf_counter() - t0, timed_out=True, tail="")
-    tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [""]
-    counts = {word.rstrip("s") if word != "passed" else word: int(num)
-              for num, word in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", tail[0])}
+    # pytest's summary is stdout's last line that counts something (a plugin may write to stderr after it)
+    lines = [line for line in done.stdout.splitlines() if re.search(SUMMARY, line)]
+    tail = lines[-1:] or (done.stdout + done.stderr).strip().splitlines()[-1:] or [""]
+    counts = {word.rstrip("s") if word != "passed" else word: int(num) for num, word in re.findall(SUMMARY, tail[0])}
     return dict(counts=counts, rc=done.returncode, seconds=time.perf_counter() - t0, timed_out=False, tail=tail[0])
 
 

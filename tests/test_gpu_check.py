@@ -121,3 +121,15 @@ def test_the_dry_runs_substitution_takes_cupys_code_path_and_only_inside():
     assert is_numpy(MulticlassProblem(X, y).xp)
     with pytest.raises(ValueError, match="device must be one of"):
         harness.code_path("tpu")
+
+
+def test_the_gpu_tests_counts_come_from_pytests_summary_whatever_follows_on_stderr(monkeypatch):
+    """Under xdist (CI) a plugin writes a warning to stderr after pytest's summary: the counts are still read."""
+    from types import SimpleNamespace
+
+    done = SimpleNamespace(returncode=0, stdout="ssssss\n\n6 skipped, 41 deselected, 1 warning in 2.97s\n",
+                           stderr="PytestBenchmarkWarning: Benchmarks are automatically disabled\n  warner(...)\n")
+    monkeypatch.setattr(gpu.subprocess, "run", lambda *args, **kwargs: done)
+    result = gpu.run_gpu_tests(timeout=10.0)
+    assert result["counts"] == {"skipped": 6} and result["rc"] == 0
+    assert "6 skipped" in gpu.tests_text(result, gpu=False)
