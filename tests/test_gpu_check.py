@@ -29,22 +29,22 @@ def test_dry_run_writes_its_table_between_the_markers_and_replaces_it(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text(OTHER.format(begin=gpu.BEGIN, inside=f"an earlier {gpu.DRY_RUN}", end=gpu.END))
     command = [sys.executable, "benchmarks/gpu.py", "--check", "--cpu-dry-run", "--results", str(results)]
-    for run in range(2):
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
-        text = results.read_text()
-        assert text.startswith("# Results\n\nabove the block\n\n" + gpu.BEGIN)
-        assert text.endswith(gpu.END + "\n\nbelow the block\n")
-        assert text.count(gpu.BEGIN) == text.count(gpu.END) == 1  # replaced, not appended
-        assert "an earlier" not in text
-        block = text[text.index(gpu.BEGIN):text.index(gpu.END) + len(gpu.END)]
-        assert gpu.DRY_RUN in block and "no GPU: CuPy replaced by NumPy" in block
-        assert "--check --cpu-dry-run --results" in block  # the command
-        assert "GPU tests" in block and ("skipped" in block or cupy_available())
-        rows = [line for line in block.splitlines() if line.startswith("| ww |") or line.startswith("| cs |")]
-        assert [r.split(" | ")[0:2] for r in rows] == [["| ww", "2000"], ["| cs", "2000"]]  # one row per loss
-        assert all("numpy-as-cupy" in r for r in rows)
-        assert block in done.stdout  # printed as well
+    # the file holds an earlier block between the markers: one run shows it replaced, not appended
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = results.read_text()
+    assert text.startswith("# Results\n\nabove the block\n\n" + gpu.BEGIN)
+    assert text.endswith(gpu.END + "\n\nbelow the block\n")
+    assert text.count(gpu.BEGIN) == text.count(gpu.END) == 1  # replaced, not appended
+    assert "an earlier" not in text
+    block = text[text.index(gpu.BEGIN):text.index(gpu.END) + len(gpu.END)]
+    assert gpu.DRY_RUN in block and "no GPU: CuPy replaced by NumPy" in block
+    assert "--check --cpu-dry-run --results" in block  # the command
+    assert "GPU tests" in block and ("skipped" in block or cupy_available())
+    rows = [line for line in block.splitlines() if line.startswith("| ww |") or line.startswith("| cs |")]
+    assert [r.split(" | ")[0:2] for r in rows] == [["| ww", "2000"], ["| cs", "2000"]]  # one row per loss
+    assert all("numpy-as-cupy" in r for r in rows)
+    assert block in done.stdout  # printed as well
 
 
 def test_the_block_goes_only_where_the_markers_say(tmp_path):
