@@ -85,6 +85,29 @@ def multiclass_blobs(n: int = 90, k: int = 3, spread: float = 0.9, seed=0):
     return centers + rng.normal(scale=spread, size=(n, 2)), y
 
 
+def rings(n: int = 60, noise: float = 0.15, seed=0):
+    """Three noisy concentric rings (radii 1, 2, 3; radial noise ``noise``), labels 0 (inside) .. 2 (outside): no
+    straight boundary separates them (notebook 9)."""
+    n = _check_n(n)
+    rng = _rng(seed)
+    y = np.arange(n) % 3
+    r = 1.0 + y + noise * rng.standard_normal(n)
+    t = rng.uniform(0, 2 * np.pi, n)
+    return np.c_[r * np.cos(t), r * np.sin(t)], y
+
+
+def three_moons(n: int = 60, noise: float = 0.12, seed=0):
+    """Three interleaved half circles of radius 1 (scikit-learn's two moons and one more), labels 0 .. 2: class 0
+    an upper arc at (0, 0), class 1 a lower arc at (1, 0.5), class 2 an upper arc at (2, 0) (notebook 9)."""
+    n = _check_n(n)
+    rng = _rng(seed)
+    y = np.arange(n) % 3
+    t = rng.uniform(0, np.pi, n)
+    centre = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]])[y]
+    sign = np.where(y == 1, -1.0, 1.0)  # class 1 opens upwards, between the other two
+    return centre + np.c_[np.cos(t), sign * np.sin(t)] + noise * rng.standard_normal((n, 2)), y
+
+
 def synthetic_multiclass(n: int = 10_000, d: int = 784, k: int = 10, separation: float = 0.5,
                          flip: float = 0.05, seed=0, dtype=np.float32):
     """A large multiclass problem for benchmarks: k Gaussian classes in d dimensions.

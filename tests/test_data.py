@@ -183,3 +183,15 @@ def test_libsvm_reader_never_builds_dense_rows(tmp_path):
     ref, _ = load_svmlight_file(str(path), n_features=d, zero_based=False)
     assert_same_csr(ours, ref)
     np.testing.assert_array_equal(y_ours, y)
+
+
+@pytest.mark.parametrize("make", [data.rings, data.three_moons])
+def test_the_three_class_shapes_of_notebook_9(make):
+    X, y = make(n=60, seed=1)
+    assert X.shape == (60, 2) and np.array_equal(np.bincount(y), [20, 20, 20])
+    np.testing.assert_array_equal(X, make(n=60, seed=1)[0])  # reproducible
+    with pytest.raises(ValueError, match="^n must be an integer"):
+        make(n=1)
+    if make is data.rings:  # class m lies near the circle of radius m + 1
+        radius = np.hypot(X[:, 0], X[:, 1])
+        assert np.all(np.abs(radius - (1.0 + y)) < 0.6)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from svmteach import MulticlassSVC
+from svmteach import MulticlassSVC, data
 from svmteach.kernels import gram, make_kernel
 from svmteach.losses import get_loss
 from svmteach.problems import MulticlassProblem
@@ -28,12 +28,8 @@ SOLVERS = [("ww", "exact"), ("ww", "shark"), ("cs", "blondel"), ("llw", "exact")
 
 
 def rings(n=30, seed=0):
-    """Three noisy concentric rings in the plane: no straight boundary separates them."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 3
-    r = 1.0 + y + 0.2 * rng.standard_normal(n)
-    t = rng.uniform(0, 2 * np.pi, n)
-    return np.c_[r * np.cos(t), r * np.sin(t)], y
+    """Three noisy concentric rings (:func:`svmteach.data.rings`, radial noise 0.2)."""
+    return data.rings(n, noise=0.2, seed=seed)
 
 
 def feature_map(X, kernel, B):

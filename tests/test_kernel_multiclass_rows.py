@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from svmteach import data
 from svmteach.kernels import gram
 from svmteach.losses import get_loss
 from svmteach.problems import MulticlassProblem
@@ -11,12 +12,8 @@ from svmteach.solvers import make_multiclass_solver, solve
 
 
 def rings(n=45, seed=0):
-    """Three noisy concentric rings in the plane."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 3
-    r = 1.0 + y + 0.2 * rng.standard_normal(n)
-    t = rng.uniform(0, 2 * np.pi, n)
-    return np.c_[r * np.cos(t), r * np.sin(t)], y
+    """Three noisy concentric rings (:func:`svmteach.data.rings`, radial noise 0.2)."""
+    return data.rings(n, noise=0.2, seed=seed)
 
 
 def test_a_visit_that_leaves_alpha_asks_no_kernel_row():

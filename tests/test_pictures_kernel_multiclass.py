@@ -22,32 +22,14 @@ import pytest  # noqa: E402
 from test_kernel_multiclass import explicit_optimum, feature_map  # noqa: E402
 from test_pictures import check_static_figure, decode_regions, render, stable  # noqa: E402
 
+from svmteach import data  # noqa: E402
 from svmteach.kernels import make_kernel  # noqa: E402
 
 GAMMA = 1.0  # the explorers' default gamma
 AGREE = 0.98  # the brief's floor on the pixels that show the reference's class
 
 
-def three_rings(n=60, seed=0):
-    """Three noisy concentric rings (radii 1, 2, 3), classes 0, 1, 2 from the centre out."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 3
-    r = 1.0 + y + 0.15 * rng.standard_normal(n)
-    t = rng.uniform(0, 2 * np.pi, n)
-    return np.c_[r * np.cos(t), r * np.sin(t)], y
-
-
-def three_moons(n=60, noise=0.12, seed=0):
-    """Three interleaved half circles of radius 1: class 0 an upper arc at (0, 0), class 1 a lower arc at
-    (1, 0.5), class 2 an upper arc at (2, 0) (scikit-learn's two moons and one more)."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 3
-    t = rng.uniform(0, np.pi, n)
-    centre = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]])[y]
-    sign = np.where(y == 1, -1.0, 1.0)
-    X = centre + np.c_[np.cos(t), sign * np.sin(t)] + noise * rng.standard_normal((n, 2))
-    return X, y
-
+three_rings, three_moons = data.rings, data.three_moons  # the notebook's data, written once
 
 DATA = {"rings": three_rings, "moons": three_moons}
 

@@ -310,11 +310,7 @@ def test_a_block_that_barely_moves_says_it_is_already_optimal(blobs):
 # ---- the kernel and gamma controls (issue 29) ----------------------------------------------------
 
 def _rings(n=45, seed=0):
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 3
-    r = 1.0 + y + 0.15 * rng.standard_normal(n)
-    t = rng.uniform(0, 2 * np.pi, n)
-    return np.c_[r * np.cos(t), r * np.sin(t)], y
+    return data.rings(n, seed=seed)
 
 
 def test_the_kernel_and_gamma_controls_are_the_binary_explorers(blobs):
