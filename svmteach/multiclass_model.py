@@ -25,7 +25,7 @@ from .kernels import gram
 from .losses.base import scores as linear_scores
 from .rows import BLOCK_BYTES
 
-__all__ = ["is_kernel", "blank", "model", "scores", "squared_norm", "class_norm_bounds", "kernel_scores"]
+__all__ = ["is_kernel", "blank", "model", "scores", "squared_norm", "class_norm_bounds", "kernel_scores", "point_scores"]
 
 
 def is_kernel(problem) -> bool:
@@ -54,16 +54,27 @@ def kernel_scores(kernel, offset: float, X_support, A_support, Z):
 
 
 def model(problem, alpha):
-    """The model of ``alpha`` recomputed from it (float64): :math:`W = A^\\top X`, or :math:`S = K A` over the
-    samples whose row of A is not 0, a block of rows at a time (no n x n matrix)."""
-    loss = problem.loss_object
+    """The model of ``alpha`` recomputed from it (float64): :math:`W = A^\\top X`, or :math:`S = K A` (the
+    training points' :func:`point_scores`, a block of rows at a time: no n x n matrix)."""
     if not is_kernel(problem):
-        return loss.weights(problem, alpha)
-    A = np.asarray(to_numpy(loss.weight_rows(problem, np.asarray(alpha, dtype=np.float64))), dtype=np.float64)
+        return problem.loss_object.weights(problem, alpha)
+    return point_scores(problem, alpha, None, np.asarray(problem.X))
+
+
+def point_scores(problem, alpha, W, Z):
+    """(len(Z), k) float64 scores of the points ``Z`` (NumPy, n_features columns) under ``alpha`` and its model
+    ``W``: :math:`Z W^\\top` on a linear problem; on a kernel problem (``W`` unread)
+    :math:`\\sum_i A_{im} (k(z, x_i) + B^2)` over the samples whose row of :math:`A(\\alpha)` is not 0, by
+    :func:`kernel_scores` (the representer argument, as a fitted model predicts)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if not is_kernel(problem):
+        return Z @ np.asarray(to_numpy(W), dtype=np.float64).T
+    A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, np.asarray(to_numpy(alpha), dtype=np.float64))),
+                   dtype=np.float64)
     support = np.flatnonzero(np.any(A != 0, axis=1))
-    if support.size == 0:
-        return blank(problem)
-    return kernel_scores(problem.kernel, problem.kernel_offset, problem.X[support, :], A[support], problem.X)
+    if support.size == 0:  # alpha = 0: every score 0
+        return np.zeros((Z.shape[0], problem.k))
+    return kernel_scores(problem.kernel, problem.kernel_offset, np.asarray(problem.X)[support], A[support], Z)
 
 
 def scores(problem, W, part, rows):

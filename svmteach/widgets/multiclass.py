@@ -10,7 +10,7 @@ the chosen class, or remove the nearest point; shift-click or right-click adds a
 of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
 the scores, in the class palette of :mod:`svmteach.viz.palette`; with a kernel the scores of a grid point
 z are :math:`s_m(z) = \\sum_i A_{im} k(z, x_i)` over the support vectors, from the state through
-:func:`svmteach.multiclass_model.kernel_scores`, so the regions curve), the lines where the two
+:func:`svmteach.multiclass_model.point_scores`, so the regions curve), the lines where the two
 largest scores tie (:func:`svmteach.viz.regions.draw_score_boundaries`), the sample the last
 step visited (for the solvers that visit one sample a step),
 the last step as its solver sees it (Weston-Watkins: Shark's moves inside the block as a path
@@ -36,7 +36,7 @@ from ..kernels import canonical_kernel_name
 from ..losses import LOSSES, get_loss
 from ..losses.crammer_singer import CSBlock
 from ..losses.weston_watkins import WWBlock
-from ..multiclass_model import is_kernel, kernel_scores
+from ..multiclass_model import point_scores
 from ..problems import MulticlassProblem
 from ..solvers import MULTICLASS_SOLVERS, MulticlassState, make_multiclass_solver, multiclass_solver_names
 from ..solvers.base import check_tol
@@ -300,20 +300,11 @@ class MulticlassExplorer(SolverExplorer):
 
     def scores_of(self, Z, alpha=None, W=None):
         """(len(Z), k) scores of the points ``Z`` under the state shown (or ``alpha`` and its model ``W``, the
-        solver's ``coefficients``).  Linear: :math:`s_m(z) = w_m^\\top z`.  Kernel (the state keeps the training
-        scores S, not W): :math:`s_m(z) = \\sum_i A_{im} k(z, x_i)` with :math:`A = A(\\alpha)` the loss's
-        ``weight_rows``, over the samples whose row of A is not 0 (the support vectors), by the data seam's
-        :func:`~svmteach.multiclass_model.kernel_scores`: the representer argument, as a fitted model predicts."""
+        solver's ``coefficients``): :func:`svmteach.multiclass_model.point_scores`, :math:`w_m^\\top z`, or with a
+        kernel :math:`\\sum_i A_{im} k(z, x_i)` over the support vectors (the state keeps S, not W)."""
         if alpha is None:
             alpha, W = self.solver.coefficients(self.problem, self.state)
-        problem, Z = self.problem, np.asarray(Z, dtype=np.float64)
-        if not is_kernel(problem):
-            return Z @ to_numpy(W).T
-        A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, problem.xp.asarray(alpha))), dtype=np.float64)
-        support = np.flatnonzero(np.any(A != 0, axis=1))
-        if support.size == 0:  # alpha = 0: every score 0
-            return np.zeros((len(Z), problem.k))
-        return kernel_scores(problem.kernel, problem.kernel_offset, np.asarray(problem.X)[support], A[support], Z)
+        return point_scores(self.problem, alpha, W, Z)
 
     def sample_weights(self, alpha=None):
         """(n,) each sample's dual weight, as the loss defines it (``dual_weights``): :math:`\\sum_{j \\ne y_i}
