@@ -253,14 +253,13 @@ class MulticlassProblem(Problem):
         X = placed(X, device)
         if kernel_name == "linear":
             X = check_X(X, "X", accept_sparse=True, bias=bias)  # one copy, with its bias column
-            kernel, offset = make_kernel("linear"), 0.0
+            kernel = make_kernel("linear")
         else:
             X = check_kernel_X(X, kernel_name)
             kernel = make_kernel(kernel, gamma, degree, coef0, X)
             check_kernel_finite(X, kernel)
             check_kernel_psd(X, kernel)
-            offset = 0.0 if bias is None else bias * bias
-            if not math.isfinite(offset):
+            if bias is not None and not math.isfinite(bias * bias):
                 raise ValueError(f"bias={bias:g} adds bias**2 to every kernel value, which overflows; use a smaller "
                                  "intercept_scaling")
         classes, codes = check_labels(y, X.shape[0], "y")
@@ -268,10 +267,10 @@ class MulticlassProblem(Problem):
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         M = check_positive(M, "M")
         xp = np if is_sparse(X) else array_namespace(X)
-        sqnorm = row_squared_norms(X, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + offset
+        sqnorm = row_squared_norms(X, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + kernel_offset(kernel, bias)
         self._build(X=X, C=check_C(C), loss=loss, M=M, device=device,
                     sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, classes=classes,
-                    codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel, kernel_offset=offset,
+                    codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel,
                     sqnorm=readonly(check_squared_norms(sqnorm, xp)))
 
     @property
@@ -282,6 +281,12 @@ class MulticlassProblem(Problem):
     def loss_object(self) -> MulticlassLoss:
         """The :class:`~svmteach.losses.base.MulticlassLoss` called ``loss``."""
         return get_loss(self.loss)
+
+    @property
+    def kernel_offset(self) -> float:
+        """:math:`B^2`, added to a nonlinear kernel by the intercept's constant feature (0 without one, and for the
+        linear kernel, whose bias is a column of X)."""
+        return kernel_offset(self.kernel, self.bias)
 
     @cached_property
     def gram(self) -> Any:
@@ -294,6 +299,11 @@ class MulticlassProblem(Problem):
     def kernel_with(self, Z: ArrayLike) -> Any:
         """The (len(Z), n) matrix :math:`k(z, x_i) + B^2` between new points ``Z`` and the training points."""
         return gram(Z, self.X, self.kernel) + self.kernel_offset
+
+
+def kernel_offset(kernel: Kernel, bias: float | None) -> float:
+    """:math:`B^2` for a nonlinear kernel with the intercept's constant feature ``bias``, else 0."""
+    return 0.0 if kernel.is_linear or bias is None else float(bias) * float(bias)
 
 
 def check_kernel_X(X, kernel_name: str):
