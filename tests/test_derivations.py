@@ -17,6 +17,7 @@ from oracles import binary_dual_optimum
 from svmteach import derivations
 from svmteach.derivations import CAVEAT, DEFINITION, ERRATUM, FAILED, SOURCES, STATUSES, VERIFIED
 from svmteach.derivations import binary, dual_cd, smo
+from svmteach.derivations import __main__ as derivations_cli
 from svmteach.derivations.__main__ import main as derivations_main
 
 EXPECTED_ERRATA = {
@@ -45,9 +46,17 @@ EXPECTED_DEFINITIONS = {("binary soft margin", "Lagrangian"), ("Weston-Watkins",
 SHORT_KEYS = ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "rls")
 
 
+def cached_steps(models=None):
+    """What ``derivations.all_steps(models)`` returns, from the per-process cache of ``derivations.steps``
+    (each model is derived once per test process, here and in the other files that ask for it; the tests
+    that patch a formula call ``all_steps`` to derive afresh)."""
+    keys = list(derivations.MODELS) if models is None else models
+    return [s for key in keys for s in derivations.steps(key)]
+
+
 @pytest.fixture(scope="module")
 def steps():
-    return derivations.all_steps()
+    return cached_steps()
 
 
 def _key(s):
@@ -239,8 +248,8 @@ def test_rule_prose_is_markdown_with_latex_not_ascii_math(steps):
         assert "$" not in s.summary and "\\" not in s.summary and "\n" not in s.summary, s.name
 
 
-@pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
-def test_sources_name_the_documents_never_development_files(steps, capsys):
+def test_sources_name_the_documents_never_development_files(steps, capsys, monkeypatch):
+    monkeypatch.setattr(derivations_cli, "all_steps", cached_steps)  # the same steps, not derived twice more
     for s in steps:
         assert "seed" not in (s.source + s.note + s.check + s.instance).lower(), s.name
         assert s.source.startswith("svmteach.") or any(s.source.startswith(doc) for doc in SOURCES), s.source
