@@ -454,6 +454,23 @@ def test_lee_lin_wahba_numbers_the_classes_from_0():
     assert "y = (1, 2, 0)" in derivations.check("llw", "dual objective").step.instance
 
 
+def test_crammer_singer_numbers_the_classes_from_0():
+    """Notebook 7 numbers the classes 0..k-1 (the slides' class m is its m - 1): so do the CS checks it shows, in
+    their instances, notes and symbols (alpha_1^0, lambda_1^0, delta_1^0, beta_0, the scores s_0, s_1, s_2)."""
+    from svmteach.derivations import crammer_singer as cs
+
+    assert cs.labels == (1, 2, 0) and [str(s) for s in cs.A[0, :]] == ["alpha_1^0", "alpha_1^1", "alpha_1^2"]
+    for s in derivations.steps("cs"):
+        text = " ".join(getattr(s, f, "") or "" for f in ("formula", "printed_formula", "note", "instance", "check",
+                                                          "shown"))
+        assert "(2, 3, 1)" not in text and "m=1}^k" not in text and "class $1$" not in text, s.name
+        # k = 3 classes numbered 0, 1, 2: a class index 3 on a symbol is the slides' numbering from 1
+        assert not re.search(r"\^\{3\}|\\beta_\{3\}|s_3|\\alpha\^3", text), s.name
+    assert "y = (1, 2, 0)" in derivations.check("cs", "dual objective").step.instance
+    assert "class $0$" in derivations.check("cs", "KKT conditions of the CS dual").step.instance
+    assert "(s_0, s_1, s_2) = (2, 0, 2)" in derivations.check("cs", "hinge: max or min over the rivals").step.instance
+
+
 def test_weston_watkins_weights_in_the_wrong_orientation_fail_the_cross_check(monkeypatch):
     from svmteach.derivations import weston_watkins as ww
 

@@ -1,8 +1,9 @@
 """The Crammer-Singer dual: the hinge, the Lagrangian, the dual with its bounds C_i^m, the partial
 gradient, the exact block problem and its change of variables into a simplex projection.
 
-Instance: n = 3 points in the plane, k = 3 classes with labels y = (2, 3, 1) (so that sample and
-class indices differ); data, C and the multipliers are free symbols.  Sources: the multiclass
+Instance: n = 3 points in the plane, k = 3 classes with labels y = (1, 2, 0) (so that sample and
+class indices differ); data, C and the multipliers are free symbols.  Classes are 0..k-1, as everywhere
+in the course (the slides number them 1..k: their class m is our m - 1); samples are 1..n.  Sources: the multiclass
 dual solvers slides ('Crammer Singer SVM', 'Dual Formulation', Algorithm 3 and the slides after
 it) and Blondel, Fujino and Ueda (2014).
 """
@@ -19,12 +20,13 @@ MODEL = "Crammer-Singer"
 SLIDES = "Multiclass dual solvers slides"
 ON = "on a 3-point, 3-class instance"
 INSTANCE = (r"$n = 3$ points $x_i \in \mathbb{R}^2$ with symbolic coordinates, $k = 3$ classes with labels "
-            r"$y = (2, 3, 1)$, symbolic $C > 0$, weights $w_m$ and multipliers $\alpha_i^m$, $\lambda_i^m$, $\xi_i$")
+            r"$y = (1, 2, 0)$ (classes $0, 1, 2$), symbolic $C > 0$, weights $w_m$ and multipliers $\alpha_i^m$, "
+            r"$\lambda_i^m$, $\xi_i$")
 n, d, k = 3, 2, 3
 labels = (1, 2, 0)
 X = sp.Matrix(n, d, lambda r, c: sp.Symbol(f"x_{r + 1}{c + 1}", real=True))
 C = sp.Symbol("C", positive=True)
-A = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"alpha_{i + 1}^{m + 1}", real=True))
+A = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"alpha_{i + 1}^{m}", real=True))  # sample i + 1, class m = 0..k-1
 
 
 def x(i):
@@ -53,9 +55,9 @@ def dual(Am=A):
 
 def steps():
     out = [hinge_erratum()]
-    Wsym = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m + 1}{c + 1}", real=True))
+    Wsym = sp.Matrix(k, d, lambda m, c: sp.Symbol(f"w_{m},{c + 1}", real=True))  # row m is w_m, m = 0..k-1
     xi = real_symbols("xi1:4")
-    B = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"lambda_{i + 1}^{m + 1}", real=True))
+    B = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"lambda_{i + 1}^{m}", real=True))
     # constraints w_{y_i}'x_i - w_m'x_i >= Delta_i^m - xi_i for every m (m = y_i gives xi_i >= 0)
     L = sp.Rational(1, 2) * sum(v ** 2 for v in Wsym) + C * sum(xi) + sum(
         B[i, m] * (Delta(i, m) - xi[i] - ((Wsym[labels[i], :] - Wsym[m, :]) * x(i))[0])
@@ -122,7 +124,7 @@ def steps():
              r"($\Delta_i^{y_i} = 0$): subtract $1$, not $2$. Both the violation $v_i$ and the projection's input "
              r"use $g_i$.",
         on=ON, instance=INSTANCE))
-    delta = sp.Matrix(real_symbols("delta1:4"))
+    delta = sp.Matrix(real_symbols("delta_1^0:3"))  # delta_1^m, m = 0..k-1
     moved = A.copy()
     for m in range(k):
         moved[i, m] = A[i, m] + delta[m]
@@ -145,10 +147,10 @@ def steps():
              r"on the next slides uses $\|x_i\|$ correctly.",
         on=ON, instance=INSTANCE))
     r = sp.Symbol("r", positive=True)  # |x_i|
-    beta = sp.Matrix(real_symbols("beta_1:4"))
+    beta = sp.Matrix(real_symbols("beta_0:3"))
     Ci = sp.Matrix([upper(i, m) for m in range(k)])
     ai = A[i, :].T
-    gs = sp.Matrix(real_symbols("g_1:4"))
+    gs = sp.Matrix(real_symbols("g_1^0:3"))  # g_1^m, m = 0..k-1
     d_of_beta = Ci - ai - beta / r
     beta_hat = r * (Ci - ai) + gs / r
     obj_delta = r ** 2 / 2 * (d_of_beta.T * d_of_beta)[0] + (gs.T * d_of_beta)[0]
@@ -182,15 +184,15 @@ def steps():
 
 def hinge_erratum():
     """The slides write the Crammer-Singer constraints with max over m; all constraints mean the min."""
-    s1, s2, s3, xi_ = real_symbols("s_1 s_2 s_3 xi_i")  # s_m = w_m'x_i, the sample's class is 1
+    s0, s1, s2 = real_symbols("s_0 s_1 s_2")  # s_m = w_m'x_i, the sample's class is 0
     u = sp.Symbol("u", positive=True)
-    margins = [s1 - s2, s1 - s3]  # w_{y_i}'x_i - w_m'x_i for m != y_i
+    margins = [s0 - s1, s0 - s2]  # w_{y_i}'x_i - w_m'x_i for m != y_i
     derived = 1 - sp.Min(*margins)  # every constraint m: margin_m >= 1 - xi  <=>  xi >= 1 - min_m margin_m
     printed = 1 - sp.Max(*margins)  # the printed line: max_m margin_m >= 1 - xi
-    next_line = 1 + sp.Max(s2, s3) - s1
-    # the next printed line agrees with the derived bound in every order of s_2, s_3
+    next_line = 1 + sp.Max(s1, s2) - s0
+    # the next printed line agrees with the derived bound in every order of s_1, s_2
     agrees = all(sp.simplify((derived - next_line).subs(sub)) == 0
-                 for sub in ({s2: s3 + u}, {s3: s2 + u}, {s3: s2}))
+                 for sub in ({s1: s2 + u}, {s2: s1 + u}, {s2: s1}))
     return erratum(
         MODEL, "hinge: max or min over the rivals",
         r"w_{y_i}^\top x_i - w_m^\top x_i \ge 1 - \xi_i \ \ \forall m \ne y_i \iff \min_{m \ne y_i}\big(w_{y_i}^\top "
@@ -200,24 +202,24 @@ def hinge_erratum():
         note=r"Requiring the margin against every rival is requiring it against the closest rival, the one with "
              r"the smallest margin: a $\min$. The printed $\max$ asks only for the best-separated rival, and it "
              r"contradicts the slide's next line, which is right. With scores $(2, 0, 2)$ for the classes "
-             r"$1, 2, 3$ of a sample of class $1$, the printed line allows $\xi_i = 0$ while class $3$ ties with $y_i$ and needs "
-             r"$\xi_i \ge 1$.",
+             r"$0, 1, 2$ of a sample of class $0$, the printed line allows $\xi_i = 0$ while class $2$ ties with $y_i$ and "
+             r"needs $\xi_i \ge 1$.",
         on="on one sample with 3 classes",
-        instance=r"one sample of class $1$ with symbolic scores $s_m = w_m^\top x_i$, $m = 1, 2, 3$; the point "
-                 r"$(s_1, s_2, s_3) = (2, 0, 2)$",
-        cases=[{s1: 2, s2: 0, s3: 2}],
-        also=[(r"the derived bound $1 - \min_m(s_1 - s_m)$ equals the next printed line $1 + \max_m s_m - s_1$ "
-               r"in every order of $s_2, s_3$", agrees)])
+        instance=r"one sample of class $0$ with symbolic scores $s_m = w_m^\top x_i$, $m = 0, 1, 2$; the point "
+                 r"$(s_0, s_1, s_2) = (2, 0, 2)$",
+        cases=[{s0: 2, s1: 0, s2: 2}],
+        also=[(r"the derived bound $1 - \min_m(s_0 - s_m)$ equals the next printed line $1 + \max_m s_m - s_0$ "
+               r"in every order of $s_1, s_2$", agrees)])
 
 
 def kkt_counterexample():
     """The slides list box-style KKT conditions; the CS dual has an equality constraint per sample."""
-    a0, a1, a2, lam = real_symbols("alpha^1 alpha^2 alpha^3 nu")
-    f1 = sp.Rational(1, 2) * (a0 ** 2 + a1 ** 2 + a2 ** 2) + a1 + a2  # one sample x = 1, y = 1, C = 1
+    a0, a1, a2, lam = real_symbols("alpha^0 alpha^1 alpha^2 nu")
+    f1 = sp.Rational(1, 2) * (a0 ** 2 + a1 ** 2 + a2 ** 2) + a1 + a2  # one sample x = 1 of class 0, C = 1
     sol = sp.solve([sp.diff(f1 + lam * (a0 + a1 + a2), v) for v in (a0, a1, a2)] + [a0 + a1 + a2],
                    [a0, a1, a2, lam], dict=True)[0]
     gvals = [sp.diff(f1, v).subs(sol) for v in (a0, a1, a2)]
-    # alpha^1 is strictly inside (0, C), so the printed list demands g^1 = df/d alpha^1 = 0
+    # alpha^0 (the own class) is strictly inside (0, C), so the printed list demands g^0 = df/d alpha^0 = 0
     printed = sp.Eq(sp.diff(f1, a0), 0, evaluate=False)
     feasible = [sp.Gt(a0, 0), sp.Lt(a0, 1), sp.Le(a1, 0), sp.Le(a2, 0), sp.Eq(a0 + a1 + a2, 0)]
     point = sp.Matrix([sol[a0], sol[a1], sol[a2]]).T
@@ -231,8 +233,8 @@ def kkt_counterexample():
              r"$\alpha_i^m < C_i^m$: those entries share the same, largest gradient, which is what the violation "
              r"$v_i = \max_m g_i^m - \min_{m:\, \alpha_i^m < C_i^m} g_i^m$ measures (the slides print the bound as "
              r"$C$: see the next erratum). On one sample "
-             r"($x = 1$, class $1$, $C = 1$) the optimum lies strictly inside its bounds with $g \ne 0$.",
-        on="on one sample", instance=r"one sample $x = 1$ of class $1$, $k = 3$, $C = 1$; the optimum found by "
+             r"($x = 1$, class $0$, $C = 1$) the optimum lies strictly inside its bounds with $g \ne 0$.",
+        on="on one sample", instance=r"one sample $x = 1$ of class $0$, $k = 3$, $C = 1$; the optimum found by "
                                      r"SymPy from stationarity with the multiplier $\nu$ of "
                                      r"$\sum_m \alpha^m = 0$",
         point_latex=f"$\\alpha = {sp.latex(point)}$ with $g = {sp.latex(sp.Matrix(gvals).T)}$")
