@@ -153,3 +153,41 @@ def test_raw_breast_cancer_reports_objectives_of_its_alpha_never_above_the_optim
         assert r.dual == pytest.approx(dual, rel=1e-12) and r.primal == pytest.approx(primal, rel=1e-12)
         assert r.dual <= best * (1 + 1e-9) and r.primal >= best * (1 - 1e-9)
         assert r.gap == pytest.approx((primal - dual) / primal, rel=1e-9)
+
+
+def test_the_exact_gradient_reads_the_cache_and_leaves_it_as_it_was():
+    """Summing more support vectors than the cache holds: the gradient is 1 - Q alpha by scikit-learn's kernel,
+    and the cache's rows, slots and clock are untouched (no working row evicted, no row asked for)."""
+    from svmteach.solvers.kernel_scores import exact_gradient
+
+    X, y = random_binary(n=300, d=4, seed=3)
+    p = BinaryProblem(X, y, 10.0, kernel="gaussian", gamma=0.5)
+    state = solve(SMO(cache_size=5 * 8 * 300 / MB), p, tol=1e-6).state  # five rows, far fewer than the SVs
+    rows = state.rows
+    assert int(np.sum(state.alpha > 0)) > 5
+    before = [a.copy() for a in (rows.buffer, rows.slot, rows.owner, rows.stamp, rows.clock)]
+    grad = exact_gradient(p, state.alpha, rows)
+    Q = np.outer(y, y) * rbf_kernel(X, gamma=0.5)
+    np.testing.assert_allclose(grad, 1.0 - Q @ state.alpha, rtol=0, atol=1e-12)
+    for a, b in zip(before, (rows.buffer, rows.slot, rows.owner, rows.stamp, rows.clock)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_certifying_a_measured_smo_state_computes_no_kernel_row(monkeypatch):
+    """solve's certificate reads the measured state's exact gradient; recomputing it costs a row per support
+    vector, as much as the measure itself (the bound is the contract's: the same as recomputed)."""
+    from svmteach.solvers import kernel_scores
+    from svmteach.solvers.base import Solver, certify
+
+    X, y = random_binary(n=200, d=4, seed=4)
+    p = BinaryProblem(X, y, 1.0, kernel="gaussian", gamma=0.5)
+    smo = SMO()
+    state = smo.measure(p, solve(smo, p, tol=1e-4).state)
+    expected = Solver.gap_rounding(smo, p, state)
+
+    def no_rows(*args, **kwargs):
+        raise AssertionError("certify recomputed the gradient")
+
+    monkeypatch.setattr(kernel_scores, "exact_gradient", no_rows)
+    converged, rounding, _ = certify(smo, p, state, 1e-4)
+    assert converged and rounding == pytest.approx(expected, rel=1e-6)

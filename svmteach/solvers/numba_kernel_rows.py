@@ -30,7 +30,7 @@ Compiled functions
     outlive later requests.
 :func:`scores` ``(cache, support, coef)``
     :math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`, shape (n,), the decision values
-    without bias.
+    without bias, from the cached rows and the others computed once (the cache is left as it was).
 """
 
 from __future__ import annotations
@@ -115,12 +115,20 @@ def get_row(cache, i):
 
 @njit(cache=True)
 def scores(cache, support, coef):
-    """:math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}` from the rows of ``support`` (computed where missing)."""
+    """:math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`: the rows the cache holds are read as they are, the
+    others computed into one scratch row and not kept, so that a sum over more support vectors than the cache
+    holds neither evicts the run's working rows nor computes a row twice (an LRU fed rows in index order would)."""
     n = cache.X.shape[0]
     f = np.zeros(n)
+    scratch = np.empty(n)
     for s in support:
         c = coef[s]
-        row = get_row(cache, s)
+        k = cache.slot[s]
+        if k >= 0:
+            row = cache.buffer[k]
+        else:
+            _compute_row(cache.X, cache.sqnorm, cache.params, s, scratch)
+            row = scratch
         for t in range(n):
             f[t] += c * row[t]
     return f

@@ -312,6 +312,18 @@ class SMO(Solver):
                 break  # no violation beyond rounding on the exact gradient: a fixed point in float64
         return out
 
+    def gap_rounding(self, problem: BinaryProblem, state: SMOState, tight: bool = False) -> float:
+        """The contract's bound (:meth:`Solver.gap_rounding`) with the scores from the state's own gradient.
+
+        A measured state's gradient is the exact one (``solve`` certifies measured states only); recomputing it
+        here would cost a kernel row per support vector again.  An unmeasured state's differs by the loop's
+        rounding, a few ulps of each score, which the first-order bound's slack covers."""
+        xp = problem.xp
+        alpha = xp.asarray(state.alpha, dtype=xp.float64)
+        f = problem.y * (1.0 - xp.asarray(state.grad, dtype=xp.float64))
+        magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
+        return obj.gap_rounding(problem, alpha, f, float(state.b), magnitudes)
+
     def row_cache(self, state: SMOState) -> Any:
         """The state's kernel-row cache (``rows``: None off NumPy, or for dual CD's linear kernel)."""
         return state.rows
