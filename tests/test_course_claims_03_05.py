@@ -110,9 +110,10 @@ BY_HAND = [dict(i=1, j=0, E_i=-1.0, E_j=1.0, eta=4.0, L=0.0, H=1.0, alpha_j_uncl
 def test_the_worked_smo_steps_are_the_steps_of_numba_smo_pair_step():
     """The pair step itself, from alpha = 0 and b = 0, then from the state after it (b = -1)."""
     K = X3 @ X3.T
-    alpha, grad, b = np.zeros(3), np.ones(3), 0.0
+    alpha, b = np.zeros(3), 0.0
+    v, up, low = numba_smo.working_sets(Y3, np.ones(3), alpha, np.ones(3))  # v = y g, g = 1 at alpha = 0
     for hand, b_after in zip(BY_HAND, (-1.0, -1.0)):
-        picture = numba_smo.pair_step(Y3, np.ones(3), alpha, grad, hand["i"], hand["j"], K[hand["i"]].copy(),
+        picture = numba_smo.pair_step(Y3, np.ones(3), alpha, v, up, low, hand["i"], hand["j"], K[hand["i"]].copy(),
                                       K[hand["j"]].copy(), b)
         for name, value in hand.items():
             assert getattr(picture, name) == pytest.approx(value, abs=1e-12), name

@@ -66,13 +66,13 @@ def test_the_random_rule_draws_its_violator_by_the_fast_paths_bias():
     computed another way (from f = y (1 - g), as the objectives do) differs in its last bits and can put
     a point on the other side of a threshold.  Both paths' b: :func:`~svmteach.solvers.numba_smo.intercept`."""
     from svmteach import objectives as obj
-    from svmteach.solvers.numba_smo import intercept
+    from svmteach.solvers.numba_smo import intercept, working_sets
 
     p = _problem(KERNELS[1], weighted=True)
     solver = SMO("random", random_state=0)
     state = solver.init(p)
     for _ in range(25):
         state = solver.step(p, state)
-        assert state.b == intercept(p.y, p.C_i, state.alpha, state.grad)[0]
+        assert state.b == intercept(*working_sets(p.y, p.C_i, state.alpha, state.grad))[0]
         b_objectives, _ = obj.optimal_intercept(p, state.alpha, p.y * (1.0 - state.grad))
         assert state.b == pytest.approx(b_objectives, rel=1e-12, abs=1e-12)  # the same bias, up to rounding

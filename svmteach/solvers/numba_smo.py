@@ -131,28 +131,51 @@ def violates_beyond_rounding(m, M):
 INTERCEPT_RULES = ("mean over free SVs", "midpoint of bounds", "one-sided bound")
 
 
+# ---- the sets the rules read ------------------------------------------------------------------------
+# Every rule reads v_t = y_t g_t (so E_t = b - v_t) and the two sets I_up (where y_t alpha_t may grow in
+# [0, C_t]) and I_low (where it may shrink).  The loop keeps v and the sets' flags beside alpha and updates
+# them with each step (a step changes two memberships), so that a rule's pass over n reads two arrays and
+# takes no branch that the data decides: three times faster than testing y, alpha and C per sample.
+
+@njit(cache=True)
+def place(y, C, alpha, up, low, t):
+    """Set ``up[t]`` and ``low[t]``: whether :math:`y_t \\alpha_t` may grow / shrink in its box :math:`[0, C_t]`."""
+    up[t] = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
+    low[t] = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
+
+
+@njit(cache=True)
+def working_sets(y, C, alpha, grad):
+    """``(v, up, low)``: :math:`v = y \\circ g` and the flags of :math:`I_{up}`, :math:`I_{low}` (:func:`place`)."""
+    n = y.shape[0]
+    v = np.empty(n)
+    up = np.empty(n, dtype=np.bool_)
+    low = np.empty(n, dtype=np.bool_)
+    for t in range(n):
+        v[t] = y[t] * grad[t]
+        place(y, C, alpha, up, low, t)
+    return v, up, low
+
+
 # b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
 @njit(cache=True)
-def intercept(y, C, alpha, grad):
-    """``(b, rule)``: the KKT bias, the mean of :math:`y_t g_t` over free points (rule 0, LIBSVM's choice),
-    else the midpoint of the bounds the others give (rule 1), else the one bound there is (rule 2);
-    ``C`` the (n,) bounds (a point whose box is {0} bounds nothing).  Names: :data:`INTERCEPT_RULES`."""
-    n = y.shape[0]
+def intercept(v, up, low):
+    """``(b, rule)``: the KKT bias, the mean of :math:`v_t = y_t g_t` over free points (in both sets; rule 0,
+    LIBSVM's choice), else the midpoint of the bounds the others give (rule 1: a point only in :math:`I_{up}`
+    bounds b from below, one only in :math:`I_{low}` from above), else the one bound there is (rule 2).
+    A point in neither set (its box is {0}) bounds nothing.  Names: :data:`INTERCEPT_RULES`."""
     s = 0.0
     n_free = 0
     lo = -np.inf
     hi = np.inf
-    for t in range(n):
-        v = y[t] * grad[t]
-        if 0.0 < alpha[t] < C[t]:
-            s += v
+    for t in range(v.shape[0]):
+        if up[t] and low[t]:
+            s += v[t]
             n_free += 1
-        elif C[t] <= 0.0:
-            continue
-        elif (alpha[t] <= 0.0 and y[t] > 0) or (alpha[t] >= C[t] and y[t] < 0):
-            lo = max(lo, v)
-        else:
-            hi = min(hi, v)
+        elif up[t]:
+            lo = max(lo, v[t])
+        elif low[t]:
+            hi = min(hi, v[t])
     if n_free > 0:
         return s / n_free, 0
     if lo > -np.inf and hi < np.inf:
@@ -166,16 +189,17 @@ def intercept(y, C, alpha, grad):
 
 # P = ||w||^2/2 + sum_t C_t max(0, 1 - y_t (f_t + b)),  D = 1'alpha - ||w||^2/2, both from g = 1 - Q alpha.
 @njit(cache=True)
-def relative_gap(y, C, alpha, grad):
-    """(P - D) / |P| from the cached gradient: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
-    b = intercept(y, C, alpha, grad)[0]
+def relative_gap(y, C, alpha, v, up, low):
+    """(P - D) / |P| from the cached gradient :math:`g = y \\circ v`: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
+    b = intercept(v, up, low)[0]
     norm2 = 0.0
     s_alpha = 0.0
     hinge = 0.0
     for t in range(y.shape[0]):
-        norm2 += alpha[t] * (1.0 - grad[t])
+        g = y[t] * v[t]
+        norm2 += alpha[t] * (1.0 - g)
         s_alpha += alpha[t]
-        m = (1.0 - grad[t]) + y[t] * b  # y_t (f_t + b)
+        m = (1.0 - g) + y[t] * b  # y_t (f_t + b)
         if m < 1.0:
             hinge += C[t] * (1.0 - m)
     P = 0.5 * norm2 + hinge
@@ -186,32 +210,25 @@ def relative_gap(y, C, alpha, grad):
 
 
 # ---- the working-set rules -------------------------------------------------------------------------
-# I_up (where y_t alpha_t may grow in [0, C_t]) and I_low (where it may shrink) are written out in
-# each loop: a helper called per sample is not inlined, and costs a hundred times the test.
 
 @njit(cache=True)
-def random_pair(y, C, alpha, grad, b, u1, u2):
+def random_pair(v, up, low, b, u1, u2):
     """The course's simplified rule: the ``floor(u1 * count)``-th KKT violator for the bias ``b`` (in index
-    order) and a partner ``floor(u2 * (n - 1))`` among the others, from two uniforms in [0, 1).
+    order: in :math:`I_{up}` with :math:`v_t > b`, or in :math:`I_{low}` with :math:`v_t < b`) and a partner
+    ``floor(u2 * (n - 1))`` among the others, from two uniforms in [0, 1).
     Returns ``(i, j)``, ``(-1, -1)`` when nothing violates by more than ``1e-12 (1 + |b|)``."""
-    n = y.shape[0]
+    n = v.shape[0]
     scale = 1e-12 * (1.0 + abs(b))
     count = 0
     for t in range(n):
-        v = y[t] * grad[t]
-        up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
-        low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
-        if (up and v > b + scale) or (low and v < b - scale):
+        if (up[t] and v[t] > b + scale) or (low[t] and v[t] < b - scale):
             count += 1
     if count == 0:
         return -1, -1
     k = min(int(u1 * count), count - 1)
     i = -1
     for t in range(n):
-        v = y[t] * grad[t]
-        up = (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)
-        low = (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])
-        if (up and v > b + scale) or (low and v < b - scale):
+        if (up[t] and v[t] > b + scale) or (low[t] and v[t] < b - scale):
             if k == 0:
                 i = t
                 break
@@ -223,50 +240,48 @@ def random_pair(y, C, alpha, grad, b, u1, u2):
 
 
 @njit(cache=True)
-def first_index(y, C, alpha, grad):
-    """i of the deterministic rules: :math:`\\arg\\max_{t \\in I_{up}} y_t g_t` (the first on a tie), -1 if
+def first_index(v, up):
+    """i of the deterministic rules: :math:`\\arg\\max_{t \\in I_{up}} v_t` (the first on a tie), -1 if
     :math:`I_{up}` is empty."""
     i = -1
     vi = -np.inf
-    for t in range(y.shape[0]):
-        v = y[t] * grad[t]
-        if ((y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0)) and v > vi:
-            vi = v
+    for t in range(v.shape[0]):
+        w = v[t] if up[t] else -np.inf  # a select, not a branch
+        if w > vi:
+            vi = w
             i = t
     return i
 
 
 @njit(cache=True)
-def partner(rule, i, Ki, diag, y, C, alpha, grad):
+def partner(rule, i, Ki, diag, v, low):
     """j for the first index ``i``, or -1 when the maximal violating pair violates by no more than rounding
-    (:func:`violates_beyond_rounding`).  Rule 1: :math:`\\arg\\min_{t \\in I_{low}} y_t g_t`; rule 2 (LIBSVM's
-    second order): the t of :math:`I_{low}` with :math:`b_{it} = y_i g_i - y_t g_t > 0` of largest gain
+    (:func:`violates_beyond_rounding`).  Rule 1: :math:`\\arg\\min_{t \\in I_{low}} v_t`; rule 2 (LIBSVM's
+    second order): the t of :math:`I_{low}` with :math:`b_{it} = v_i - v_t > 0` of largest gain
     :math:`b_{it}^2 / a_{it}`, :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it}` (``TAU`` if not positive), ``Ki``
     row i of K (unread by rule 1).  Ties go to the first."""
-    vi = y[i] * grad[i]
+    vi = v[i]
     j = -1
-    lowest = np.inf  # M, the smallest y_t g_t over I_low
+    lowest = np.inf  # M, the smallest v_t over I_low
     if rule == 1:
-        for t in range(y.shape[0]):
-            if ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])) and y[t] * grad[t] < lowest:
-                lowest = y[t] * grad[t]
+        for t in range(v.shape[0]):
+            w = v[t] if low[t] else np.inf
+            if w < lowest:
+                lowest = w
                 j = t
     else:
         best = np.inf
-        for t in range(y.shape[0]):
-            if not ((y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C[t])):
-                continue
-            v = y[t] * grad[t]
-            lowest = min(lowest, v)
-            bt = vi - v
-            if bt > 0:
-                at = diag[i] + diag[t] - 2.0 * Ki[t]
-                if at <= 0:
-                    at = TAU
-                score = -(bt * bt) / at
-                if score < best:
-                    best = score
-                    j = t
+        di = diag[i]
+        for t in range(v.shape[0]):
+            w = v[t] if low[t] else np.inf  # outside I_low: b_it = -inf, no candidate
+            lowest = min(lowest, w)
+            bt = vi - w
+            at = di + diag[t] - 2.0 * Ki[t]
+            at = at if at > 0 else TAU
+            score = -(bt * bt) / at if bt > 0 else np.inf
+            if score < best:
+                best = score
+                j = t
     if j < 0 or not violates_beyond_rounding(vi, lowest):
         return -1
     return j
@@ -275,12 +290,13 @@ def partner(rule, i, Ki, diag, y, C, alpha, grad):
 # ---- the pair step and the loop ----------------------------------------------------------------------
 
 @njit(cache=True)
-def pair_step(y, C, alpha, grad, i, j, Ki, Kj, b):
-    """Step on the pair ``(i, j)`` in place: solve it (:func:`pair_update`), write ``alpha[i], alpha[j]``, and
-    :math:`g_t \\leftarrow g_t - Q_{ti} \\Delta_i - Q_{tj} \\Delta_j` with :math:`Q_{ts} = y_t y_s K_{ts}` (``Ki, Kj``
-    rows i and j of K).  Returns the step's :class:`PairPicture` (errors ``E_t = b - y_t g_t`` for the bias ``b``)."""
-    vi = y[i] * grad[i]
-    vj = y[j] * grad[j]
+def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b):
+    """Step on the pair ``(i, j)`` in place: solve it (:func:`pair_update`), write ``alpha[i], alpha[j]`` and their
+    set flags, and :math:`v_t \\leftarrow v_t - y_i K_{ti} \\Delta_i - y_j K_{tj} \\Delta_j` (that is
+    :math:`g_t \\leftarrow g_t - Q_{ti} \\Delta_i - Q_{tj} \\Delta_j`, :math:`Q_{ts} = y_t y_s K_{ts}`; ``Ki, Kj`` rows i
+    and j of K).  Returns the step's :class:`PairPicture` (errors ``E_t = b - v_t`` for the bias ``b``)."""
+    vi = v[i]
+    vj = v[j]
     ai = alpha[i]
     aj = alpha[j]
     eta, L, H, unc, aj_new, ai_new = pair_update(y[i], y[j], ai, aj, vi, vj, Ki[i], Kj[j], Ki[j], C[i], C[j])
@@ -289,9 +305,12 @@ def pair_step(y, C, alpha, grad, i, j, Ki, Kj, b):
     if di != 0.0 or dj != 0.0:
         alpha[i] = ai_new
         alpha[j] = aj_new
-        for t in range(y.shape[0]):
-            grad[t] = grad[t] - di * ((y[t] * Ki[t]) * y[i]) - dj * ((y[t] * Kj[t]) * y[j])
-    # E_t = f_t + b - y_t = b - y_t g_t
+        place(y, C, alpha, up, low, i)
+        place(y, C, alpha, up, low, j)
+        ci = di * y[i]
+        cj = dj * y[j]
+        for t in range(v.shape[0]):
+            v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
     return PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai, alpha_j_old=aj,
                        alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
 
@@ -304,29 +323,38 @@ def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_
     ``(steps, picture)``, the last step's :class:`PairPicture`.  Stops early when no pair violates
     beyond rounding, when a deterministic rule's pair did not move (it would be picked again), or,
     with ``tol >= 0``, at a check whose cached gap is at most ``tol``.  The bias is :func:`intercept`'s,
-    every step for the random rule, else every ``check_every`` steps and at the last.
+    every step for the random rule, else every ``check_every`` steps and at the last.  The steps keep
+    :func:`working_sets`' ``v`` and flags; ``grad`` is written back from v at the end (exactly: y is +-1).
     """
+    v, up, low = working_sets(y, C, alpha, grad)
     no_row = np.empty(0)
     b = 0.0
     picture = NO_PAIR
+    taken = n_steps
     for step in range(n_steps):
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
-            b = intercept(y, C, alpha, grad)[0]
+            b = intercept(v, up, low)[0]
         if rule == 0:
-            i, j = random_pair(y, C, alpha, grad, b, uniforms[step, 0], uniforms[step, 1])
+            i, j = random_pair(v, up, low, b, uniforms[step, 0], uniforms[step, 1])
         else:
-            i = first_index(y, C, alpha, grad)
+            i = first_index(v, up)
             j = -1
             if i >= 0:
-                j = partner(rule, i, get_row(rows, i) if rule == 2 else no_row, diag, y, C, alpha, grad)
+                j = partner(rule, i, get_row(rows, i) if rule == 2 else no_row, diag, v, low)
         if j < 0:  # the KKT conditions hold: a null step, pictured with no pair
-            return step + 1, NO_PAIR
+            taken = step + 1
+            picture = NO_PAIR
+            break
         Ki = get_row(rows, i)
         Kj = get_row(rows, j)  # the cache holds at least two rows: Ki stays valid
-        picture = pair_step(y, C, alpha, grad, i, j, Ki, Kj, b)
+        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b)
         if picture.alpha_i_new == picture.alpha_i_old and picture.alpha_j_new == picture.alpha_j_old and rule != 0:
-            return step + 1, picture  # nothing moved: a deterministic rule would pick it again
+            taken = step + 1  # nothing moved: a deterministic rule would pick it again
+            break
         if tol >= 0 and step % check_every == check_every - 1:
-            if relative_gap(y, C, alpha, grad) <= tol:
-                return step + 1, picture
-    return n_steps, picture
+            if relative_gap(y, C, alpha, v, up, low) <= tol:
+                taken = step + 1
+                break
+    for t in range(y.shape[0]):
+        grad[t] = y[t] * v[t]
+    return taken, picture

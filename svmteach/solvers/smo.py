@@ -61,7 +61,7 @@ from .base import KKT_PER_TOL, Solver, check_choice, check_random_state, check_s
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
-                        random_pair, smo_loop)
+                        random_pair, smo_loop, working_sets)
 
 RULES = ("random", "max_violating_pair", "second_order")
 
@@ -143,7 +143,7 @@ def _host(a):
 def smo_measures(problem, alpha, grad):
     """``(b, b_rule, primal, dual, gap, kkt)`` from the gradient ``grad`` (cached or exact), in O(n); b is
     the fast path's (:func:`~svmteach.solvers.numba_smo.intercept`)."""
-    b, rule = intercept(_host(problem.y), _host(problem.C_i), _host(alpha), _host(grad))
+    b, rule = intercept(*working_sets(_host(problem.y), _host(problem.C_i), _host(alpha), _host(grad)))
     f = problem.y * (1.0 - problem.xp.asarray(grad))
     P = obj.primal(problem, alpha, b, f)
     D = obj.dual(problem, alpha, f)
@@ -153,9 +153,9 @@ def smo_measures(problem, alpha, grad):
 def pair_violates(problem, alpha, grad) -> bool:
     """Whether the maximal violating pair of ``grad`` violates the KKT conditions beyond rounding: whether a
     working-set rule can still find a pair (that rule's own test, :func:`~svmteach.solvers.numba_smo.partner`)."""
-    y, C, alpha, grad = _host(problem.y), _host(problem.C_i), _host(alpha), _host(grad)
-    i = first_index(y, C, alpha, grad)
-    return i >= 0 and partner(1, i, np.empty(0), _host(problem.diag), y, C, alpha, grad) >= 0
+    v, up, low = working_sets(_host(problem.y), _host(problem.C_i), _host(alpha), _host(grad))
+    i = first_index(v, up)
+    return i >= 0 and partner(1, i, np.empty(0), _host(problem.diag), v, low) >= 0
 
 
 def _start(problem, n_iter, alpha, grad, seed, rows) -> SMOState:
@@ -227,15 +227,15 @@ class SMO(Solver):
         """``(i, j, K_i)``: the pair by the fast path's rules (:mod:`~svmteach.solvers.numba_smo`), and row i of
         the kernel matrix when the rule read it (else None)."""
         rule = RULES.index(self.selection)
-        y, C, alpha, grad = _host(problem.y), _host(problem.C_i), _host(state.alpha), _host(state.grad)
+        v, up, low = working_sets(_host(problem.y), _host(problem.C_i), _host(state.alpha), _host(state.grad))
         if rule == 0:  # the draws of step t: default_rng([seed, t]), as advance draws them
             u1, u2 = np.random.default_rng([state.seed, state.n_iter]).random(2)
-            return (*random_pair(y, C, alpha, grad, state.b, u1, u2), None)
-        i = first_index(y, C, alpha, grad)
+            return (*random_pair(v, up, low, state.b, u1, u2), None)
+        i = first_index(v, up)
         if i < 0:
             return -1, -1, None
         Ki = _host(kernel_row(problem, i, state.rows)) if rule == 2 else None
-        j = partner(rule, i, np.empty(0) if Ki is None else Ki, _host(problem.diag), y, C, alpha, grad)
+        j = partner(rule, i, np.empty(0) if Ki is None else Ki, _host(problem.diag), v, low)
         return (i, j, Ki) if j >= 0 else (-1, -1, None)
 
     def step(self, problem: BinaryProblem, state: SMOState) -> SMOState:
@@ -248,8 +248,11 @@ class SMO(Solver):
         # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
         Ki = _host(kernel_row(problem, i, state.rows)) if Ki is None else Ki
         Kj = _host(kernel_row(problem, j, state.rows))
-        alpha, grad = np.array(_host(state.alpha)), np.array(_host(state.grad))  # the step writes these copies
-        picture = pair_step(_host(problem.y), _host(problem.C_i), alpha, grad, i, j, Ki, Kj, state.b)
+        y, C = _host(problem.y), _host(problem.C_i)
+        alpha = np.array(_host(state.alpha))  # the step writes this copy and working_sets' new arrays
+        v, up, low = working_sets(y, C, alpha, _host(state.grad))
+        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, state.b)
+        grad = y * v  # g = y v exactly (y is +-1)
         xp = problem.xp
         return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(grad), state.seed, picture,
                          state.rows)
