@@ -36,6 +36,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session")
+def readme_environment(tmp_path_factory):
+    """The README's set-up run as written in a copy of the checkout (test_newcomer.readme_setup): the copy and
+    the finished install.  Made once per test process and shared by test_newcomer.py and test_binder.py (which
+    share an xdist group): each installing every dependency into its own environment took 1-2 minutes."""
+    import test_newcomer
+
+    return test_newcomer.readme_setup(tmp_path_factory.mktemp("readme-environment"))
+
+
 def random_binary(n=30, d=3, seed=0, shift=0.5):
     """A small random two-class problem with some overlap."""
     rng = np.random.default_rng(seed)

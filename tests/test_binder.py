@@ -1,11 +1,14 @@
-"""binder/ really opens the course: its requirements, installed into a fresh virtual
-environment, run a notebook.  Slow (it installs packages), so it runs in CI's full run."""
+"""binder/ really opens the course: its requirements, in a fresh virtual environment, run a notebook.
+
+The requirements are pyproject's dependencies line for line (the first test), so the environment the README's
+set-up makes (``readme_environment`` in conftest.py, made once per test process for test_newcomer.py) holds them:
+pip confirms that it satisfies requirements.txt, and notebook 1 runs there.  Slow (the environment installs
+every dependency), so it runs in CI's full run."""
 
 import re
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -23,21 +26,25 @@ def test_binder_requires_what_pyproject_declares():
 
 
 @pytest.mark.slow
-def test_binder_requirements_run_a_notebook(tmp_path):
-    env = tmp_path / "env"
-    venv.EnvBuilder(with_pip=True).create(env)
-    py = env / "bin" / "python"
-    pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run(pip + ["-r", str(ROOT / "binder" / "requirements.txt"), "nbconvert", "ipykernel"], check=True,
-                   timeout=1200)
-    subprocess.run(pip + ["--no-deps", str(ROOT)], check=True, timeout=600)  # what postBuild does, not editable
+@pytest.mark.xdist_group("readme-environment")  # with test_newcomer.py: one worker makes the environment
+def test_binder_requirements_run_a_notebook(readme_environment, tmp_path):
+    clone, done = readme_environment
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    py = clone / ".venv" / "bin" / "python"
+    # what Binder installs (binder/requirements.txt, and the notebook runner it provides) is all there: pip has
+    # nothing to add ("Would install" lists what it would)
+    wanted = subprocess.run([str(py), "-m", "pip", "install", "--dry-run", "--disable-pip-version-check",
+                             "-r", str(ROOT / "binder" / "requirements.txt"), "nbconvert", "ipykernel"],
+                            capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert wanted.returncode == 0 and "Would install" not in wanted.stdout, wanted.stdout[-2000:] + wanted.stderr
     nb = tmp_path / "01_binary_svm.ipynb"
     shutil.copy(ROOT / "notebooks" / "01_binary_svm.ipynb", nb)
     done = subprocess.run([str(py), "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
                            "--ExecutePreprocessor.kernel_name=python3", str(nb)],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    # it ran in the fresh environment, with svmteach installed there
-    where = subprocess.run([str(py), "-c", "import svmteach, sys; print(svmteach.__file__)"], capture_output=True,
-                           text=True, check=True, cwd=tmp_path).stdout  # not from the source tree
-    assert str(env) in where and sys.prefix not in where
+    # it ran in the fresh environment, with svmteach installed there (from the copy, as postBuild installs it)
+    where = subprocess.run([str(py), "-I", "-c", "import svmteach, sys; print(svmteach.__file__, sys.prefix)"],
+                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout.split()
+    assert where[0].startswith(str(clone / "svmteach")) and where[1] == str(clone / ".venv")
+    assert not where[0].startswith(str(ROOT)) and sys.prefix != where[1]

@@ -4,7 +4,9 @@ In a copy of the checkout (what ``git clone`` gives), the README's lines make a 
 environment, install svmteach with the README's command, and start ``svmteach lab`` as whoever
 runs the tests (root in CI) on a free port; the page answers and serves the course.  Slow (it
 installs every dependency into the new environment, from pip's cache when it can), so it runs in
-CI's full run, like ``test_binder.py``."""
+CI's full run.  The environment is made once per test process (``readme_environment`` in
+conftest.py) and ``test_binder.py`` runs Binder's notebook in it: the two tests share an xdist
+group, so that one worker makes it."""
 
 import os
 import re
@@ -46,16 +48,27 @@ def test_the_readme_says_where_the_code_is_and_how_to_test_it():
     assert len(run_tests) == 1 and run_tests[0] in ci.splitlines()  # the test command is exactly what CI runs
 
 
-@pytest.mark.slow
-def test_a_newcomer_opens_the_course(tmp_path):
+def readme_setup(tmp_path):
+    """The README's set-up lines, as written, in a copy of the checkout under ``tmp_path``: a fresh virtual
+    environment, ``.venv`` in the copy, with svmteach installed there.  Return the copy and the finished install
+    (its return code is the tests' to check)."""
     get_code, (open_course,), _ = setup_blocks()
     clone = tmp_path / "svmteach"
     shutil.copytree(ROOT, clone, ignore=NOT_CLONED)  # `git clone ... && cd svmteach`, without the network
-    install, start = open_course.split(" && ")
-    env = newcomer_env()
-    done = subprocess.run(["bash", "-c", f"set -e; {get_code[1]}; {install}"], cwd=clone, env=env,
+    install = open_course.split(" && ")[0]
+    done = subprocess.run(["bash", "-c", f"set -e; {get_code[1]}; {install}"], cwd=clone, env=newcomer_env(),
                           capture_output=True, text=True, timeout=1500)
+    return clone, done
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("readme-environment")  # with test_binder.py's notebook: one worker makes the environment
+def test_a_newcomer_opens_the_course(readme_environment, tmp_path):
+    _, (open_course,), _ = setup_blocks()
+    clone, done = readme_environment
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    start = open_course.split(" && ")[1]
+    env = newcomer_env()
     venv = clone / ".venv"
     where = subprocess.run([str(venv / "bin" / "python"), "-I", "-c", "import svmteach; print(svmteach.__file__)"],
                            capture_output=True, text=True, check=True, cwd=tmp_path, env=env).stdout
