@@ -2,10 +2,14 @@
 
     python benchmarks/binary.py            # the sizes of the issues
     python benchmarks/binary.py --quick    # small sizes, a smoke run
+    python benchmarks/binary.py --sparse   # the sparse dual CD rows only
 
-1. Dual coordinate ascent (linear, no bias) against LIBLINEAR's dual solver ``-s 3 -B -1``
-   (L2-regularised hinge loss, no bias), C = 1, on a dense problem (n = 20000, d = 100) and on a
-   generated text-like CSR problem (n = 20000, d = 50000, about 30 nonzeros a row, :func:`text_like`).
+1. Dual coordinate ascent (linear) against LIBLINEAR's dual solver ``-s 3`` (L2-regularised hinge
+   loss), C = 1, without bias (``-B -1``) on a dense problem (n = 20000, d = 100) and on a generated
+   text-like CSR problem (n = 20000, d = 50000, about 30 nonzeros a row, :func:`text_like`); then on
+   larger text-like problems (:data:`SPARSE`: 60 and 100 nonzeros a row, 20000 x 50000 and
+   100000 x 200000), each without and with the intercept (a constant feature 1 on both sides:
+   ``BinaryProblem(bias=1.0)``, what ``BinarySVC`` fits by default, and ``-B 1``).
    The headline: the wall time with default settings (svmteach ``solve(DualCoordinateAscent(),
    problem)`` at its default tol = 1e-3, relative duality gap; LIBLINEAR at its default eps = 0.1,
    projected-gradient spread), and with the loosest setting whose every run reaches a relative
@@ -85,6 +89,10 @@ def bench_smo(n, d):
     return compare("SMO (gaussian) vs LIBSVM (SVC)", f"n={n}, d={d}, C=1, gamma=1/d", ours, libsvm, P_star)
 
 
+#: The larger text-like problems (issue 30's held-out sizes): n, d and the ``per_row`` of :func:`text_like`
+#: that gives about 60 and 100 nonzeros a row; each is run without and with the intercept (-B 1).
+SPARSE = [(20000, 50000, 88), (20000, 50000, 159), (100000, 200000, 84), (100000, 200000, 151)]
+
 #: LIBLINEAR's stopping tolerances tried, loosest first (0.1 is its default).
 EPS = [1.0, 0.3, 0.1, 0.03, 0.01, 3e-3, 1e-3, 3e-4, 1e-4]
 #: The accuracy the headline asks for: relative primal suboptimality.
@@ -141,40 +149,49 @@ def loosest(settings, run, target):
     return setting, t, sub  # none did: the tightest, marked by its suboptimality
 
 
-def bench_dual_cd(name, X, y, repeat, C=1.0):
-    """One row of the headline: LIBLINEAR -s 3 and svmteach's dual CD, default and loosest settings."""
+def bench_dual_cd(name, X, y, repeat, C=1.0, bias=None):
+    """One row of the headline: LIBLINEAR -s 3 and svmteach's dual CD, default and loosest settings.
+
+    ``bias``: the intercept as a penalised constant feature of that value on both sides (svmteach's
+    ``BinaryProblem(bias=...)``, what ``BinarySVC`` fits by default; LIBLINEAR's ``-B``); None: none.
+    """
     import scipy.sparse as sp
     from liblinear import liblinearutil as ll
 
     n = X.shape[0]
-    ref = solve(DualCoordinateAscent(random_state=0), BinaryProblem(X, y, C), tol=1e-9, max_iter=10**9)
+    ref = solve(DualCoordinateAscent(random_state=0), BinaryProblem(X, y, C, bias=bias), tol=1e-9, max_iter=10**9)
     P_star = ref.dual  # the gap certifies P* in [dual, primal]
+    Xb = X if bias is None else (sp.hstack([X, np.full((n, 1), bias)], format="csr") if sp.issparse(X)
+                                 else np.hstack([X, np.full((n, 1), bias)]))
 
-    def subopt(w):
-        return (0.5 * w @ w + C * np.maximum(0.0, 1.0 - y * (X @ w)).sum() - P_star) / P_star
+    def subopt(w):  # w of the columns of Xb (the constant's weight last)
+        return (0.5 * w @ w + C * np.maximum(0.0, 1.0 - y * (Xb @ w)).sum() - P_star) / P_star
 
     def ours(tol):
         def one():
-            r = solve(DualCoordinateAscent(), BinaryProblem(X, y, C), tol=tol, max_iter=1000 * n)
-            return subopt(X.T @ (np.asarray(r.state.alpha) * y))
+            r = solve(DualCoordinateAscent(), BinaryProblem(X, y, C, bias=bias), tol=tol, max_iter=1000 * n)
+            return subopt(Xb.T @ (np.asarray(r.state.alpha) * y))
         return timed(one, repeat)
 
     prob = ll.problem(y.tolist(), sp.csr_matrix(X) if sp.issparse(X) else X)
+    B = -1 if bias is None else bias
 
     def liblinear(eps):
         def one():
-            m = ll.train(prob, ll.parameter(f"-s 3 -c {C} -B -1 -e {eps:g} -q"))
-            w = np.array(m.get_decfun()[0])
+            m = ll.train(prob, ll.parameter(f"-s 3 -c {C} -B {B:g} -e {eps:g} -q"))
+            w, b = m.get_decfun()  # b = B times the constant's weight (0 without -B)
+            w = np.array(w + ([] if bias is None else [b / bias]))
             return subopt(w if m.label[0] == 1 else -w)
         return timed(one, repeat)
 
-    t_build, _ = timed(lambda: BinaryProblem(X, y, C) and 0.0, repeat)
+    t_build, _ = timed(lambda: BinaryProblem(X, y, C, bias=bias) and 0.0, repeat)
     t_ll, s_ll = liblinear(0.1)
     t_us, s_us = ours(1e-3)
     eps, t_ll2, s_ll2 = loosest(EPS, liblinear, TARGET)
     tol, t_us2, s_us2 = loosest(TOLS, ours, TARGET)
     tol3, t_us3, s_us3 = loosest(TOLS, ours, s_ll)
-    shape = f"{n} x {X.shape[1]}" + (f", {X.nnz / n:.0f} nonzeros a row" if sp.issparse(X) else ", dense")
+    shape = (f"{n} x {X.shape[1]}" + (f", {X.nnz / n:.0f} nonzeros a row" if sp.issparse(X) else ", dense")
+             + (", no intercept" if bias is None else f", intercept (-B {bias:g})"))
     return [name, shape,
             f"{t_ll * 1e3:.0f} ms ({s_ll:.1e})", f"{t_us * 1e3:.0f} ms ({s_us:.1e}; problem {t_build * 1e3:.0f} ms)",
             f"**{t_us / t_ll:.2f}**",
@@ -183,7 +200,7 @@ def bench_dual_cd(name, X, y, repeat, C=1.0):
             f"{t_us3 * 1e3:.0f} ms (tol {tol3:g}: {s_us3:.1e}): {t_us3 / t_ll:.2f}"]
 
 
-DUAL_CD_HEADER = ["dual CD vs LIBLINEAR -s 3 -B -1, C = 1", "X",
+DUAL_CD_HEADER = ["dual CD vs LIBLINEAR -s 3, C = 1", "X",
                   "LIBLINEAR default (eps 0.1): time (subopt.)", "svmteach default (tol 1e-3): time (subopt.; of which BinaryProblem)",
                   "ratio", f"LIBLINEAR loosest eps reaching {TARGET:g}", f"svmteach loosest tol reaching {TARGET:g}",
                   "ratio", "secondary: svmteach at LIBLINEAR default's subopt.: time, ratio"]
@@ -207,6 +224,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (the median is shown)")
+    parser.add_argument("--sparse", action="store_true", help="the sparse dual CD rows only")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
     with threadpool_limits(1):
@@ -217,9 +235,14 @@ def main(argv=None):
         Xs, ys = text_like(n=60, d=200, seed=1)
         solve(DualCoordinateAscent(), BinaryProblem(Xs, ys), tol=1e-3)
         size = dict(n=2000, d=5000) if args.quick else {}
-        dual_cd = [bench_dual_cd("dense", *dense_problem(2000 if args.quick else 20000, 100), args.repeat),
-                   bench_dual_cd("sparse, text-like", *text_like(**size), args.repeat)]
-        smo = [bench_smo(500, 20) if args.quick else bench_smo(5000, 20)]
+        dual_cd = [] if args.sparse else [bench_dual_cd("dense", *dense_problem(2000 if args.quick else 20000, 100),
+                                                        args.repeat)]
+        dual_cd.append(bench_dual_cd("sparse, text-like", *text_like(**size), args.repeat))
+        for n, d, per_row in SPARSE[:1] if args.quick else SPARSE:
+            X, y = text_like(n=n // 10, d=d // 10, per_row=per_row) if args.quick else text_like(n=n, d=d, per_row=per_row)
+            for bias in (None, 1.0):
+                dual_cd.append(bench_dual_cd("sparse, text-like", X, y, args.repeat, bias=bias))
+        smo = [] if args.sparse else [bench_smo(500, 20) if args.quick else bench_smo(5000, 20)]
         described = machine()
     print(described)
     print(f"load average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
@@ -227,8 +250,9 @@ def main(argv=None):
     print()
     print(table(dual_cd, DUAL_CD_HEADER))
     print()
-    print(table(smo, ["solvers", "problem", "reference: time (subopt.)", "svmteach: time (subopt.)",
-                      "ratio (svmteach / reference)"]))
+    if smo:
+        print(table(smo, ["solvers", "problem", "reference: time (subopt.)", "svmteach: time (subopt.)",
+                          "ratio (svmteach / reference)"]))
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ def _row_dot(X, i, v):
         data, indices, indptr = X
         acc = 0.0
         for p in range(indptr[i], indptr[i + 1]):
-            acc += v[indices[p]] * data[p]
+            acc += v[np.uint64(indices[p])] * data[p]  # unsigned: no test for a negative index (numba's wraparound)
         return acc
 
     return sparse
@@ -195,6 +195,6 @@ def _row_axpy(X, i, a, v):
     def sparse(X, i, a, v):
         data, indices, indptr = X
         for p in range(indptr[i], indptr[i + 1]):
-            v[indices[p]] += a * data[p]
+            v[np.uint64(indices[p])] += a * data[p]  # as in row_dot: a CSR's column indices are never negative
 
     return sparse

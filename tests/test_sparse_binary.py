@@ -139,3 +139,32 @@ def test_a_million_columns_are_never_densified():
         tracemalloc.stop()
     assert r.converged and r.gap <= 1e-3
     assert peak < 12 * 8 * d, f"peak {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("bias", [None, 1.0])
+@pytest.mark.parametrize("column", [-1, 30])
+def test_a_csr_whose_column_indices_do_not_fit_its_shape_is_refused(column, bias):
+    """SciPy builds such a CSR without a look at its indices; the compiled loops would read outside w."""
+    Xs, _, y = sparse_binary()
+    bad = sp.csr_array((Xs.data, Xs.indices.copy(), Xs.indptr), shape=Xs.shape)
+    bad.indices[0] = column
+    with pytest.raises(ValueError, match=r"X has column indices outside \[0, 30\)"):
+        BinaryProblem(bad, y, bias=bias)
+
+
+def test_dual_cd_measures_the_start_at_zero_without_reading_x(monkeypatch):
+    """At alpha = 0 the gradient is 1: the measure that solve takes of every start needs no pass over X, and
+    its objectives are the exact ones (P = sum_i C_i, every hinge 1; D = 0)."""
+    import svmteach.solvers.dual_cd as dual_cd
+
+    Xs, _, y = sparse_binary()
+    p = BinaryProblem(Xs, y, C=2.0)
+    solver = DualCoordinateAscent(random_state=0)
+    state = solver.init(p)
+    monkeypatch.setattr(dual_cd, "exact_gradient", lambda *args: pytest.fail("a pass over X at alpha = 0"))
+    measured = solver.measure(p, state)
+    assert (measured.primal, measured.dual, measured.gap) == (2.0 * len(y), 0.0, 1.0)
+    monkeypatch.undo()
+    moved = solver.advance(p, state, 5)
+    assert solver.measure(p, moved).gap == pytest.approx(dual_cd.stopping_measures(
+        p, moved.alpha, 1.0 - y * (Xs @ (Xs.T @ (moved.alpha * y))))[2], rel=1e-12)

@@ -266,9 +266,13 @@ class DualCoordinateAscent(Solver):
         (:func:`~svmteach.solvers.kernel_scores.exact_gradient`).
 
         A state without a gradient then carries that one; a cached gradient is kept, so that
-        measuring never changes the iterates that follow.
+        measuring never changes the iterates that follow.  At alpha = 0 the gradient is 1, read off.
         """
-        exact = exact_gradient(problem, state.alpha, state.rows)
+        xp = problem.xp
+        if bool(xp.any(state.alpha != 0)):
+            exact = exact_gradient(problem, state.alpha, state.rows)
+        else:  # alpha = 0: g = 1 - Q 0 = 1 exactly, without a pass over X (solve measures every start)
+            exact = xp.ones(problem.n_samples, dtype=xp.float64)
         P, D, gap, kkt = stopping_measures(problem, state.alpha, exact)
         grad = exact if state.grad is None else state.grad
         return state._replace(grad=grad, primal=P, dual=D, gap=gap, kkt=kkt)
