@@ -6,7 +6,7 @@ edition only) and, where the answer is a number, an independent computation of i
 'not attempted yet'
 
 - :class:`PenProblem`: one problem (what the student reads, the worked solution, how the answer is computed).
-- :data:`PROBLEMS`: every problem by name (``"02.3"``), collected from the modules ``nb01`` ... ``nb08`` of
+- :data:`PROBLEMS`: every problem by name (``"02.3"``), collected from the modules ``nb01`` ... ``nb09`` of
   this package that exist (each defines ``PROBLEMS = (PenProblem(...), ...)``).
 - :func:`check_answer`: the student's numeric answer against the computed one; it says right, not
   attempted, wrong shape or wrong (with a hint where a usual slip explains it) and never shows the right value.
@@ -68,8 +68,8 @@ class PenProblem:
         return f"PenProblem({self.name!r}, {self.kind}: {self.title})"
 
 
-#: The modules holding the problems of notebooks 01 to 08 (one may not exist yet: it is skipped).
-MODULES = tuple(f"nb{k:02d}" for k in range(1, 9))
+#: The modules holding the problems of notebooks 01 to 09 (one may not exist yet: it is skipped).
+MODULES = tuple(f"nb{k:02d}" for k in range(1, 10))
 
 
 def _collect() -> dict[str, PenProblem]:

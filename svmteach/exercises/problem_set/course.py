@@ -24,7 +24,7 @@ def sync_course(folder=None) -> dict:
     done = {}
     for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
         number = int(path.name[:2])
-        if not 1 <= number <= 8:
+        if not 1 <= number <= 9:
             continue
         before = path.read_text(encoding="utf-8")
         nb = nbformat.reads(before, as_version=4)
