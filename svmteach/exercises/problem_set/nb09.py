@@ -294,7 +294,7 @@ PROBLEMS = (
             r"matrix is not positive semidefinite (a `RuntimeWarning`)."),
         answer=_not_psd, rtol=1e-9, atol=1e-9),
     PenProblem(
-        name="09.6", title="Predict: the regions as gamma grows", kind="predict",
+        name="09.6", title="The regions as gamma grows", kind="predict",
         statement=(
             r"Crammer-Singer with the gaussian kernel $k(x, z) = \exp(-\gamma\lVert x - z\rVert^2)$, $C = 1$, "
             r"$k = 3$ classes, no intercept, on training points that are all distinct." "\n\n"
