@@ -38,7 +38,7 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
     assert solver.shrinking
     fast = slow = solver.init(p)
     shrunk = classes_aside = 0
-    for _ in range(25):
+    for _ in range(40):  # Lee-Lin-Wahba's first samples come to rest after about 25 epochs
         fast = solver.advance(p, fast, 1)  # the next epoch begins (its first visit by the step path) ...
         fast = solver.advance(p, fast, len(fast.perm) - fast.pos)  # ... and the compiled path ends it
         while not (slow.epoch == fast.epoch and slow.pos == len(slow.perm)):
@@ -57,4 +57,4 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
         shrunk = max(shrunk, int(np.sum(~fast.active)))
         classes_aside = max(classes_aside, int(np.sum(~fast.active_classes)))
     assert shrunk > 0  # the run did set samples aside ...
-    assert classes_aside > 0 or loss != "cs"  # ... and Crammer-Singer classes within blocks
+    assert classes_aside > 0 or isinstance(solver, WWShark)  # ... and the exact blocks classes within blocks

@@ -32,9 +32,13 @@ the samples set aside); :func:`~svmteach.solvers.solve` certifies every result w
 all samples.  With shrinking, a fast ``advance`` without ``tol`` returns at the end of an epoch over
 all samples, so the state has its verdict.
 
-**Classes** (Crammer-Singer only, as LIBLINEAR's ``-s 4``).  In an active sample, a class (not its
-label) at its bound 0 with a gradient below every free class's may be set aside too
-(``active_classes``); every epoch over all samples starts with every class active again.  The step
+**Classes.**  In an active sample, a class (not its label) at its bound 0 may be set aside too
+(``active_classes``): its scores are not computed and its entry stays 0 until the next epoch over all
+samples, which starts with every class active again (so the gap :func:`~svmteach.solvers.solve` certifies is
+measured over every class, and a class set aside wrongly comes back).  Crammer-Singer sets one aside, as
+LIBLINEAR's ``-s 4``, when its gradient is below every free class's; Weston-Watkins (exact) and
+Lee-Lin-Wahba when its gradient exceeds the slack :math:`\\mu`, what a sample at rest asks of every class
+(the block is then solved exactly over the other classes).  The step
 path takes the same decisions as the fast path (``tests/test_multiclass_twin.py``).
 """
 
@@ -53,7 +57,6 @@ from ..rows import compiled_rows, is_sparse
 from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
 from .stopping import StoppingRule
-from .dual_cd import epoch_permutation
 from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size, kernel_row, row_cache
 
 #: The row cache the compiled epoch is given on a linear problem: empty, of the type a kernel run's has.
@@ -186,7 +189,8 @@ class MulticlassSolver(Solver):
         alpha = xp.zeros((n, k), dtype=xp.float64)
         W = multiclass_model.blank(problem)
         every = np.ones(n, dtype=bool)
-        perm = epoch_permutation(seed, 0, every)
+        perm = np.empty(n, dtype=np.int64)
+        perm = perm[: nm.draw_order(perm, every, seed, 0)]
         nan = math.nan
         state = self.State(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
@@ -258,7 +262,7 @@ class MulticlassSolver(Solver):
         numbers, record = np.zeros((3, k)), self._record(problem)
         violation, moves = nm.visit(code, np.array(to_numpy(s), dtype=np.float64), new, y, q, C, M, tol, max_inner,
                                     float(state.rest_margin), self.shrinking, look, by_class, np.empty((5, 2 * k)),
-                                    np.empty(2 * k, dtype=np.int64), numbers, record)
+                                    np.empty(3 * k, dtype=np.int64), numbers, record)
         sweep = violation if math.isnan(state.sweep_violation) else max(state.sweep_violation, violation)
         changes = dict(sweep_violation=sweep,
                        block=self.picture(problem, y, q, C, old, new, numbers, record, violation, moves))
@@ -273,28 +277,10 @@ class MulticlassSolver(Solver):
             changes["active_classes"] = replace_entry(state.active_classes, i, look)
         return state._replace(**changes)
 
-    def _epoch(self, problem, alpha, W, order, active, margin, classes, rows):
-        """The compiled epoch over ``order``, in place (see :func:`~svmteach.solvers.numba_multiclass.epoch`), reading
-        kernel columns from the run's row cache ``rows`` on a kernel problem (None on a linear one)."""
-        tol, max_inner = self.kernel_options(problem)
-        return nm.epoch(self.kernel(problem), compiled_rows(problem.X), NO_ROWS if rows is None else rows,
-                        float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, float(problem.M), tol,
-                        max_inner, alpha, W, order, active, float(margin), classes)
-
     def _every_class(self, problem) -> np.ndarray:
         """``active_classes`` with every class active: (n, k) True with shrinking, else (0, 0)."""
         shape = (problem.n_samples, problem.k) if self.shrinking else (0, 0)
         return np.ones(shape, dtype=bool)
-
-    def _new_epoch(self, problem, state, active, reactivate_at):
-        """The state at the start of its next epoch, whose order is drawn over ``active``; one over all
-        samples has every class active again."""
-        epoch = state.epoch + 1
-        classes = self._every_class(problem) if active.all() else state.active_classes
-        return state._replace(epoch=epoch, pos=0, perm=epoch_permutation(state.seed, epoch, active), active=active,
-                              active_classes=classes,
-                              reactivate_at=reactivate_at, sweep_violation=math.nan,
-                              rest_margin=self._rest_margin(state.sweep_violation))
 
     @staticmethod
     def _rest_margin(violation) -> float:
@@ -309,14 +295,17 @@ class MulticlassSolver(Solver):
         return state, int(state.perm[state.pos])
 
     def _next_epoch(self, problem, state):
-        """The next epoch: over the active samples, or over all of them with ``reactivate_at`` halved
-        when the one that ended had its violation below ``reactivate_at``, none measured, or none active."""
-        active, reactivate_at = state.active, state.reactivate_at
-        if not self.shrinking:
-            return self._new_epoch(problem, state, np.ones(problem.n_samples, dtype=bool), reactivate_at)
-        if not (state.sweep_violation >= reactivate_at) or not active.any():
-            active, reactivate_at = np.ones(problem.n_samples, dtype=bool), max(reactivate_at / 2, self.shrink_floor())
-        return self._new_epoch(problem, state, active, reactivate_at)
+        """The next epoch (:func:`~svmteach.solvers.numba_multiclass.next_epoch`, the fast path's own rule):
+        over the active samples, or over all of them with ``reactivate_at`` halved when the one that ended had
+        its violation below ``reactivate_at``, none measured, or none active; on new arrays."""
+        active = state.active.copy()
+        classes = state.active_classes.copy()
+        perm = np.empty(problem.n_samples, dtype=np.int64)
+        plen, reactivate_at, rest_margin = nm.next_epoch(
+            perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed, state.epoch + 1,
+            float(state.sweep_violation), float(state.reactivate_at), float(self.shrink_floor()))
+        return state._replace(epoch=state.epoch + 1, pos=0, perm=perm[:plen], active=active, active_classes=classes,
+                              reactivate_at=reactivate_at, sweep_violation=math.nan, rest_margin=rest_margin)
 
     def step(self, problem: MulticlassProblem, state: MulticlassState, owned: bool = False) -> MulticlassState:
         """The next sample's visit (``owned``: :meth:`update`'s, for the fast path's last visit)."""
@@ -362,32 +351,21 @@ class MulticlassSolver(Solver):
         # stored column adjacent)
         W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.X) else "C")
         n = problem.n_samples
-        # the epochs set samples aside in the state's ``active`` (a copy: the input state's is never written)
-        active = state.active.copy() if self.shrinking else np.zeros(0, dtype=bool)
-        classes = state.active_classes.copy() if self.shrinking else self._every_class(problem)  # likewise
-        state = state._replace(active=active, active_classes=classes) if self.shrinking else state
-        violation, visits = math.nan, 0
-        while True:
-            if state.pos == len(state.perm):  # a new epoch: the step path's rule, or LIBLINEAR's with shrinking
-                state = self._next_epoch(problem, state)
-                active = state.active if self.shrinking else active
-                classes = state.active_classes if self.shrinking else classes
-            left = len(state.perm) - state.pos
-            full = len(state.perm) == n
-            last = n_steps - visits <= left or (self.shrinking and full)  # the call ends in this epoch
-            take = min(n_steps - visits, left) - 1 if last else left
-            if take > 0:
-                order = np.ascontiguousarray(state.perm[state.pos : state.pos + take], dtype=np.int64)
-                met = float(self._epoch(problem, alpha, W, order, active, state.rest_margin, classes, state.rows))
-                violation = met if math.isnan(violation) else max(violation, met)
-                sweep = met if math.isnan(state.sweep_violation) else max(state.sweep_violation, met)
-                state = state._replace(pos=state.pos + take, sweep_violation=sweep)
-                visits += take
-            if not full:
-                violation = math.inf  # a shrunk epoch says nothing of the samples it left aside
-            if last:
-                break
-        state = state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits)
+        # the epochs set samples and classes aside in copies of the state's (the input state's are never written)
+        active, classes = state.active.copy(), state.active_classes.copy()
+        perm = np.empty(n, dtype=np.int64)
+        perm[: len(state.perm)] = state.perm
+        tol, max_inner = self.kernel_options(problem)
+        visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin = nm.epochs(
+            self.kernel(problem), compiled_rows(problem.X), NO_ROWS if state.rows is None else state.rows,
+            float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, float(problem.M), tol, max_inner,
+            alpha, W, perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed,
+            float(self.shrink_floor()), int(n_steps), state.epoch, state.pos, len(state.perm),
+            float(state.reactivate_at), float(state.sweep_violation), float(state.rest_margin))
+        full = plen == n
+        state = state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos,
+                               perm=perm[:plen], active=active, active_classes=classes,
+                               reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin)
         state = self.step(problem, state, owned=True)  # alpha and W are this call's copies: no third alpha
         if self.shrinking and state.pos == len(state.perm) and full:
             violation = state.sweep_violation  # the whole full epoch (but the step's visit), over calls

@@ -27,6 +27,7 @@ from numba import njit
 from ..losses.base import EPS
 from ..losses.crammer_singer import AT_C
 from ..rows import row_axpy, row_dot
+from .numba_dual_cd import shuffle_prefix
 from .numba_kernel_rows import get_row
 
 #: The block kernels (a loss's or a solver's ``kernel``).
@@ -35,6 +36,88 @@ WW, CS, LLW, SHARK = 0, 1, 2, 3
 KERNELS = {"ww": WW, "cs": CS, "llw": LLW, "shark": SHARK}
 #: The compiled loops may reassociate and fuse sums (NaN and infinity keep their meaning).
 FASTMATH = {"reassoc", "contract"}
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def epochs(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, perm, active, classes, seed,
+           floor, n_steps, epoch_no, pos, plen, reactivate_at, sweep, rest_margin):
+    """Up to ``n_steps`` - 1 sample visits of the run's epochs, in place, leaving the call's last visit to the
+    step path (it replays it with its picture); every epoch boundary met is crossed here (:func:`next_epoch`),
+    so a run of many short shrunk epochs costs one call.  ``perm`` (n,) holds the current epoch's order in
+    its first ``plen`` entries, ``pos`` the next position; ``active`` (n,) (empty: no shrinking) and ``classes``
+    are the run's working copies.  As the step path's epochs (:mod:`svmteach.solvers.multiclass_base`): with
+    shrinking the call ends in an epoch over all samples, one visit before its end.
+
+    Returns ``(visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin)``: ``violation`` the
+    largest block violation met (NaN: none; +inf once a shrunk epoch was run), ``sweep`` the current epoch's.
+    """
+    n = alpha.shape[0]
+    shrinking = active.shape[0] > 0
+    visits = 0
+    violation = np.nan
+    while True:
+        if pos == plen:  # a new epoch: LIBLINEAR's rule with shrinking
+            epoch_no += 1
+            plen, reactivate_at, rest_margin = next_epoch(perm, active, classes, seed, epoch_no, sweep,
+                                                         reactivate_at, floor)
+            sweep = np.nan
+            pos = 0
+        left = plen - pos
+        full = plen == n
+        last = n_steps - visits <= left or (shrinking and full)  # the call ends in this epoch
+        take = min(n_steps - visits, left) - 1 if last else left
+        if take > 0:
+            met = epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, perm[pos : pos + take],
+                        active, rest_margin, classes)
+            violation = met if np.isnan(violation) else max(violation, met)
+            sweep = met if np.isnan(sweep) else max(sweep, met)
+            pos += take
+            visits += take
+        if not full:
+            violation = np.inf  # a shrunk epoch says nothing of the samples it left aside
+        if last:
+            return visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin
+
+
+@njit(cache=True)
+def next_epoch(perm, active, classes, seed, epoch_no, sweep, reactivate_at, floor):
+    """Begin epoch ``epoch_no`` after one whose largest block violation was ``sweep`` (NaN: none measured),
+    in place on ``perm`` (n,) (its order, in the first ``plen`` entries), ``active`` and ``classes``.
+    Returns ``(plen, reactivate_at, rest_margin)``.
+
+    With shrinking (``active`` (n,), else empty: every sample, always), the epoch is over the active samples,
+    or over all of them with ``reactivate_at`` halved (not below ``floor``) when the last one's violation was
+    below ``reactivate_at``, none was measured, or none is active; an epoch over all samples has every class
+    active again.  The slack ``rest_margin`` is the last epoch's violation (+inf after none).
+    """
+    if active.shape[0] > 0:
+        any_active = False
+        for i in range(active.shape[0]):
+            if active[i]:
+                any_active = True
+                break
+        if not (sweep >= reactivate_at) or not any_active:
+            active[:] = True
+            reactivate_at = max(reactivate_at / 2, floor)
+    plen = draw_order(perm, active, seed, epoch_no)
+    if plen == perm.shape[0] and classes.shape[0] > 0:
+        classes[:, :] = True
+    return plen, reactivate_at, (np.inf if np.isnan(sweep) else sweep)
+
+
+@njit(cache=True)
+def draw_order(perm, active, seed, epoch_no):
+    """Epoch ``epoch_no``'s visiting order of the active samples (every sample when ``active`` is empty) into
+    the first entries of ``perm`` (n,); returns how many.  A deterministic function of (seed, epoch, active),
+    splitmix64's Fisher-Yates shuffle (:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`): the one
+    place both paths draw their orders from, so a run is replayable from its state."""
+    plen = 0
+    for i in range(perm.shape[0]):
+        if active.shape[0] == 0 or active[i]:
+            perm[plen] = i
+            plen += 1
+    shuffle_prefix(perm, plen, seed, epoch_no)
+    return plen
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -60,7 +143,7 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
     coef = np.empty(k)
     every = np.ones(k, dtype=np.bool_)
     work = np.empty((5, 2 * k))
-    iwork = np.empty(2 * k, dtype=np.int64)
+    iwork = np.empty(3 * k, dtype=np.int64)
     picture = np.empty((0, k))
     record = np.empty((0, k + 3))
     shrink = active.shape[0] > 0
@@ -110,15 +193,15 @@ def visit(code, s, a, y, q, C, M, tol, max_inner, margin, shrink, look, shrink_c
     ``look``), ``y`` its class, ``q`` its squared norm, ``C`` its bound.  Returns ``(violation, moves)``:
     the block's KKT violation before the step and -1 (at rest: set aside when ``shrink``, row unchanged),
     0 (no step) or the number of moves made (1 for an exact block).  ``work`` (5, 2k) and ``iwork``
-    (2k,) are scratch; a non-empty ``picture`` (3, k) receives the step's numbers (see each kernel),
+    (3k,) are scratch; a non-empty ``picture`` (3, k) receives the step's numbers (see each kernel),
     a non-empty ``record`` (max_inner, k + 3) Shark's moves."""
     if code == WW:
-        return ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture)
+        return ww_block(s, a, y, q, C, M, margin, shrink, look, shrink_classes, work, iwork, picture)
     if code == CS:
         return cs_block(s, a, y, q, C, tol, margin, shrink, look, shrink_classes, work, iwork, picture)
     if code == LLW:
-        return llw_block(s, a, y, q, C, margin, shrink, work, picture)
-    return shark_block(s, a, y, q, C, M, tol, max_inner, margin, shrink, work, picture, record)
+        return llw_block(s, a, y, q, C, margin, shrink, look, shrink_classes, work, iwork, picture)
+    return shark_block(s, a, y, q, C, M, tol, max_inner, margin, shrink, look, work, picture, record)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
@@ -151,14 +234,15 @@ def box_violation(g, a, C):
 
 
 @njit(cache=True, inline="always")
-def at_rest(g, a, y, sign, margin, C):
+def at_rest(g, a, y, sign, margin, C, look):
     """Whether a box-constrained off-label block (Weston-Watkins, Lee-Lin-Wahba, Shark's moves; ``sign``
     -1 when ``g`` is the negative gradient) is at rest: :math:`\\alpha_i = 0` and every
-    :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\, g_m > \\mu` (``margin``), :math:`m \\ne y`: each
-    entry pushed strictly into its bound 0, the sample's loss 0 with room to spare; with ``C`` = 0 as soon
-    as :math:`\\alpha_i = 0` (its block is {0})."""
+    :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\, g_m > \\mu` (``margin``), :math:`m \\ne y`
+    looked at (``look``; a class set aside was found so when it was): each entry pushed strictly into its
+    bound 0, the sample's loss 0 with room to spare; with ``C`` = 0 as soon as :math:`\\alpha_i = 0` (its
+    block is {0})."""
     for m in range(g.shape[0]):
-        if a[m] != 0.0 or (C > 0.0 and m != y and not sign * g[m] > margin):
+        if a[m] != 0.0 or (C > 0.0 and m != y and look[m] and not sign * g[m] > margin):
             return False
     return True
 
@@ -167,24 +251,49 @@ def at_rest(g, a, y, sign, margin, C):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def off_label_start(a, y, c, cmax, curvature, C, grad, u, beta, picture):
-    """What the Weston-Watkins and Lee-Lin-Wahba blocks share before they solve: whether the block is
-    curved (its quadratic term, ``curvature * k * C``, above the rounding of c), ``u = c / curvature``
-    (``c`` itself for a linear block) and ``beta``, the off-label entries of ``a``;
-    the picture's rows (gradient, u, beta) when one is asked for."""
-    k = a.shape[0]
-    curved = curvature * k * C > EPS * cmax
-    p = 0
-    for j in range(k):
+def off_label_free(a, y, C, grad, margin, shrink_classes, look, free):
+    """What the Weston-Watkins and Lee-Lin-Wahba blocks share before they solve, given ``grad`` (the
+    gradient :math:`\\partial f / \\partial \\alpha_{im}` of each off-label class looked at): the classes the
+    block moves, into ``free``; returns ``(violation, nf)``, the largest KKT violation of the classes looked
+    at and how many are free.
+
+    **Class shrinking** (``shrink_classes``): an off-label class at its bound 0 whose gradient exceeds the
+    slack ``margin`` (pushed into its bound with room to spare, what :func:`at_rest` asks of every class of a
+    sample) is set aside in ``look`` and held at 0, the block solved exactly over the others; with
+    ``margin`` = +inf none is.  An epoch over all samples looks at every class again."""
+    violation = 0.0
+    nf = 0
+    for j in range(a.shape[0]):
+        if j != y and look[j]:
+            violation = max(violation, box_violation(grad[j], a[j], C))
+            if shrink_classes and a[j] == 0.0 and grad[j] > margin:
+                look[j] = False  # at its bound 0, pushed into it by more than the slack: set aside
+            else:
+                free[nf] = j
+                nf += 1
+    return violation, nf
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def draw_start(picture, a, y, grad, curvature, shift, curved):
+    """The picture's rows of a Weston-Watkins or Lee-Lin-Wahba block before its step, over the off-label
+    positions: the gradient, :math:`u = c / \\text{curvature}` (``c`` itself for a linear block) with
+    :math:`c_j = -\\partial f / \\partial \\alpha_{ij} + \\text{curvature}\\,(\\alpha_{ij} - \\text{shift})`, and beta
+    (the entries as they are; :func:`draw_end` writes the free classes' new ones)."""
+    picture[0, :] = grad
+    for j in range(a.shape[0]):
         if j != y:
-            u[p] = c[p] / curvature if curved else c[p]
-            beta[p] = a[j]
-            p += 1
-    if picture.shape[0] > 0:
-        picture[0, :] = grad
-        picture[1, : k - 1] = u
-        picture[2, : k - 1] = beta
-    return curved
+            p = j if j < y else j - 1
+            c = -grad[j] + curvature * (a[j] - shift)
+            picture[1, p] = c / curvature if curved else c
+            picture[2, p] = a[j]
+
+
+@njit(cache=True, inline="always")
+def draw_end(picture, y, free, nf, beta):
+    """The new entries ``beta`` (nf,) of the ``free`` classes into the picture's beta row."""
+    for t in range(nf):
+        picture[2, free[t] if free[t] < y else free[t] - 1] = beta[t]
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
@@ -195,86 +304,88 @@ def linear_block(c, C, beta):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def ww_block(s, a, y, q, C, M, margin, shrink, work, iwork, picture):
-    """The exact Weston-Watkins block (:mod:`svmteach.losses.weston_watkins`): with :math:`a_q = M^2 q`
-    and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} - \\alpha_{iy})`, the block is
-    :func:`ww_block_row` at :math:`u = c / a_q`, or linear (each entry at the bound its :math:`c_j` points
-    to) when the curvature is below the rounding of c.  Picture: the gradient, u, beta."""
+def ww_block(s, a, y, q, C, M, margin, shrink, look, shrink_classes, work, iwork, picture):
+    """The exact Weston-Watkins block (:mod:`svmteach.losses.weston_watkins`) over its free classes
+    (:func:`off_label_free`): with :math:`a_q = M^2 q` and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} -
+    \\alpha_{iy})`, the block is :func:`ww_block_row` at :math:`u = c / a_q`, or linear (each entry at the bound
+    its :math:`c_j` points to) when the curvature is below the rounding of c.  ``s`` is read where ``look``
+    (every class when a picture is asked for).  Picture: the gradient, u, beta."""
     k = s.shape[0]
     grad, c, u, beta = work[0, :k], work[1, : k - 1], work[2, : k - 1], work[3, : k - 1]
+    free = iwork[2 * k : 3 * k]
     aq = M * M * q
-    violation = 0.0
-    cmax = 0.0
-    p = 0
+    drawn = picture.shape[0] > 0
     for j in range(k):
-        grad[j] = 0.0
-        if j != y:
-            grad[j] = M * (s[y] - s[j]) - 1.0  # d f / d alpha_ij
-            violation = max(violation, box_violation(grad[j], a[j], C))
-            c[p] = -grad[j] + aq * (a[j] - a[y])
-            cmax = max(cmax, abs(c[p]))
-            p += 1
-    rest = shrink and at_rest(grad, a, y, 1.0, margin, C)
-    # set aside, or every projected gradient 0 (the block at its optimum): no step
-    still = rest or violation == 0.0
-    if still and picture.shape[0] == 0:
-        return violation, -1 if rest else 0
-    curved = off_label_start(a, y, c, cmax, aq, C, grad, u, beta, picture)
-    if still:
+        grad[j] = M * (s[y] - s[j]) - 1.0 if j != y and (look[j] or drawn) else 0.0  # d f / d alpha_ij
+    violation, nf = off_label_free(a, y, C, grad, margin, shrink_classes, look, free)
+    cmax = 0.0
+    for t in range(nf):
+        j = free[t]
+        c[t] = -grad[j] + aq * (a[j] - a[y])
+        cmax = max(cmax, abs(c[t]))
+        beta[t] = a[j]
+    curved = aq * k * C > EPS * cmax  # the quadratic term above the rounding of c
+    for t in range(nf):
+        u[t] = c[t] / aq if curved else c[t]
+    if drawn:
+        draw_start(picture, a, y, grad, aq, a[y], curved)
+    rest = shrink and at_rest(grad, a, y, 1.0, margin, C, look)
+    if rest or violation == 0.0:  # set aside, or every projected gradient 0 (the block at its optimum): no step
         return violation, -1 if rest else 0
     if curved:
-        ww_block_row(u, C, beta, work[4, : 2 * (k - 1)], iwork[: 2 * (k - 1)])
+        ww_block_row(u[:nf], C, beta[:nf], work[4, : 2 * nf], iwork[: 2 * nf])
     else:
-        linear_block(c, C, beta)
+        linear_block(c[:nf], C, beta[:nf])
+    for t in range(nf):
+        a[free[t]] = beta[t]
     total = 0.0
-    p = 0
     for j in range(k):
         if j != y:
-            a[j] = beta[p]
-            total += beta[p]
-            p += 1
+            total += a[j]
     a[y] = -total  # alpha_{i y_i} = -1'beta
-    if picture.shape[0] > 0:
-        picture[2, : k - 1] = beta
+    if drawn:
+        draw_end(picture, y, free, nf, beta)
     return violation, 1
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def llw_block(s, a, y, q, C, margin, shrink, work, picture):
-    """The exact Lee-Lin-Wahba block (:mod:`svmteach.losses.lee_lin_wahba`): with
-    :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`, :func:`llw_block_row` at
-    :math:`u = c / q`, or linear when the curvature is below the rounding of c.  Picture: the gradient,
+def llw_block(s, a, y, q, C, margin, shrink, look, shrink_classes, work, iwork, picture):
+    """The exact Lee-Lin-Wahba block (:mod:`svmteach.losses.lee_lin_wahba`) over its free classes
+    (:func:`off_label_free`): with :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`,
+    :func:`llw_block_row` at :math:`u = c / q`, or linear when the curvature is below the rounding of c
+    (a class held at 0 adds nothing to :math:`\\mathbf 1^\\top \\alpha_i`: the free classes' block has the same
+    form).  ``s`` is read where ``look`` (every class when a picture is asked for).  Picture: the gradient,
     u, beta."""
     k = s.shape[0]
     grad, c, u, beta = work[0, :k], work[1, : k - 1], work[2, : k - 1], work[3, : k - 1]
+    free = iwork[2 * k : 3 * k]
+    drawn = picture.shape[0] > 0
     total = 0.0
     for m in range(k):
         total += a[m]
-    violation = 0.0
+        grad[m] = -(1.0 + s[m]) if m != y and (look[m] or drawn) else 0.0  # d f / d alpha_im
+    violation, nf = off_label_free(a, y, C, grad, margin, shrink_classes, look, free)
     cmax = 0.0
-    p = 0
-    for m in range(k):
-        grad[m] = 0.0
-        if m != y:
-            grad[m] = -(1.0 + s[m])  # d f / d alpha_im
-            violation = max(violation, box_violation(grad[m], a[m], C))
-            c[p] = 1.0 + s[m] + q * (a[m] - total / k)
-            cmax = max(cmax, abs(c[p]))
-            p += 1
-    curved = off_label_start(a, y, c, cmax, q, C, grad, u, beta, picture)
-    if shrink and at_rest(grad, a, y, 1.0, margin, C):
+    for t in range(nf):
+        m = free[t]
+        c[t] = -grad[m] + q * (a[m] - total / k)
+        cmax = max(cmax, abs(c[t]))
+        beta[t] = a[m]
+    curved = q * k * C > EPS * cmax  # the quadratic term above the rounding of c
+    for t in range(nf):
+        u[t] = c[t] / q if curved else c[t]
+    if drawn:
+        draw_start(picture, a, y, grad, q, total / k, curved)
+    if shrink and at_rest(grad, a, y, 1.0, margin, C, look):
         return violation, -1
     if curved:
-        llw_block_row(u, C, k, beta, work[4, : 2 * k])
+        llw_block_row(u[:nf], C, k, beta[:nf], work[4, : 2 * nf + 2])
     else:
-        linear_block(c, C, beta)
-    p = 0
-    for m in range(k):
-        if m != y:
-            a[m] = beta[p]
-            p += 1
-    if picture.shape[0] > 0:
-        picture[2, : k - 1] = beta
+        linear_block(c[:nf], C, beta[:nf])
+    for t in range(nf):
+        a[free[t]] = beta[t]
+    if drawn:
+        draw_end(picture, y, free, nf, beta)
     return violation, 1
 
 
@@ -366,7 +477,7 @@ def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, work, picture, record):
+def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, look, work, picture, record):
     """Shark's greedy coordinate moves on the Weston-Watkins block (:mod:`svmteach.solvers.ww_shark`),
     :func:`shark_inner` from the negative gradient :math:`1 - M (s_y - s_m)`.  Picture: that gradient."""
     k = s.shape[0]
@@ -379,9 +490,16 @@ def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, work, pi
     g[y] = 0.0
     if picture.shape[0] > 0:
         picture[0, :] = g
-    if shrink and at_rest(g, a, y, -1.0, margin, C):
+    if shrink and at_rest(g, a, y, -1.0, margin, C, look):
         return violation, -1
-    return violation, shark_inner(g, a, y, q, M, C, max_inner, inner_tol, record)
+    moves = shark_inner(g, a, y, q, M, C, max_inner, inner_tol, record)
+    total = 0.0
+    for m in range(k):
+        if m != y:
+            total += a[m]
+    a[y] = -total  # alpha_{i y_i} = -1'beta from the entries themselves, not the moves' running sum: a row
+    # whose entries all came back to 0 is exactly 0 (at rest), whatever rounding the moves left
+    return violation, moves
 
 
 @njit(cache=True)
