@@ -10,6 +10,10 @@ from svmteach.derivations import FAILED, VERIFIED
 from svmteach.derivations import kernel_multiclass as km
 from svmteach.solvers import numba_multiclass as nm
 
+#: the derivations are computed once per test process (derivations.steps' cache), and this group keeps every test
+#: that reads them on one worker of a parallel run, which computes them once (with test_derivation*.py)
+pytestmark = pytest.mark.xdist_group("derivations")
+
 LOSS_STEPS = ("stationarity in w_m, the representer form", "the training scores S = K A", "the norm of W",
               "the kernel dual", "K = XX' gives the linear dual", "the block of one sample in K_ii and s_i",
               "the linear block, with q_i for K_ii and W x_i for s_i", "S moves by a kernel column",

@@ -20,6 +20,10 @@ from svmteach.derivations import binary, dual_cd, smo
 from svmteach.derivations import __main__ as derivations_cli
 from svmteach.derivations.__main__ import main as derivations_main
 
+#: the derivations are computed once per test process (derivations.steps' cache), and this group keeps every test
+#: that reads them on one worker of a parallel run, which computes them once (with test_derivation*.py)
+pytestmark = pytest.mark.xdist_group("derivations")
+
 EXPECTED_ERRATA = {
     ("binary soft margin", "alpha_j = C <=> y_j f(x_j) < 1", "MIT 9.520 lecture"),
     ("binary soft margin", "alpha_j = 0 <=> y_j f(x_j) > 1", "MIT 9.520 lecture"),
