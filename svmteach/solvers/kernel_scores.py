@@ -35,7 +35,8 @@ class KernelRowCache(NamedTuple):
     params : (5,) float64, :func:`~svmteach.kernels.kernel_params` of the kernel;
     buffer : (m, n) float64, slot s holds row ``owner[s]`` (slot i holds row i when m = n);
     slot : (n,) int64, the slot of row i or -1;  owner : (m,) int64, the row in slot s or -1;
-    stamp : (m,) int64, the last use of slot s;  clock : (1,) int64, the number of rows asked for.
+    stamp : (m,) int64, the last use of slot s;  clock : (1,) int64, the number of rows asked for;
+    scratch : (3, n) float64, where a row's computation works.
     """
 
     X: np.ndarray
@@ -46,6 +47,7 @@ class KernelRowCache(NamedTuple):
     owner: np.ndarray
     stamp: np.ndarray
     clock: np.ndarray
+    scratch: np.ndarray = np.zeros((3, 0))  # an empty cache (n = 0) computes no row
 
     @staticmethod
     def rows_for(n: int, cache_size: float) -> int:
@@ -60,7 +62,7 @@ class KernelRowCache(NamedTuple):
         return cls(X=X, sqnorm=np.einsum("ij,ij->i", X, X), params=kernel_params(kernel),
                    buffer=np.empty((m, n), dtype=np.float64), slot=np.full(n, -1, dtype=np.int64),
                    owner=np.full(m, -1, dtype=np.int64), stamp=np.zeros(m, dtype=np.int64),
-                   clock=np.zeros(1, dtype=np.int64))
+                   clock=np.zeros(1, dtype=np.int64), scratch=np.empty((3, n), dtype=np.float64))
 
     @property
     def have(self):
