@@ -188,9 +188,7 @@ class Solver(ABC):
 
         alpha, b = self.coefficients(problem, state)
         alpha = problem.xp.asarray(alpha, dtype=problem.xp.float64)
-        f = problem.y * (1.0 - exact_gradient(problem, alpha, self.row_cache(state)))
-        magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
-        return obj.gap_rounding(problem, alpha, f, float(b), magnitudes)
+        return binary_gap_rounding(problem, alpha, b, exact_gradient(problem, alpha, self.row_cache(state)), tight)
 
     def row_cache(self, state: Any) -> Any:
         """The kernel-row cache the run of ``state`` owns, for recomputing its gradient; None here (no cache)."""
@@ -427,6 +425,20 @@ def solve(
         rounding=rounding,
         reason=reason,
     )
+
+
+def binary_gap_rounding(problem: Problem, alpha: Any, b: float, grad: Any, tight: bool = False) -> float:
+    """:func:`~svmteach.objectives.gap_rounding` of a binary state from its gradient ``grad`` (scores
+    :math:`f = y \\circ (1 - g)`): :meth:`Solver.gap_rounding`'s bound, for the solvers whose measured states carry
+    the exact gradient (recomputing it costs an epoch, or a kernel row per support vector).  A cached gradient
+    differs from the exact one by a few ulps of each score, which the first-order bound's slack covers."""
+    from .. import objectives as obj
+
+    xp = problem.xp
+    alpha = xp.asarray(alpha, dtype=xp.float64)
+    f = problem.y * (1.0 - xp.asarray(grad, dtype=xp.float64))
+    magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
+    return obj.gap_rounding(problem, alpha, f, float(b), magnitudes)
 
 
 def certify(solver, problem, state, tol):

@@ -57,7 +57,7 @@ from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..problems import BinaryProblem
 from ..rows import is_sparse
-from .base import KKT_PER_TOL, Solver, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .base import KKT_PER_TOL, Solver, binary_gap_rounding, check_choice, check_random_state, check_state, check_state_alpha, seed_from
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
@@ -316,16 +316,9 @@ class SMO(Solver):
         return out
 
     def gap_rounding(self, problem: BinaryProblem, state: SMOState, tight: bool = False) -> float:
-        """The contract's bound (:meth:`Solver.gap_rounding`) with the scores from the state's own gradient.
-
-        A measured state's gradient is the exact one (``solve`` certifies measured states only); recomputing it
-        here would cost a kernel row per support vector again.  An unmeasured state's differs by the loop's
-        rounding, a few ulps of each score, which the first-order bound's slack covers."""
-        xp = problem.xp
-        alpha = xp.asarray(state.alpha, dtype=xp.float64)
-        f = problem.y * (1.0 - xp.asarray(state.grad, dtype=xp.float64))
-        magnitudes = obj.score_magnitudes(problem, alpha) if tight else None
-        return obj.gap_rounding(problem, alpha, f, float(state.b), magnitudes)
+        """The contract's bound from the state's own gradient (:func:`~svmteach.solvers.base.binary_gap_rounding`):
+        a measured state's is the exact one, and ``solve`` certifies measured states only."""
+        return binary_gap_rounding(problem, state.alpha, state.b, state.grad, tight)
 
     def row_cache(self, state: SMOState) -> Any:
         """The state's kernel-row cache (``rows``: None off NumPy, or for dual CD's linear kernel)."""
