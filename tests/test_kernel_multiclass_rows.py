@@ -8,7 +8,9 @@ from svmteach import data
 from svmteach.kernels import gram
 from svmteach.losses import get_loss
 from svmteach.problems import MulticlassProblem
+from svmteach.rows import compiled_rows
 from svmteach.solvers import make_multiclass_solver, solve
+from svmteach.solvers import numba_multiclass as nm
 
 
 def rings(n=45, seed=0):
@@ -28,7 +30,10 @@ def test_a_visit_that_leaves_alpha_asks_no_kernel_row():
     rows = state.rows
     asked = int(rows.clock[0])
     order = np.arange(problem.n_samples, dtype=np.int64)
-    solver._epoch(problem, alpha, S, order, np.zeros(0, dtype=bool), np.inf, np.zeros((0, 0), dtype=bool), rows)
+    tol, max_inner = solver.kernel_options(problem)
+    nm.epoch(solver.kernel(problem), compiled_rows(problem.X), rows, float(problem.kernel_offset), problem.sqnorm,
+             problem.codes, problem.C_i, float(problem.M), tol, max_inner, alpha, S, order, np.zeros(0, dtype=bool),
+             np.inf, np.zeros((0, 0), dtype=bool))
     changed = int(np.any(alpha != state.alpha, axis=1).sum())
     assert changed < problem.n_samples  # some visits left their row as it was
     assert int(rows.clock[0]) - asked == changed
