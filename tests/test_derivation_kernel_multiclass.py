@@ -78,8 +78,7 @@ def test_the_compiled_block_on_kernel_scores_reaches_the_clarabel_optimum(loss):
             y = int(P["codes"][i])
             new = P["alpha"][i].copy()
             nm.visit(nm.KERNELS[loss.tag.lower()], P["S"][i].copy(), new, y, float(P["K"][i, i]), C, M, 0.0, 1,
-                     np.inf, False, np.ones(kk, dtype=bool), False, np.empty((5, 2 * kk)),
-                     np.empty(3 * kk, dtype=np.int64), np.empty((0, kk)), np.empty((0, kk + 3)))
+                     np.inf, False, np.ones(kk, dtype=bool), False, *nm.visit_scratch(kk), np.empty((0, kk)), np.empty((0, kk + 3)))
             oracle = clarabel_row(loss.tag, P["K"], A_rows, i, y, C, M)
             np.testing.assert_allclose(new, oracle, atol=1e-6 * C)
 

@@ -462,7 +462,7 @@ def visit_pairs(loss, instances=5):
         q = float(P["K"][i, i])  # K_ii + B^2
         new = P["alpha"][i].copy()
         nm.visit(code, P["S"][i].copy(), new, y, q, Cn, Mn, 0.0, 1, np.inf, False, np.ones(kk, dtype=bool), False,
-                 np.empty((5, 2 * kk)), np.empty(2 * kk, dtype=np.int64), np.empty((0, kk)), np.empty((0, kk + 3)))
+                 *nm.visit_scratch(kk), np.empty((0, kk)), np.empty((0, kk + 3)))
         # the derived block is written for a sample of class 0: put class y first
         order = [y] + [m for m in range(kk) if m != y]
         old, s = P["alpha"][i][order], P["S"][i][order]

@@ -261,8 +261,7 @@ class MulticlassSolver(Solver):
         code, (tol, max_inner) = self.kernel(problem), self.kernel_options(problem)
         numbers, record = np.zeros((3, k)), self._record(problem)
         violation, moves = nm.visit(code, np.array(to_numpy(s), dtype=np.float64), new, y, q, C, M, tol, max_inner,
-                                    float(state.rest_margin), self.shrinking, look, by_class, np.empty((5, 2 * k)),
-                                    np.empty(3 * k, dtype=np.int64), numbers, record)
+                                    float(state.rest_margin), self.shrinking, look, by_class, *nm.visit_scratch(k), numbers, record)
         sweep = violation if math.isnan(state.sweep_violation) else max(state.sweep_violation, violation)
         changes = dict(sweep_violation=sweep,
                        block=self.picture(problem, y, q, C, old, new, numbers, record, violation, moves))

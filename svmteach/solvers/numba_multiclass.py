@@ -142,8 +142,7 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
     a = np.empty(k)
     coef = np.empty(k)
     every = np.ones(k, dtype=np.bool_)
-    work = np.empty((5, 2 * k))
-    iwork = np.empty(3 * k, dtype=np.int64)
+    work, iwork = visit_scratch(k)
     picture = np.empty((0, k))
     record = np.empty((0, k + 3))
     shrink = active.shape[0] > 0
@@ -184,6 +183,13 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
                 if coef[m] != 0.0:
                     row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
     return worst
+
+
+@njit(cache=True)
+def visit_scratch(k):
+    """``(work, iwork)``: the (5, 2k) float64 and (3k,) int64 scratch that :func:`visit` takes for k classes
+    (their sizes written once: every caller allocates them here)."""
+    return np.empty((5, 2 * k)), np.empty(3 * k, dtype=np.int64)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
