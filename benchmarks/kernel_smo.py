@@ -2,6 +2,7 @@
 
     python benchmarks/kernel_smo.py                        # n = 5,000 and 20,000, 3 runs each
     python benchmarks/kernel_smo.py --sizes 50000 --repeat 3
+    python benchmarks/kernel_smo.py --sizes 5000 --features 784   # wide rows
     python benchmarks/kernel_smo.py --quick                # n = 1,000, one run: a smoke run
 
 The problem: ``make_classification(n, n_features=20, n_informative=10, flip_y=0.05, random_state=0)``,
@@ -33,7 +34,13 @@ from common import machine, table  # noqa: E402
 
 from svmteach import BinaryProblem, BinarySVC, Kernel, SMO, solve  # noqa: E402
 
-D_FEATURES = 20
+D_FEATURES = 20  # --features changes it
+
+
+def set_features(d):
+    """Use d features (``--features``) in :func:`data`."""
+    global D_FEATURES
+    D_FEATURES = d
 
 
 def data(n):
@@ -86,8 +93,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 20000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--features", type=int, default=D_FEATURES, help="d (half of them informative)")
     parser.add_argument("--quick", action="store_true", help="n = 1,000, one run")
     args = parser.parse_args(argv)
+    set_features(args.features)
     sizes, repeat = ([1000], 1) if args.quick else (args.sizes, args.repeat)
     with threadpool_limits(1):
         import numba
@@ -98,7 +107,7 @@ def main(argv=None):
         for n in sizes:
             (_, ts, ds, ss, its), (_, tm, dm, sm, itm) = run(n, repeat)
             med_s, med_m = statistics.median(ts), statistics.median(tm)
-            out.append((f"{n:,}", f"{med_s:.2f} s ({min(ts):.2f}-{max(ts):.2f})", f"{ds:.1e}", f"{ss:,}", f"{its:,}",
+            out.append((f"{n:,} x {D_FEATURES}", f"{med_s:.2f} s ({min(ts):.2f}-{max(ts):.2f})", f"{ds:.1e}", f"{ss:,}", f"{its:,}",
                         f"{med_m:.2f} s ({min(tm):.2f}-{max(tm):.2f})", f"{dm:.1e}", f"{sm:,}", f"{itm:,}",
                         f"**{med_m / med_s:.2f}**"))
             print(f"n = {n}: SVC {med_s:.2f} s, svmteach {med_m:.2f} s, ratio {med_m / med_s:.2f}", file=sys.stderr,
