@@ -19,7 +19,7 @@ from .kernels import (Kernel, canonical_kernel_name, check_kernel_finite, check_
 from .losses import MulticlassLoss, get_loss
 from .rows import is_sparse, row_squared_norms
 from .validation import (check_bias, check_C, check_labels, check_positive, check_sample_weight, check_squared_norms,
-                         check_X, placed, readonly, with_bias_column)
+                         check_X, placed, readonly)
 
 
 #: Above this many samples, ``BinaryProblem.kernel_row`` computes rows one at a time, not the (n, n) matrix.
@@ -73,15 +73,6 @@ class Problem:
         return f"{type(self).__name__}(n_samples={self.n_samples}, n_features={self.n_features}, C={self.C:g}, {named})"
 
 
-def check_column_indices(X):
-    """A CSR ``X`` unchanged when its column indices lie in ``[0, n_features)``, else a ValueError naming X
-    (SciPy builds a CSR without looking at them; the compiled loops index w with them unchecked)."""
-    if X.nnz and not (int(X.indices.min()) >= 0 and int(X.indices.max()) < X.shape[1]):
-        raise ValueError(f"X has column indices outside [0, {X.shape[1]}): a sparse X whose indices do not fit "
-                         "its shape")
-    return X
-
-
 class BinaryProblem(Problem):
     """A binary soft-margin SVM problem, immutable (``with_C(C)``: the same problem with another C).
 
@@ -132,13 +123,8 @@ class BinaryProblem(Problem):
         X = placed(X, device)
         sparse = is_sparse(X)
         bias = check_bias(bias)
-        if sparse:  # its indices checked before the bias column joins them (one copy: written with the column)
-            X = check_column_indices(check_X(X, "X", accept_sparse=True, copy=bias is None, dtype=np.float64
-                                             if bias is None else None))
-            X = X if bias is None else with_bias_column(X, bias, np.float64)
-        else:
-            X = check_X(X, "X", dtype=np.float64 if is_numpy(array_namespace(X)) else None, accept_sparse=True,
-                        bias=bias)
+        X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True,
+                    bias=bias)
         classes, codes = check_labels(y, X.shape[0], "y")
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")

@@ -41,6 +41,10 @@ def check_sparse_X(X, name: str = "X", dtype=None, bias=None, copy: bool = True)
     if d == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape=({n}, {d})) while a minimum of 1 is required.")
     arr = sp.csr_array(X)  # a CSR X: its own arrays; another format: new ones
+    # SciPy builds a CSR without looking at its column indices; the compiled loops index with them unchecked
+    if arr.nnz and not (int(arr.indices.min()) >= 0 and int(arr.indices.max()) < d):
+        raise ValueError(f"{name} has column indices outside [0, {d}): a sparse {name} whose indices do not fit its "
+                         "shape")
 
     def shares(A):
         theirs = [getattr(X, part, None) for part in ("data", "indices", "indptr")]

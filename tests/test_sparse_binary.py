@@ -152,6 +152,22 @@ def test_a_csr_whose_column_indices_do_not_fit_its_shape_is_refused(column, bias
         BinaryProblem(bad, y, bias=bias)
 
 
+@pytest.mark.parametrize("column", [-1, 30])
+def test_every_problem_and_prediction_refuses_such_a_csr(column):
+    """The check stands in the one sparse validation (check_sparse_X): a multiclass problem and a fitted model's
+    predict refuse the same X (the multiclass epochs index W with its column indices unchecked too)."""
+    from svmteach import BinarySVC, MulticlassProblem
+
+    Xs, _, y = sparse_binary()
+    bad = sp.csr_array((Xs.data, Xs.indices.copy(), Xs.indptr), shape=Xs.shape)
+    bad.indices[0] = column
+    with pytest.raises(ValueError, match=r"X has column indices outside \[0, 30\)"):
+        MulticlassProblem(bad, np.arange(len(y)) % 3, loss="cs")
+    model = BinarySVC().fit(Xs, y)
+    with pytest.raises(ValueError, match=r"column indices outside \[0, 30\)"):
+        model.predict(bad)
+
+
 def test_dual_cd_measures_the_start_at_zero_without_reading_x(monkeypatch):
     """At alpha = 0 the gradient is 1: the measure that solve takes of every start needs no pass over X, and
     its objectives are the exact ones (P = sum_i C_i, every hinge 1; D = 0)."""
