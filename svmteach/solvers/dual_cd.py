@@ -97,13 +97,6 @@ class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object),
         return mask
 
 
-def epoch_permutation(seed: int, epoch: int, active: np.ndarray) -> np.ndarray:
-    """The active coordinates, shuffled by ``default_rng([seed, epoch])``: the visiting order of the
-    multiclass solvers' epochs (:mod:`svmteach.solvers.multiclass_base`)."""
-    idx = np.flatnonzero(active)
-    return idx[np.random.default_rng([seed, epoch]).permutation(idx.size)]
-
-
 def stopping_measures(problem, alpha, grad):
     """Primal, dual, relative gap and KKT violation from the gradient, in O(n)."""
     f = problem.y * (1.0 - grad)  # Q alpha = y * f  =>  f = y (1 - g)

@@ -47,7 +47,7 @@ class KernelRowCache(NamedTuple):
     owner: np.ndarray
     stamp: np.ndarray
     clock: np.ndarray
-    scratch: np.ndarray = np.zeros((3, 0))  # an empty cache (n = 0) computes no row
+    scratch: np.ndarray
 
     @staticmethod
     def rows_for(n: int, cache_size: float) -> int:

@@ -62,7 +62,8 @@ from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size, kernel_
 #: The row cache the compiled epoch is given on a linear problem: empty, of the type a kernel run's has.
 NO_ROWS = KernelRowCache(X=np.zeros((0, 0)), sqnorm=np.zeros(0), params=np.zeros(5), buffer=np.zeros((0, 0)),
                          slot=np.zeros(0, dtype=np.int64), owner=np.zeros(0, dtype=np.int64),
-                         stamp=np.zeros(0, dtype=np.int64), clock=np.zeros(1, dtype=np.int64))
+                         stamp=np.zeros(0, dtype=np.int64), clock=np.zeros(1, dtype=np.int64),
+                         scratch=np.zeros((3, 0)))
 
 #: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
 #: violation's units (a margin of 1).

@@ -224,33 +224,33 @@ class SMO(Solver):
         return self._select(problem, state)[:2]
 
     def _select(self, problem, state):
-        """``(i, j, K_i)``: the pair by the fast path's rules (:mod:`~svmteach.solvers.numba_smo`), and row i of
-        the kernel matrix when the rule read it (else None)."""
+        """``(i, j, K_i, sets)``: the pair by the fast path's rules (:mod:`~svmteach.solvers.numba_smo`), row i of
+        the kernel matrix when the rule read it (else None), and the state's :func:`working_sets` (new arrays)."""
         rule = RULES.index(self.selection)
         v, up, low = working_sets(_host(problem.y), _host(problem.C_i), _host(state.alpha), _host(state.grad))
         if rule == 0:  # the draws of step t: default_rng([seed, t]), as advance draws them
             u1, u2 = np.random.default_rng([state.seed, state.n_iter]).random(2)
-            return (*random_pair(v, up, low, state.b, u1, u2), None)
+            return (*random_pair(v, up, low, state.b, u1, u2), None, (v, up, low))
         i = first_index(v, up)
         if i < 0:
-            return -1, -1, None
+            return -1, -1, None, None
         Ki = _host(kernel_row(problem, i, state.rows)) if rule == 2 else None
         j = partner(rule, i, np.empty(0) if Ki is None else Ki, _host(problem.diag), v, low)
-        return (i, j, Ki) if j >= 0 else (-1, -1, None)
+        return (i, j, Ki, (v, up, low)) if j >= 0 else (-1, -1, None, None)
 
     def step(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """One pair step: the pair of :meth:`select`, then the fast path's
         :func:`~svmteach.solvers.numba_smo.pair_step` (the pair solved, alpha and the gradient updated)
         on copies of the state's arrays."""
-        i, j, Ki = self._select(problem, state)
+        i, j, Ki, sets = self._select(problem, state)
         if i < 0:  # KKT conditions hold: a null step
             return state._replace(n_iter=state.n_iter + 1, **NO_PAIR._asdict())
+        v, up, low = sets
         # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
         Ki = _host(kernel_row(problem, i, state.rows)) if Ki is None else Ki
         Kj = _host(kernel_row(problem, j, state.rows))
         y, C = _host(problem.y), _host(problem.C_i)
-        alpha = np.array(_host(state.alpha))  # the step writes this copy and working_sets' new arrays
-        v, up, low = working_sets(y, C, alpha, _host(state.grad))
+        alpha = np.array(_host(state.alpha))  # the step writes this copy and _select's new v, up, low
         picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, state.b)
         grad = y * v  # g = y v exactly (y is +-1)
         xp = problem.xp
