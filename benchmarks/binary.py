@@ -45,6 +45,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import best_of, first_reaching, machine, table  # noqa: E402
+import kernel_smo  # noqa: E402
 
 from svmteach import SMO, BinaryProblem, DualCoordinateAscent, solve  # noqa: E402
 from svmteach.kernels import Kernel, gram  # noqa: E402
@@ -68,9 +69,7 @@ def kernel_primal(X, y, C, kernel, coef, b):
 def bench_smo(n, d):
     from sklearn.svm import SVC
 
-    X, y = make_classification(n_samples=n, n_features=d, n_informative=d // 2, flip_y=0.05, random_state=0)
-    X = StandardScaler().fit_transform(X)
-    y = np.where(y == 1, 1.0, -1.0)
+    X, y = kernel_smo.data(n, d)  # the problem of kernel_smo.py, the defaults' comparison
     C, gamma = 1.0, 1.0 / d
     kern = Kernel("gaussian", gamma)
     ref = solve(SMO(), BinaryProblem(X, y, C, kern), tol=1e-8, max_iter=10**8)

@@ -34,21 +34,15 @@ from common import machine, table  # noqa: E402
 
 from svmteach import BinaryProblem, BinarySVC, Kernel, SMO, solve  # noqa: E402
 
-D_FEATURES = 20  # --features changes it
+D_FEATURES = 20
 
 
-def set_features(d):
-    """Use d features (``--features``) in :func:`data`."""
-    global D_FEATURES
-    D_FEATURES = d
-
-
-def data(n):
-    """``(X, y)``: the standardised problem of the module docstring, y in {-1, +1}."""
+def data(n, d=D_FEATURES):
+    """``(X, y)``: the standardised problem of the module docstring with d features, y in {-1, +1}."""
     from sklearn.datasets import make_classification
     from sklearn.preprocessing import StandardScaler
 
-    X, y = make_classification(n_samples=n, n_features=D_FEATURES, n_informative=D_FEATURES // 2, flip_y=0.05,
+    X, y = make_classification(n_samples=n, n_features=d, n_informative=d // 2, flip_y=0.05,
                                random_state=0)
     return StandardScaler().fit_transform(X), np.where(y == 1, 1.0, -1.0)
 
@@ -64,11 +58,11 @@ def dual_value(X, support, coef, gamma, block=1000):
     return float(np.abs(coef).sum() - 0.5 * quad)
 
 
-def run(n, repeat):
+def run(n, d, repeat):
     from sklearn.svm import SVC
 
-    X, y = data(n)
-    gamma = 1.0 / (D_FEATURES * X.var())
+    X, y = data(n, d)
+    gamma = 1.0 / (d * X.var())
     reference = solve(SMO(), BinaryProblem(X, y, 1.0, Kernel("gaussian", gamma)), tol=1e-7, max_iter=10**9)
     assert reference.converged
     P_ref = reference.primal
@@ -96,7 +90,6 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=D_FEATURES, help="d (half of them informative)")
     parser.add_argument("--quick", action="store_true", help="n = 1,000, one run")
     args = parser.parse_args(argv)
-    set_features(args.features)
     sizes, repeat = ([1000], 1) if args.quick else (args.sizes, args.repeat)
     with threadpool_limits(1):
         import numba
@@ -105,9 +98,9 @@ def main(argv=None):
         BinarySVC(kernel="rbf").fit(*data(300))  # compile (or load numba's cache) before any timing
         out = []
         for n in sizes:
-            (_, ts, ds, ss, its), (_, tm, dm, sm, itm) = run(n, repeat)
+            (_, ts, ds, ss, its), (_, tm, dm, sm, itm) = run(n, args.features, repeat)
             med_s, med_m = statistics.median(ts), statistics.median(tm)
-            out.append((f"{n:,} x {D_FEATURES}", f"{med_s:.2f} s ({min(ts):.2f}-{max(ts):.2f})", f"{ds:.1e}", f"{ss:,}", f"{its:,}",
+            out.append((f"{n:,} x {args.features}", f"{med_s:.2f} s ({min(ts):.2f}-{max(ts):.2f})", f"{ds:.1e}", f"{ss:,}", f"{its:,}",
                         f"{med_m:.2f} s ({min(tm):.2f}-{max(tm):.2f})", f"{dm:.1e}", f"{sm:,}", f"{itm:,}",
                         f"**{med_m / med_s:.2f}**"))
             print(f"n = {n}: SVC {med_s:.2f} s, svmteach {med_m:.2f} s, ratio {med_m / med_s:.2f}", file=sys.stderr,
