@@ -1,7 +1,9 @@
 """What notebook 08 (at scale) claims, checked against oracles that share no code with svmteach.
 
-- The bias: on iris a model without one loses 13 to 18 points, and a constant feature (x, 1) gives it back;
-  on digits the single machines need none, one-vs-rest does.  Oracle: scikit-learn's LinearSVC with
+- The bias: on iris a model without one loses more than 10 points (13 to 18 here), and a constant feature
+  (x, 1) gives it back; on digits the single machines need none, one-vs-rest does.
+- The checked cells print these as claims with room (a test point of 45 or 5 of 540 either way, issue 26):
+  each holds for svmteach's models with that room, and for LIBLINEAR's, with and without an intercept.  Oracle: scikit-learn's LinearSVC with
   ``multi_class="crammer_singer"`` (LIBLINEAR's Crammer-Singer solver), with and without its intercept.
 - The picture behind it: the origin's distance to the bisector of two class means, ``r_ab``, computed by the
   notebook's own function, against the distance measured from the midpoint of the means.
@@ -23,7 +25,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from svmteach import MulticlassProblem, MulticlassSVC, OneVsRestSVC, data
+from svmteach import MulticlassProblem, MulticlassSVC, OneVsOneSVC, OneVsRestSVC, data
 from svmteach import objectives as obj
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "08_at_scale.ipynb"
@@ -66,6 +68,40 @@ def test_on_digits_the_single_machines_need_no_bias_and_one_vs_rest_does():
     ovr = [accuracy(OneVsRestSVC(C=0.1, solver="dual_cd", fit_intercept=False, random_state=0), X, y, c)
            for c in (False, True)]
     assert ovr[1] - ovr[0] >= 0.05, ovr
+
+
+def liblinear_ovr_with_bias(C):
+    """LIBLINEAR's one-vs-rest hinge-loss SVM with an intercept (a constant feature of 10: a lightly penalised
+    bias; converged at tol 1e-4, where a constant of 100 takes LIBLINEAR 15 s on digits and does not converge)."""
+    return LinearSVC(C=C, loss="hinge", fit_intercept=True, intercept_scaling=10, tol=1e-4, max_iter=100_000)
+
+
+def test_the_checked_claims_of_sections_1_and_3_hold_with_the_room_they_state():
+    """Section 1 (iris, 45 test flowers): each reduction gets at most 3 wrong and each single machine tests more
+    than 10 points below each reduction, still true with one flower moved against either claim; section 3 (digits,
+    540 test digits): every model above 0.95 and each single machine within 3 points of the better reduction,
+    still true with 5 digits moved against either.  LIBLINEAR (one-vs-rest with an intercept, Crammer-Singer without) says the same."""
+    X, y = data.iris()
+    ours = {name: accuracy(model, X, y, False) for name, model in [
+        ("ovr", OneVsRestSVC(C=1.0, solver="smo")), ("ovo", OneVsOneSVC(C=1.0, solver="smo")),
+        ("ww", MulticlassSVC(loss="ww", C=1.0, fit_intercept=False, random_state=0)),
+        ("cs", MulticlassSVC(loss="cs", C=1.0, fit_intercept=False, random_state=0))]}
+    flower = 1 / 45
+    assert min(ours["ovr"], ours["ovo"]) - flower >= 42 / 45, ours
+    assert max(ours["ww"], ours["cs"]) + flower < min(ours["ovr"], ours["ovo"]) - 0.10, ours
+    reduction, single = accuracy(liblinear_ovr_with_bias(1.0), X, y, False), accuracy(liblinear_cs(1.0), X, y, False)
+    assert reduction >= 42 / 45 and single < reduction - 0.10, (reduction, single)
+
+    X, y = data.digits()
+    ours = {name: accuracy(model, X, y, False) for name, model in [
+        ("ovr", OneVsRestSVC(C=0.1, solver="smo")), ("ovo", OneVsOneSVC(C=0.1, solver="smo")),
+        ("ww", MulticlassSVC(loss="ww", C=0.1, fit_intercept=False, random_state=0)),
+        ("cs", MulticlassSVC(loss="cs", C=0.1, fit_intercept=False, random_state=0))]}
+    room = 5 / 540
+    assert min(ours.values()) - room > 0.95, ours
+    assert min(ours["ww"], ours["cs"]) - room >= max(ours["ovr"], ours["ovo"]) - 0.03, ours
+    reduction, single = accuracy(liblinear_ovr_with_bias(0.1), X, y, False), accuracy(liblinear_cs(0.1), X, y, False)
+    assert min(reduction, single) > 0.95 and single >= reduction - 0.03, (reduction, single)
 
 
 def notebook_function(name):
