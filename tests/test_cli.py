@@ -341,6 +341,7 @@ def test_bench_reads_liblinear_weights_in_svmteach_class_order():
 # ---- svmteach verify ---------------------------------------------------------------------------
 
 @pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
+@pytest.mark.xdist_group("derivations")  # the worker that derives every model once: verify reads its cache
 def test_verify_runs_the_derivations(capsys):
     assert cli.main(["verify"]) == 0
     assert "errata" in capsys.readouterr().out

@@ -18,6 +18,9 @@ from sklearn.svm import SVC
 from svmteach import MulticlassProblem, data, derivations
 from svmteach.derivations import CAVEAT, ERRATUM, crammer_singer
 
+# on the worker that derives every model once (test_derivations.py): the checks read its cache
+pytestmark = pytest.mark.xdist_group("derivations")
+
 WORKED_X = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]])
 WORKED_Y = np.array([-1.0, 1.0, 1.0])
 
