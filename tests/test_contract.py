@@ -24,6 +24,7 @@ from svmteach import BinaryProblem, MulticlassProblem
 from svmteach.backend import to_numpy
 from svmteach.losses import LOSSES
 from svmteach.solvers.base import Solver
+from svmteach.solvers.state import ThreePartState
 
 PACKAGE = pathlib.Path(svmteach.__file__).parent
 #: The public solver classes every user may name (more may be exported; all are checked).
@@ -98,14 +99,19 @@ def documented_names(doc):
 
 
 @pytest.mark.parametrize("cls", exported_solvers(), ids=lambda c: c.__name__)
-def test_state_is_a_namedtuple_with_every_field_documented(cls):
+def test_state_is_in_three_parts_with_every_field_documented(cls):
+    """The iterate (with the fields a result is made of), the step's picture, the engine's bookkeeping: each
+    a NamedTuple whose numpydoc documents every field."""
     State = cls.State
-    assert inspect.isclass(State) and issubclass(State, tuple) and hasattr(State, "_fields"), State
-    assert {"n_iter", "alpha", "primal", "dual", "gap", "kkt"} <= set(State._fields)
-    # a state class may extend another (a subclass of a NamedTuple keeps its fields): either documents them
-    docs = "\n".join(c.__doc__ or "" for c in State.__mro__ if issubclass(c, tuple) and c is not tuple)
-    missing = [f for f in State._fields if f not in documented_names(docs)]
-    assert not missing, f"{State.__name__}'s docstring does not document {missing}"
+    assert inspect.isclass(State) and issubclass(State, ThreePartState), State
+    assert State._fields == ("iterate", "picture", "engine")
+    assert {"n_iter", "alpha", "primal", "dual", "gap", "kkt"} <= set(State.Iterate._fields)
+    for Part in (State.Iterate, State.Picture, State.Engine):
+        assert issubclass(Part, tuple) and hasattr(Part, "_fields"), Part
+        # a part may extend another NamedTuple class: either documents its fields
+        docs = "\n".join(c.__doc__ or "" for c in Part.__mro__ if issubclass(c, tuple) and c is not tuple)
+        missing = [f for f in Part._fields if f not in documented_names(docs)]
+        assert not missing, f"{Part.__name__}'s docstring does not document {missing}"
 
 
 def test_documented_names_reads_numpydoc_lines():

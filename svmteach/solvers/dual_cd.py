@@ -47,17 +47,15 @@ from ..problems import BinaryProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse, transpose_times
 from .base import Solver, binary_gap_rounding, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .state import ThreePartState
 from .stopping import StoppingRule
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, after_visit,
                             linear_gradient, shuffle_prefix, steps_gram, steps_linear, visit)
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 
 
-class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object), ("grad", object), ("w", object),
-                                             ("index", np.ndarray), ("seed", int), *Sweep.__annotations__.items(),
-                                             *CoordinatePicture.__annotations__.items(), ("primal", float),
-                                             ("dual", float), ("gap", float), ("kkt", float), ("rows", object)])):
-    """State of :class:`DualCoordinateAscent` after ``n_iter`` coordinate steps.
+class DualCDIterate(NamedTuple):
+    """What dual coordinate ascent has computed after ``n_iter`` coordinate steps.
 
     Attributes
     ----------
@@ -67,6 +65,26 @@ class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object),
         keeps ``w``).
     w : (d,) ``sum_i alpha_i y_i x_i`` as the linear kernel's steps keep it (up to their rounding), or
         None (another kernel, or a start).
+    primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure.
+    """
+
+    n_iter: int
+    alpha: object
+    grad: object
+    w: object
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+
+
+class DualCDEngine(NamedTuple("DualCDEngine", [("index", np.ndarray), ("seed", int), *Sweep.__annotations__.items(),
+                                               ("rows", object)])):
+    """The bookkeeping of dual coordinate ascent, the same on the step path and the compiled loops (which
+    carry its scalars, from ``epoch`` to ``epoch_active``, as a :class:`~svmteach.solvers.numba_dual_cd.Sweep`).
+
+    Attributes
+    ----------
     index : (n,) int, every coordinate once: the ``n_active`` active ones first, in this epoch's
         visiting order, then those set aside.
     seed : int, seed of the visiting orders (:func:`~svmteach.solvers.numba_dual_cd.shuffle_prefix`).
@@ -79,15 +97,21 @@ class DualCDState(NamedTuple("DualCDState", [("n_iter", int), ("alpha", object),
     epoch_violation : float, the violation of the last completed epoch
         (:func:`~svmteach.solvers.numba_dual_cd.epoch_violation`; +inf before the first ends).
     epoch_active : int, the coordinates that epoch kept active (n: a full pass; 0 before the first).
-        (epoch to epoch_active are the fields of :class:`~svmteach.solvers.numba_dual_cd.Sweep`.)
-    i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk : the last step's
-        :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture` (documented there; i = -1 at the start).
-    primal, dual, gap, kkt : float, objectives, relative gap, KKT violation at the last measure.
     rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy), shared
         by its states.
     """
 
     __slots__ = ()
+
+
+class DualCDState(ThreePartState):
+    """State of :class:`DualCoordinateAscent` after ``n_iter`` coordinate steps: ``iterate``
+    (:class:`DualCDIterate`), ``picture`` (the last step's :class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture`:
+    i, a, b, alpha_unclipped, alpha_clipped, delta, shrunk; i = -1 at the start) and ``engine``
+    (:class:`DualCDEngine`).  Every field is also read by its name: ``state.alpha``, ``state.epoch``."""
+
+    __slots__ = ()
+    Iterate, Picture, Engine = DualCDIterate, CoordinatePicture, DualCDEngine
 
     @property
     def active(self) -> np.ndarray:
@@ -118,9 +142,9 @@ def _start(problem, n_iter, epoch, alpha, grad, seed, rows) -> DualCDState:
     shuffle_prefix(index, n, seed, epoch)
     sweep = Sweep(epoch=epoch, pos=0, n_active=n, shrink_hi=inf, shrink_lo=-inf, pg_max=-inf, pg_min=inf,
                   reactivate_at=REACTIVATE_AT, epoch_violation=inf, epoch_active=0)
-    return DualCDState(n_iter=n_iter, alpha=alpha, grad=grad, w=None, index=index, seed=seed,
-                       **sweep._asdict(), **NO_COORDINATE._asdict(), primal=P, dual=D, gap=gap, kkt=kkt,
-                       rows=rows)
+    return DualCDState(iterate=DualCDIterate(n_iter=n_iter, alpha=alpha, grad=grad, w=None, primal=P, dual=D, gap=gap,
+                                             kkt=kkt),
+                       picture=NO_COORDINATE, engine=DualCDEngine(index=index, seed=seed, **sweep._asdict(), rows=rows))
 
 
 def _weights(problem, alpha):
@@ -252,7 +276,7 @@ class DualCoordinateAscent(Solver):
         sweep, _ = after_visit(index, state.seed, self.shrinking, _sweep(state), picture.shrunk, pg)
         P, D, gap, kkt = stopping_measures(problem, alpha, grad)
         return state._replace(n_iter=state.n_iter + 1, alpha=alpha, grad=grad, w=w, index=index,
-                              **sweep._asdict(), **picture._asdict(), primal=P, dual=D, gap=gap, kkt=kkt)
+                              **sweep._asdict(), picture=picture, primal=P, dual=D, gap=gap, kkt=kkt)
 
     def measure(self, problem: BinaryProblem, state: DualCDState) -> DualCDState:
         """The state with the objectives of its alpha, from the gradient rebuilt exactly
@@ -315,7 +339,7 @@ class DualCoordinateAscent(Solver):
                                                    sweep, take)
             done += taken
             state = state._replace(n_iter=state.n_iter + taken, alpha=alpha, grad=grad, w=w, index=index,
-                                   **sweep._asdict(), **picture._asdict())
+                                   **sweep._asdict(), picture=picture)
             if not stopping.watching:
                 break
             state, stop = stopping.measured(state)

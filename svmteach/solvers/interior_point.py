@@ -44,6 +44,7 @@ from ..rows import is_sparse
 from .base import Solver, check_choice, check_random_state, check_state
 from .interior_point_qp import BOX_CAP, alpha_of, build_qp, g_times, gt_times, hess_times, is_binary
 from .newton_system import NewtonSystem, least_squares
+from .state import ThreePartState
 
 METHODS = ("auto", "dense", "low_rank")
 
@@ -77,8 +78,8 @@ class Float64RangeError(ValueError):
     (:data:`RESOLVABLE`): C or the features too large for data not separable at that C."""
 
 
-class InteriorPointState(NamedTuple):
-    """State of :class:`InteriorPoint` after ``n_iter`` Newton steps.
+class InteriorPointIterate(NamedTuple):
+    """What the interior-point method has computed after ``n_iter`` Newton steps.
 
     Attributes
     ----------
@@ -86,13 +87,6 @@ class InteriorPointState(NamedTuple):
     alpha : (n,) binary or (n, k) multiclass dual variables, feasible (see the module docstring).
     b : float, the binary bias (the primal's best for alpha; 0.0 without a bias and for multiclass).
     W : (k, d) float64 weights W(alpha) (multiclass), None for a binary problem.
-    beta : (m_s, k') float64 the iterate x in the scaled variables of :mod:`.interior_point_qp`
-        (the m_s samples with C_i > 0).
-    s, z : (m_s, r) float64 the slacks of each sample's r inequalities and their multipliers, > 0.
-    nu : float, the equality's multiplier (0 without one);  mu : float, the mean s'z / (m_s r).
-    sigma, mu_affine, step_size : float, the last step's centring parameter, its predictor's
-        complementarity, and the fraction of the direction taken (NaN before a step; 0 for a null step).
-    residual : float, ||H beta - 1 + G'z + a nu||_inf / (1 + ||H beta||_inf).
     snapped : bool, whether ``alpha`` is the polished iterate.
     primal, dual, gap, kkt : float, the package's measures at alpha.
     """
@@ -101,20 +95,53 @@ class InteriorPointState(NamedTuple):
     alpha: object
     b: float
     W: object
-    beta: np.ndarray
-    s: np.ndarray
-    z: np.ndarray
-    nu: float
-    mu: float
-    sigma: float
-    mu_affine: float
-    step_size: float
-    residual: float
     snapped: bool
     primal: float
     dual: float
     gap: float
     kkt: float
+
+
+class NewtonPicture(NamedTuple):
+    """The last Newton step.
+
+    Attributes
+    ----------
+    sigma, mu_affine : float, its centring parameter and its predictor's complementarity (NaN before a step).
+    step_size : float, the fraction of the direction taken (NaN before a step; 0 for a null step).
+    residual : float, ||H beta - 1 + G'z + a nu||_inf / (1 + ||H beta||_inf) after it.
+    """
+
+    sigma: float
+    mu_affine: float
+    step_size: float
+    residual: float
+
+
+class NewtonVariables(NamedTuple):
+    """The Newton iteration's own variables, in :mod:`.interior_point_qp`'s scaled QP.
+
+    Attributes
+    ----------
+    beta : (m_s, k') float64, the iterate x (the m_s samples with C_i > 0).
+    s, z : (m_s, r) float64, the slacks of each sample's r inequalities and their multipliers, > 0.
+    nu : float, the equality's multiplier (0 without one);  mu : float, the mean s'z / (m_s r).
+    """
+
+    beta: np.ndarray
+    s: np.ndarray
+    z: np.ndarray
+    nu: float
+    mu: float
+
+
+class InteriorPointState(ThreePartState):
+    """State of :class:`InteriorPoint` after ``n_iter`` Newton steps: ``iterate`` (:class:`InteriorPointIterate`),
+    ``picture`` (:class:`NewtonPicture`), ``engine`` (:class:`NewtonVariables`).  Every field is also read by
+    its name."""
+
+    __slots__ = ()
+    Iterate, Picture, Engine = InteriorPointIterate, NewtonPicture, NewtonVariables
 
 
 def _max_step(v, dv):
@@ -397,7 +424,7 @@ class InteriorPoint(Solver):
         Hb = hess_times(qp, beta) if s.size else beta
         r_d = Hb - qp.c + gt_times(qp.G, z) + (nu * qp.eq if qp.eq is not None else 0.0)
         residual = float(np.max(np.abs(r_d), initial=0.0)) / (1.0 + float(np.max(np.abs(Hb), initial=0.0)))
-        return InteriorPointState(n_iter=int(n_iter), alpha=iterate["alpha"], b=iterate["b"], W=iterate["W"],
+        return InteriorPointState.of(n_iter=int(n_iter), alpha=iterate["alpha"], b=iterate["b"], W=iterate["W"],
                                   beta=beta, s=s, z=z, nu=float(nu), mu=float(np.sum(s * z)) / p,
                                   sigma=float(sigma), mu_affine=float(mu_aff), step_size=float(t), residual=residual,
                                   snapped=bool(iterate.get("snapped", False)), primal=iterate["primal"],

@@ -30,12 +30,13 @@ from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..backend import to_numpy
 from .base import Solver, check_choice, check_state_alpha, check_tol
+from .state import ThreePartState
 
 SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
 
 
-class SubgradientState(NamedTuple):
-    """State of :class:`PrimalSubgradient` after ``n_iter`` iterations.
+class SubgradientIterate(NamedTuple):
+    """What the subgradient method has computed after ``n_iter`` iterations.
 
     Attributes
     ----------
@@ -44,8 +45,6 @@ class SubgradientState(NamedTuple):
     w : (d,) weight vector (linear kernel) or None.
     margins : (n,) ``y_i f(x_i)`` at the current iterate.
     active : (n,) bool, points with margin < 1: they enter the next subgradient.
-    step_size : float, the eta of the step that produced this state (nan at the start).
-    grad_norm : float, norm of that subgradient (nan at the start).
     primal, dual, gap, kkt : float.
     """
 
@@ -54,12 +53,31 @@ class SubgradientState(NamedTuple):
     w: object
     margins: object
     active: object
-    step_size: float
-    grad_norm: float
     primal: float
     dual: float
     gap: float
     kkt: float
+
+
+class SubgradientPicture(NamedTuple):
+    """The last step.
+
+    Attributes
+    ----------
+    step_size : float, the eta of the step that produced this state (NaN at the start).
+    grad_norm : float, the norm of that subgradient (NaN at the start).
+    """
+
+    step_size: float
+    grad_norm: float
+
+
+class SubgradientState(ThreePartState):
+    """State of :class:`PrimalSubgradient` after ``n_iter`` iterations: ``iterate`` (:class:`SubgradientIterate`),
+    ``picture`` (:class:`SubgradientPicture`); no bookkeeping.  Every field is also read by its name."""
+
+    __slots__ = ()
+    Iterate, Picture = SubgradientIterate, SubgradientPicture
 
 
 class PrimalSubgradient(Solver):
@@ -102,7 +120,7 @@ class PrimalSubgradient(Solver):
         w = problem.X.T @ (alpha * problem.y) if problem.kernel.is_linear else None
         P = obj.primal(problem, alpha, 0.0, f)
         D = obj.dual(problem, alpha, f)
-        return SubgradientState(n_iter=n_iter, alpha=alpha, w=w, margins=margins, active=margins < 1.0,
+        return SubgradientState.of(n_iter=n_iter, alpha=alpha, w=w, margins=margins, active=margins < 1.0,
                                 step_size=eta, grad_norm=grad_norm, primal=P, dual=D, gap=obj.relative_gap(P, D),
                                 kkt=obj.kkt_violation(problem, alpha, f, bias=False))
 

@@ -58,6 +58,7 @@ from ..backend import is_numpy, to_numpy
 from ..problems import BinaryProblem
 from ..rows import is_sparse
 from .base import KKT_PER_TOL, Solver, binary_gap_rounding, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .state import ThreePartState
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
 from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
@@ -66,26 +67,51 @@ from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, firs
 RULES = ("random", "max_violating_pair", "second_order")
 
 
-class SMOState(NamedTuple("SMOState", [("n_iter", int), ("alpha", object), ("grad", object), ("seed", int),
-                                       *PairPicture.__annotations__.items(), ("b", float), ("b_rule", str),
-                                       ("primal", float), ("dual", float), ("gap", float), ("kkt", float),
-                                       ("rows", object)])):
-    """State of :class:`SMO` after ``n_iter`` pair steps.
+class SMOIterate(NamedTuple):
+    """What SMO has computed after ``n_iter`` pair steps.
 
     Attributes
     ----------
-    n_iter : int;  seed : int.
+    n_iter : int.
     alpha : (n,) dual variables, feasible (box and ``y' alpha = 0``).
     grad : (n,) cached gradient ``1 - Q alpha``.
-    i, j, E_i, E_j, eta, L, H, alpha_i_old, alpha_j_old, alpha_j_unclipped, alpha_j_new, alpha_i_new : the
-        last step's :class:`~svmteach.solvers.numba_smo.PairPicture` (documented there; -1 and NaN at the start).
     b : float, the bias now;  b_rule : str, the rule that set it.
     primal, dual, gap, kkt : float (kkt is the maximal violating pair gap m - M).
-    rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy): bookkeeping,
-        shared by the states of one run, which fill it.
     """
 
+    n_iter: int
+    alpha: object
+    grad: object
+    b: float
+    b_rule: str
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+
+
+class SMOEngine(NamedTuple):
+    """SMO's bookkeeping.
+
+    Attributes
+    ----------
+    seed : int, seed of the ``"random"`` rule's draws.
+    rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy), shared by the
+        states of one run, which fill it.
+    """
+
+    seed: int
+    rows: object
+
+
+class SMOState(ThreePartState):
+    """State of :class:`SMO` after ``n_iter`` pair steps: ``iterate`` (:class:`SMOIterate`), ``picture``
+    (the last step's :class:`~svmteach.solvers.numba_smo.PairPicture`: i, j, E_i, E_j, eta, L, H, alpha_i_old,
+    alpha_j_old, alpha_j_unclipped, alpha_j_new, alpha_i_new; -1 and NaN at the start) and ``engine``
+    (:class:`SMOEngine`).  Every field is also read by its name: ``state.alpha``."""
+
     __slots__ = ()
+    Iterate, Picture, Engine = SMOIterate, PairPicture, SMOEngine
 
 
 #: A compiled run that stops early on its cached gradient (its gap said tol, or it saw no violating pair)
@@ -166,8 +192,9 @@ def _start(problem, n_iter, alpha, grad, seed, rows) -> SMOState:
 def _measured(problem, n_iter, alpha, grad, seed, picture: PairPicture, rows) -> SMOState:
     """The state at ``alpha`` (with its cached ``grad``) after the step ``picture`` shows, measured in O(n)."""
     b, rule, P, D, gap, kkt = smo_measures(problem, alpha, grad)
-    return SMOState(n_iter=n_iter, alpha=alpha, grad=grad, seed=seed, **picture._asdict(),
-                    b=b, b_rule=rule, primal=P, dual=D, gap=gap, kkt=kkt, rows=rows)
+    return SMOState(iterate=SMOIterate(n_iter=n_iter, alpha=alpha, grad=grad, b=b, b_rule=rule, primal=P, dual=D,
+                                       gap=gap, kkt=kkt),
+                    picture=picture, engine=SMOEngine(seed=seed, rows=rows))
 
 
 class SMO(Solver):
@@ -244,7 +271,7 @@ class SMO(Solver):
         on copies of the state's arrays."""
         i, j, Ki, sets = self._select(problem, state)
         if i < 0:  # KKT conditions hold: a null step
-            return state._replace(n_iter=state.n_iter + 1, **NO_PAIR._asdict())
+            return state._replace(n_iter=state.n_iter + 1, picture=NO_PAIR)
         v, up, low = sets
         # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
         Ki = _host(kernel_row(problem, i, state.rows)) if Ki is None else Ki
