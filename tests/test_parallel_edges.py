@@ -1,7 +1,7 @@
 """The parallel solver's budget and its float32 arithmetic (issue 26).
 
 A parallel step updates every sample, so its default budget counts blocks as the sequential solvers'
-does (not 100,000 steps of n blocks each); on a float32 X its W, scores and objectives are float64, so
+does (not 100,000 steps of n blocks each), times what an intercept column costs it; on a float32 X its W, scores and objectives are float64, so
 a converged result's gap, recomputed in float64 from its alpha, is at most tol.
 """
 
@@ -11,9 +11,12 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 
 from svmteach import MulticlassProblem, MulticlassSVC, ParallelBlock, solve
+from svmteach.data import synthetic_multiclass
 from svmteach.solvers.base import DEFAULT_EPOCHS, DEFAULT_STEPS
+from svmteach.solvers.parallel_block import MAX_INTERCEPT_FACTOR, intercept_factor
 
 
 def test_default_budget_counts_blocks_not_steps_of_one():
@@ -74,3 +77,43 @@ def test_float32_llw_estimator_columns_sum_to_zero():
     W64 = p64.loss_object.weights(p64, m.alpha_)
     P, D = p64.loss_object.primal(p64, W64), p64.loss_object.dual(p64, m.alpha_, W64)
     assert 0 <= (P - D) / P <= 1e-8
+
+
+@pytest.mark.parametrize("loss", ["ww", "cs"])
+def test_parallel_defaults_converge_with_an_intercept(loss):
+    """MulticlassSVC(solver="parallel") with its defaults on 300 rows of norm about 1 in 20 dimensions with
+    intercept_scaling=4: the intercepts couple every block and the solver needs 1,370 (WW) / 2,190 (CS) steps,
+    more than the 1,000 it used to get (ConvergenceWarning); the budget now grows with the bias column's
+    scale, and the fitted model's primal is within tol of the optimum that the sequential solver certifies
+    at 1e-9 (recomputed from coef_ and intercept_)."""
+    X, y = synthetic_multiclass(300, 20, 4, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*meant for a GPU")
+        warnings.simplefilter("error", ConvergenceWarning)
+        m = MulticlassSVC(loss=loss, solver="parallel", intercept_scaling=4.0).fit(X, y)
+    assert m.result_.converged and m.n_iter_ > DEFAULT_EPOCHS
+    ref = MulticlassSVC(loss=loss, intercept_scaling=4.0, tol=1e-9).fit(X, y)
+    assert ref.result_.converged
+    p = m.problem_for(X, y)
+    W = np.column_stack([m.coef_, m.intercept_ / 4.0])
+    P = p.loss_object.primal(p, W)
+    W_ref = p.loss_object.weights(p, ref.alpha_)
+    D_ref = p.loss_object.dual(p, ref.alpha_, W_ref)  # within 1e-9 of the optimum, below it
+    assert 0 <= (P - D_ref) / P <= m.tol
+
+
+def test_intercept_factor_is_the_root_of_the_bias_columns_scale():
+    """sqrt(B^2 d / mean ||x_i||^2) recomputed from X, within [1, MAX_INTERCEPT_FACTOR]: 1 without a bias and
+    on standardised data (a bias column like any feature), the cap for a large bias or all-zero features."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 20)) / np.sqrt(20)  # rows of norm about 1: a feature's second moment 1/20
+    y = rng.integers(0, 3, 200)
+    r = 1.0 ** 2 * 20 / np.mean(np.sum(X * X, axis=1))
+    assert intercept_factor(MulticlassProblem(X, y, bias=1.0)) == pytest.approx(math.sqrt(r), rel=1e-12)
+    assert intercept_factor(MulticlassProblem(X, y)) == 1.0
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)  # standardised: r = 1
+    assert intercept_factor(MulticlassProblem(Z, y, bias=1.0)) == 1.0
+    assert intercept_factor(MulticlassProblem(X, y, bias=100.0)) == MAX_INTERCEPT_FACTOR
+    assert intercept_factor(MulticlassProblem(np.zeros_like(X), y, bias=1.0)) == MAX_INTERCEPT_FACTOR
+    p = MulticlassProblem(X, y, bias=1.0)
+    assert ParallelBlock().default_max_iter(p) == math.ceil(max(DEFAULT_EPOCHS, DEFAULT_STEPS / 200) * math.sqrt(r))

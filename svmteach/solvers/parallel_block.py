@@ -60,6 +60,9 @@ from .stopping import StoppingRule
 #: tiny previous step would add its rounding (W is updated incrementally) to W a million-fold.
 MAX_PLANE_COEFFICIENT = 100.0
 
+#: The default budget grows at most this many times for an intercept column (:func:`intercept_factor`).
+MAX_INTERCEPT_FACTOR = 10.0
+
 #: The plane is refused when the previous step's change of W is below sqrt(PLANE_FLOOR) ||W||, the
 #: size at which its incremental rounding is no longer negligible.
 PLANE_FLOOR = 1e-16
@@ -140,8 +143,18 @@ class ParallelBlock(Solver):
 
     def default_max_iter(self, problem: MulticlassProblem) -> int:
         """:func:`svmteach.solve`'s budget: as many block updates as the sequential solvers get, in steps
-        of n blocks."""
-        return max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
+        of n blocks, times :func:`intercept_factor` (the steps an intercept column costs).
+
+        A bias column B couples every block: in the metric of the blocks (``||x_i||^2`` each), the dual's
+        Hessian :math:`X X^\\top` gains :math:`B^2 1 1^\\top`, whose eigenvalue :math:`B^2 \\sum_i 1/\\|x_i\\|^2`
+        stands above the features' by about the ratio r of the bias column's second moment to the mean
+        feature's.  All blocks then overshoot together along the intercepts, the line search cuts every step
+        (median t 0.05 instead of 0.5), and the momentum plane, a conjugate-gradient-like search, needs
+        about sqrt(r) times the steps: 4-8x at r = 50 (``benchmarks/RESULTS.md``).  The cure would be a
+        coarse step along the k intercepts beside the blocks' (not done); the budget pays for it instead.
+        """
+        base = max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
+        return math.ceil(base * intercept_factor(problem))
 
     def init(self, problem: MulticlassProblem) -> ParallelBlockState:
         _check_problem(problem)
@@ -233,6 +246,21 @@ class ParallelBlock(Solver):
 
 
 # ---- the pieces, written for any array namespace -------------------------------------------------
+
+
+def intercept_factor(problem) -> float:
+    """How many times the default budget a bias column B asks for: :math:`\\sqrt{r}`, with
+    :math:`r = B^2 d / \\overline{\\|x_i\\|^2}` the bias column's second moment over the mean of the d
+    feature columns', within [1, ``MAX_INTERCEPT_FACTOR``] (1 without a bias, or a bias no larger than a
+    typical feature: standardised data).  See :meth:`ParallelBlock.default_max_iter`."""
+    if problem.bias is None or problem.n_features < 2:
+        return 1.0
+    B2 = float(problem.bias) ** 2
+    features = float(problem.xp.sum(problem.sqnorm)) / problem.n_samples - B2  # mean ||x_i||^2 without the bias
+    if not features > 0:  # every feature zero: the intercepts are all there is to fit
+        return MAX_INTERCEPT_FACTOR
+    r = B2 * (problem.n_features - 1) / features
+    return min(max(math.sqrt(r), 1.0), MAX_INTERCEPT_FACTOR)
 
 
 def _check_problem(problem):
