@@ -258,27 +258,29 @@ def multiclass_dual(problem, alpha, W):
 
 def multiclass_row_blocks(problem):
     """The problem a block of rows at a time: ``(part, rows)`` pairs, ``rows`` a slice and ``part`` those rows as a
-    problem of their own that shares the arrays (X's rows a view, or a copy of a CSR's), for what a loss computes
-    per sample.
+    problem of their own that shares the arrays (X's rows a view, a CSR's sharing its values and indices:
+    :func:`svmteach.rows.row_slice`), for what a loss computes per sample.
 
-    A block's rows of X in float64 and a dozen (rows, k) float64 arrays (what the losses make from the scores) fit
-    in :data:`svmteach.rows.BLOCK_BYTES`, so that no (n, k) array is made beside X."""
+    A dozen (rows, k) float64 arrays (what the losses make from the scores) and a dense float32 block's float64
+    copy fit in :data:`svmteach.rows.BLOCK_BYTES`, so that no (n, k) array is made beside X."""
     from . import rows
 
     X, n, k = problem.X, problem.n_samples, problem.k
-    per_row = 8 * (X.nnz / n if rows.is_sparse(X) else problem.n_features) + 8 * 12 * k
+    per_row = 8 * 12 * k + (0 if rows.is_sparse(X) else 8 * problem.n_features)
     step = max(1, int(rows.BLOCK_BYTES // per_row))
     weight = problem.sample_weight
     def part_of(sl):
         part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
-        vars(part).update(vars(problem), X=X[sl, :], codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
-                          C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
+        # index 2-D arrays with [sl, :]: the array API has no flat indexing
+        vars(part).update(vars(problem), X=rows.row_slice(X, sl) if rows.is_sparse(X) else X[sl, :],
+                          codes=problem.codes[sl], sqnorm=problem.sqnorm[sl], C_i=problem.C_i[sl],
+                          sample_weight=None if weight is None else weight[sl])
         return part
 
     for a in range(0, n, step):
         sl = slice(a, min(a + step, n))
-        # index 2-D arrays with [sl, :]: the array API has no flat indexing.  The generator keeps no reference to
-        # the part, so that a caller that deletes it at the end of its loop holds one block (a CSR's is a copy)
+        # the generator keeps no reference to the part, so that a caller that deletes it at the end of its loop
+        # holds one block
         yield part_of(sl), sl
 
 

@@ -3,7 +3,9 @@
 A problem keeps X dense (NumPy, CuPy) or as a SciPy ``csr_array``; nothing else looks at which:
 
 - :func:`times` and :func:`transpose_times`: :math:`X B` and :math:`X^\\top A` in float64 (the scores
-  and the weights), a float32 X converted a block of rows at a time (:data:`BLOCK_BYTES`), never whole.
+  and the weights), a dense float32 X converted a block of rows at a time (:data:`BLOCK_BYTES`), never whole;
+  a CSR X read where it lies, by a compiled loop (its float32 values converted one at a time).
+- :func:`row_slice`: a block of rows without a copy of them (a CSR block shares X's values and indices).
 - :func:`compiled_rows`: what a compiled loop receives, the dense array or a :class:`CSR` tuple; there
   :func:`row_dot` (:math:`x_i^\\top v`) and :func:`row_axpy` (:math:`v \\leftarrow v + a x_i`) visit the
   row's stored entries only.  Numba picks the dense or sparse body from the argument's type
@@ -15,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.extending import overload
 
 #: The largest float64 block of a float32 X that :func:`times` / :func:`transpose_times` convert at once.
@@ -51,60 +53,107 @@ def row_blocks(X):
     return [slice(s, min(s + step, n)) for s in range(0, n, step)]
 
 
+def row_slice(X, rows: slice, dtype=None):
+    """The rows ``rows`` of X without a copy of them: a view of a dense X, or a CSR that shares X's values and
+    column indices (its own ``indptr`` shifted to 0, b + 1 integers).  ``dtype``: the values converted, the block's
+    one copy (a dense block's entries, a CSR block's stored values only)."""
+    if not is_sparse(X):
+        part = X[rows, :]
+        return part if dtype is None or part.dtype == dtype else part.astype(dtype)
+    import scipy.sparse as sp
+
+    lo, hi = int(X.indptr[rows.start]), int(X.indptr[rows.stop])
+    values = X.data[lo:hi]
+    part = sp.csr_array((rows.stop - rows.start, X.shape[1]), dtype=values.dtype if dtype is None else dtype)
+    # the arrays set on an empty CSR of the block's shape: SciPy's constructor copies a view of a much larger array
+    part.data = values if dtype is None or values.dtype == dtype else values.astype(dtype)
+    part.indices = X.indices[lo:hi]
+    part.indptr = X.indptr[rows.start : rows.stop + 1] - lo
+    return part
+
+
 def _csr_blocks(X, power, visit):
     """Call ``visit(rows, values, indptr, indices)`` for each of :func:`row_blocks` of a CSR X: the stored
     values in float64 to the ``power`` (1 or 2), ``indptr`` from 0, ``indices`` views of X's."""
     for rows in row_blocks(X):
-        lo, hi = int(X.indptr[rows.start]), int(X.indptr[rows.stop])
-        values = X.data[lo:hi].astype(np.float64)
+        part = row_slice(X, rows, np.float64)
+        values = part.data
         if power == 2:
             with np.errstate(over="ignore"):  # an infinite square is for the caller to refuse
-                values *= values
-        visit(rows, values, X.indptr[rows.start : rows.stop + 1] - lo, X.indices[lo:hi])
-        del values
+                values = np.square(values)
+        visit(rows, values, part.indptr, part.indices)
+        del values, part
 
 
 def times(X, B, xp=np):
     """:math:`X B` in float64, ``B`` of shape (d, m): a float32 X in float64 arithmetic, without a
-    float64 copy of the whole of X."""
+    float64 copy of the whole of X (a CSR X: without a copy of any of it)."""
     if is_sparse(X):
-        B = np.asarray(B, dtype=np.float64)
-        if X.dtype == np.float64:
-            return np.asarray(X @ B)
-        out = np.empty((X.shape[0], B.shape[1]))
-        for rows in row_blocks(X):  # SciPy would convert all of X.data to float64 at once
-            out[rows] = X[rows].astype(np.float64) @ B
+        X, out = X.tocsr(), np.zeros((X.shape[0], B.shape[1]))  # tocsr: X itself (every caller's X is CSR)
+        _csr_times(*_read_only(X), np.ascontiguousarray(B, dtype=np.float64), out)
         return out
-    B = xp.astype(B, xp.float64)
+    B = xp.astype(B, xp.float64, copy=False)
     if X.dtype == xp.float64:
         return X @ B
     if xp is not np:
         return xp.astype(X, xp.float64) @ B
     out = np.empty((X.shape[0], B.shape[1]))
     for rows in row_blocks(X):
-        out[rows] = X[rows].astype(np.float64) @ B
+        out[rows] = row_slice(X, rows, np.float64) @ B
     return out
 
 
 def transpose_times(X, A, xp=np):
-    """:math:`X^\\top A` in float64, ``A`` of shape (n, m): as :func:`times`, no float64 copy of X."""
+    """:math:`X^\\top A` in float64, ``A`` of shape (n, m): as :func:`times`, no float64 copy of X, and A itself
+    when it is float64 (no (n, m) copy)."""
     if is_sparse(X):
-        A = np.asarray(A, dtype=np.float64)
-        if X.dtype == np.float64:
-            return np.asarray(X.T @ A)
-        out = np.zeros((X.shape[1], A.shape[1]))
-        for rows in row_blocks(X):
-            out += X[rows].astype(np.float64).T @ A[rows]
+        X, out = X.tocsr(), np.zeros((X.shape[1], A.shape[1]))
+        _csr_transpose_times(*_read_only(X), np.ascontiguousarray(A, dtype=np.float64), out)
         return out
-    A = xp.astype(A, xp.float64)
+    A = xp.astype(A, xp.float64, copy=False)
     if X.dtype == xp.float64:
         return X.T @ A
     if xp is not np:
         return xp.astype(X, xp.float64).T @ A
     out = np.zeros((X.shape[1], A.shape[1]))
     for rows in row_blocks(X):
-        out += X[rows].astype(np.float64).T @ A[rows]
+        out += row_slice(X, rows, np.float64).T @ A[rows]
     return out
+
+
+def _read_only(X):
+    """``(data, indices, indptr)`` of a CSR X as read-only views: one compiled product per dtype, whether the
+    caller's arrays are writable or not (numba compiles a function again for each)."""
+    views = [a.view() for a in (X.data, X.indices, X.indptr)]
+    for v in views:
+        v.setflags(write=False)
+    return views
+
+
+@njit(cache=True)
+def _csr_times(data, indices, indptr, B, out):
+    """``out`` (n, m) += X B for the CSR X (data, indices, indptr), in float64: each row's entries in their stored
+    order, as SciPy's ``csr_matvecs`` sums them (the same bits)."""
+    for i in range(len(indptr) - 1):
+        o = out[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            v = np.float64(data[p])
+            b = B[np.uint64(indices[p])]  # unsigned: indices were checked to lie in [0, d) (check_sparse_X)
+            for m in range(B.shape[1]):
+                o[m] += v * b[m]
+
+
+@njit(cache=True)
+def _csr_transpose_times(data, indices, indptr, A, out):
+    """``out`` (d, m) += X' A for the CSR X (data, indices, indptr), in float64: row after row, as SciPy's
+    ``csc_matvecs`` sums X.T @ A (the same bits)."""
+    for i in range(len(indptr) - 1):
+        a = A[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            v = np.float64(data[p])
+            o = out[np.uint64(indices[p])]
+            for m in range(A.shape[1]):
+                o[m] += v * a[m]
 
 
 def row_squared_norms(X, xp=np):
@@ -115,7 +164,7 @@ def row_squared_norms(X, xp=np):
     out = np.empty(X.shape[0])
     if not is_sparse(X):
         for rows in row_blocks(X):
-            block = X[rows].astype(np.float64, copy=False)  # float32 converted one block at a time
+            block = row_slice(X, rows, np.float64)  # float32 converted one block at a time
             with np.errstate(over="ignore"):  # an infinite norm is for the caller to refuse
                 out[rows] = np.sum(block * block, axis=1)  # summed as NumPy sums (a sparse X's rows agree)
             del block
@@ -136,7 +185,7 @@ def column_sums(X, power: int = 1):
     out = np.zeros(X.shape[1])
     if not is_sparse(X):
         for rows in row_blocks(X):
-            block = X[rows].astype(np.float64, copy=False)
+            block = row_slice(X, rows, np.float64)
             with np.errstate(over="ignore"):
                 out += np.einsum("ij,ij->j", block, block) if power == 2 else np.sum(block, axis=0)
             del block

@@ -51,9 +51,10 @@ def test_a_multiclass_fit_holds_one_copy_of_X(small_blocks, loss, dtype, sparse,
     float64 as they are written into the problem's array.
 
     A CSR X (ten classes, as MNIST's, about 140 entries a row: an (n, k) float64 array is 3% of X) holds beside the
-    problem at most 4.75 (n, k) float64 arrays: the solver's alpha in the state it was given, in the compiled
-    epochs' copy and in the replayed step's, the shrinking flags, and the measures' blocks.  The gap's rounding bound
-    and the measures made the whole (n, k) scores and their transforms: 5.0 to 6.9 arrays."""
+    problem at most 4.75 (n, k) float64 arrays: the solver's alpha in the state it was given and in the compiled
+    epochs' copy, the shrinking flags and orders, the measures' blocks, and a measure's weights W = A(alpha)' X
+    (the loss's A(alpha) beside alpha: Lee-Lin-Wahba's two arrays, 4.1 in all; 2.8-3.4 for the others).  The gap's
+    rounding bound and the measures made the whole (n, k) scores and their transforms: 5.0 to 6.9 arrays."""
     rng = np.random.default_rng(0)
     n, d, k = 2000, 400, 10 if sparse else 3  # n (k - 1) >= 4000 dual variables: above the direct finish's size
     codes = rng.integers(0, k, n)
@@ -202,3 +203,96 @@ def test_the_lee_lin_wahba_block_is_the_same_at_every_scale_of_C(C):
     for u, expected in zip(U, unit):
         llw_block_row(u * C, C, k, out, points)
         np.testing.assert_allclose(out / C, expected, rtol=1e-12, atol=1e-14)
+
+
+def csr_data(dtype, n=3000, d=300, seed=4):
+    """A CSR X of about 30% entries, with empty rows at the start, in the middle and at the end."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[X < 0.5] = 0
+    X[:3] = X[n // 2 : n // 2 + 5] = X[-4:] = 0
+    return sp.csr_array(X.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_slice_shares_the_values_and_indices_of_a_CSR(dtype):
+    """A CSR block shares X's values and column indices (SciPy's constructor and X[rows] copy them); with a dtype
+    only its values are converted.  A dense block is a view."""
+    X = csr_data(dtype)
+    for rows_ in (slice(0, 3), slice(100, 1700), slice(1498, 1507), slice(2990, 3000)):
+        part = rows.row_slice(X, rows_)
+        assert part.nnz == 0 or (np.shares_memory(part.data, X.data) and np.shares_memory(part.indices, X.indices))
+        np.testing.assert_array_equal(part.toarray(), X[rows_].toarray())
+        wide = rows.row_slice(X, rows_, np.float64)
+        assert wide.dtype == np.float64 and (part.nnz == 0 or np.shares_memory(wide.indices, X.indices))
+        np.testing.assert_array_equal(wide.toarray(), X[rows_].toarray().astype(np.float64))
+    dense = X.toarray()
+    assert np.shares_memory(rows.row_slice(dense, slice(5, 9)), dense)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_products_of_a_CSR_copy_none_of_it_and_give_scipys_bits(dtype):
+    """X B and X' A of a CSR X are SciPy's products of X in float64, bit for bit (each row's entries summed in
+    their stored order), and copy no part of X: a float32 X was converted a 4 MiB block at a time (its values and
+    indices copied, then converted: 20 bytes an entry, the whole of a small X)."""
+    X = csr_data(dtype)
+    rng = np.random.default_rng(5)
+    B, A = rng.normal(size=(X.shape[1], 7)), rng.normal(size=(X.shape[0], 7))
+    wide = X.astype(np.float64)
+    np.testing.assert_array_equal(rows.times(X, B), wide @ B)
+    np.testing.assert_array_equal(rows.transpose_times(X, A), wide.T @ A)
+    for product, out_bytes in ((lambda: rows.times(X, B), X.shape[0] * 7 * 8),
+                               (lambda: rows.transpose_times(X, A), X.shape[1] * 7 * 8)):
+        product()  # compiled (or loaded from numba's cache) outside the measure
+        _, peak = traced_peak(product)
+        assert peak < out_bytes + 0.02 * stored_bytes(X), (peak - out_bytes) / stored_bytes(X)
+
+
+def test_transpose_times_takes_a_float64_A_as_it_is():
+    """X' A for a float64 A (the weights of an (n, k) alpha) makes no (n, k) copy of A (it made one)."""
+    rng = np.random.default_rng(6)
+    X, A = rng.normal(size=(4000, 20)), rng.normal(size=(4000, 10))
+    _, peak = traced_peak(lambda: rows.transpose_times(X, A))
+    assert peak < 0.25 * A.nbytes, peak / A.nbytes
+    np.testing.assert_array_equal(rows.transpose_times(X, A), X.T @ A)
+
+
+def test_the_measures_blocks_of_a_CSR_share_its_arrays():
+    """Each block of rows the measures and the rounding bound visit shares the problem's CSR values and indices
+    (a block was a copy of its rows)."""
+    from svmteach.objectives import multiclass_row_blocks
+
+    X = csr_data(np.float32)
+    problem = MulticlassProblem(X, np.arange(X.shape[0]) % 4, bias=1.0)
+    seen = 0
+    for part, rows_ in multiclass_row_blocks(problem):
+        assert np.shares_memory(part.X.data, problem.X.data) and np.shares_memory(part.X.indices, problem.X.indices)
+        np.testing.assert_array_equal(part.X.toarray(), problem.X[rows_].toarray())
+        seen += part.n_samples
+    assert seen == problem.n_samples
+
+
+def test_the_fast_path_s_last_visit_sets_aside_in_its_own_flags():
+    """With ``owned`` (the fast path's last visit, on the call's own copies) a visit that sets a sample or a class
+    aside writes the flags in place, as it writes alpha and W (it copied the (n, k) class flags: a third of the
+    call's arrays beside alpha at k = 10); without it the visit leaves its state as it was.  Both give the same state."""
+    from svmteach.solvers import CSBlondel
+
+    X, y = make_blobs(90, n_features=4, centers=4, random_state=2, cluster_std=1.5)
+    problem = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0)
+    solver = CSBlondel(random_state=0)
+    state, changed = solver.init(problem), 0
+    for _ in range(30 * problem.n_samples):
+        state, i = solver._next_sample(problem, state)
+        own = state._replace(alpha=state.alpha.copy(), W=state.W.copy(), active=state.active.copy(),
+                             active_classes=state.active_classes.copy())
+        flags = (state.active.copy(), state.active_classes.copy())
+        pure, written = solver.update(problem, state, i), solver.update(problem, own, i, owned=True)
+        np.testing.assert_array_equal(state.active, flags[0])  # the input state is never written
+        np.testing.assert_array_equal(state.active_classes, flags[1])
+        for name in ("alpha", "W", "active", "active_classes"):
+            np.testing.assert_array_equal(getattr(written, name), getattr(pure, name))
+            assert getattr(written, name) is getattr(own, name)  # the owned copies, written in place
+        changed += not (np.array_equal(pure.active, flags[0]) and np.array_equal(pure.active_classes, flags[1]))
+        state = pure._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i)
+    assert changed > 10  # visits that set samples or classes aside were met

@@ -250,7 +250,8 @@ class MulticlassSolver(Solver):
     def update(self, problem: MulticlassProblem, state: MulticlassState, i: int, owned: bool = False) -> MulticlassState:
         """The state after sample i's block step by the fast path's compiled kernel, W moved by
         :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them.
-        ``owned``: alpha and W are the caller's working copies (the fast path's), written in place."""
+        ``owned``: alpha, W and the shrinking flags are the caller's working copies (the fast path's), written
+        in place."""
         xp, k, M = problem.xp, problem.k, float(problem.M)
         x, q, y, s = sample_arrays(problem, state, i)
         C = float(problem.C_i[i])
@@ -272,9 +273,9 @@ class MulticlassSolver(Solver):
             changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new), owned),
                            W=moved_model(problem, state, i, x, xp.asarray(coef), owned))
         if moves < 0:
-            changes["active"] = replace_entry(state.active, i, False)
+            changes["active"] = replace_entry(state.active, i, False, owned)
         if by_class and not np.array_equal(look, state.active_classes[i]):
-            changes["active_classes"] = replace_entry(state.active_classes, i, look)
+            changes["active_classes"] = replace_entry(state.active_classes, i, look, owned)
         return state._replace(**changes)
 
     def _every_class(self, problem) -> np.ndarray:
@@ -366,7 +367,7 @@ class MulticlassSolver(Solver):
         state = state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos,
                                perm=perm[:plen], active=active, active_classes=classes,
                                reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin)
-        state = self.step(problem, state, owned=True)  # alpha and W are this call's copies: no third alpha
+        state = self.step(problem, state, owned=True)  # alpha, W and the flags are this call's copies: no third
         if self.shrinking and state.pos == len(state.perm) and full:
             violation = state.sweep_violation  # the whole full epoch (but the step's visit), over calls
         return state._replace(violation=violation)
@@ -408,9 +409,9 @@ def moved_model(problem, state, i, x, coef, owned: bool = False):
     return state.W + change
 
 
-def replace_entry(a, i, value):
-    """A copy of the NumPy array ``a`` with entry (or row) i set to ``value``."""
-    a = a.copy()
+def replace_entry(a, i, value, owned: bool = False):
+    """A copy of the NumPy array ``a`` with entry (or row) i set to ``value``, or with ``owned`` ``a`` itself, written."""
+    a = a if owned else a.copy()
     a[i] = value
     return a
 
