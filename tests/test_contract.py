@@ -121,9 +121,9 @@ def test_documented_names_reads_numpydoc_lines():
 
 
 def namedtuple_classes(tree):
-    """Names of the classes a module defines with ``NamedTuple`` as a base."""
+    """Names of the classes a module defines with ``NamedTuple`` or ``ThreePartState`` (a state) as a base."""
     return {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-            and any(getattr(f, "id", getattr(f, "attr", None)) == "NamedTuple"
+            and any(getattr(f, "id", getattr(f, "attr", None)) in ("NamedTuple", "ThreePartState")
                     for f in (getattr(b, "func", b) for b in node.bases))}  # NamedTuple or NamedTuple("...", fields)
 
 

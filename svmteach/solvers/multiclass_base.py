@@ -56,6 +56,7 @@ from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse
 from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
+from .state import ThreePartState
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size, kernel_row, row_cache
 
@@ -74,13 +75,11 @@ SHRINK_START = 1.0
 SHRINK_FLOOR = 1e-8
 
 
-class MulticlassState(NamedTuple):
-    """The state of a sequential multiclass solver after ``n_iter`` sample visits.
+class MulticlassIterate(NamedTuple):
+    """What a sequential multiclass solver has computed after ``n_iter`` sample visits.
 
     Attributes
     ----------
-    The iterate:
-
     n_iter : int, sample visits so far.
     alpha : (n, k) float64 dual variables (the convention of the problem's loss).
     W : the model, updated incrementally (recomputed from alpha by ``measure``): (k, d) float64 weights, or on
@@ -91,15 +90,37 @@ class MulticlassState(NamedTuple):
         compiled epochs of the last ``advance`` met (with shrinking, at the end of an epoch over all
         samples, that epoch's ``sweep_violation``); NaN after ``init``, ``warm_start``, ``step`` and a
         chunk with no compiled epoch; +inf after a shrunk epoch.
+    """
 
-    The step's picture:
+    n_iter: int
+    alpha: object
+    W: object
+    primal: float
+    dual: float
+    gap: float
+    kkt: float
+    violation: float
 
+
+class VisitPicture(NamedTuple):
+    """The last visit.
+
+    Attributes
+    ----------
     i : int, the sample the last step visited (-1 before the first step).
     block : a NamedTuple documented by its solver (the loss's ``Block`` for the exact block solvers,
         :class:`~svmteach.solvers.ww_shark.SharkMoves` for Shark's).
+    """
 
-    The engine's bookkeeping (the same on both paths):
+    i: int
+    block: object
 
+
+class MulticlassEngine(NamedTuple):
+    """The engine's bookkeeping, the same on the step path and the compiled epochs.
+
+    Attributes
+    ----------
     epoch : int, passes begun;  pos : int, the position in this epoch's order;
     perm : (n,) int64 this epoch's visiting order;  seed : int, the seed the orders are drawn from.
     active : (n,) bool, the samples this epoch's order was drawn from (False: set aside).
@@ -111,26 +132,25 @@ class MulticlassState(NamedTuple):
         problem, None on a linear one.
     """
 
-    n_iter: int
-    alpha: object
-    W: object
     epoch: int
     pos: int
     perm: np.ndarray
     seed: int
-    i: int
-    primal: float
-    dual: float
-    gap: float
-    kkt: float
-    violation: float
     active: np.ndarray
     active_classes: np.ndarray
     reactivate_at: float
     sweep_violation: float
     rest_margin: float
-    block: object
     rows: object = None
+
+
+class MulticlassState(ThreePartState):
+    """The state of a sequential multiclass solver after ``n_iter`` sample visits: ``iterate``
+    (:class:`MulticlassIterate`), ``picture`` (:class:`VisitPicture`) and ``engine`` (:class:`MulticlassEngine`).
+    Every field is also read by its name: ``state.alpha``, ``state.perm``."""
+
+    __slots__ = ()
+    Iterate, Picture, Engine = MulticlassIterate, VisitPicture, MulticlassEngine
 
 
 class MulticlassSolver(Solver):
@@ -193,7 +213,7 @@ class MulticlassSolver(Solver):
         perm = np.empty(n, dtype=np.int64)
         perm = perm[: nm.draw_order(perm, every, seed, 0)]
         nan = math.nan
-        state = self.State(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
+        state = self.State.of(n_iter=0, alpha=alpha, W=W, epoch=0, pos=0, perm=perm, seed=seed, i=-1,
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
                            active_classes=self._every_class(problem),
                            reactivate_at=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),

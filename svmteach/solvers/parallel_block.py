@@ -53,6 +53,7 @@ from ..problems import MulticlassProblem
 from ..backend import to_numpy
 from ..rows import is_sparse, times, transpose_times
 from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_state_alpha
+from .state import ThreePartState
 from .stopping import StoppingRule
 
 
@@ -68,8 +69,8 @@ MAX_INTERCEPT_FACTOR = 10.0
 PLANE_FLOOR = 1e-16
 
 
-class ParallelBlockState(NamedTuple):
-    """State of :class:`ParallelBlock` after ``n_iter`` steps.
+class ParallelIterate(NamedTuple):
+    """What the parallel solver has computed after ``n_iter`` steps.
 
     Attributes
     ----------
@@ -77,13 +78,6 @@ class ParallelBlockState(NamedTuple):
     alpha : (n, k) float64 dual variables (the convention of the problem's loss).
     W : (k, d) float64 weights, updated incrementally (exact after :meth:`ParallelBlock.measure`).
     S : (n, k) float64 scores ``X W'`` of this W.
-    step_alpha : (n, k) the last step taken (``alpha - previous alpha``); zeros at the start.
-    step_W : (k, d) the change of W that step made.
-    target : (n, k) or None, the block targets T of the last step (every block solved exactly alone).
-    t : float, the line-search step on ``T - alpha`` (NaN before the first step).
-    plane : (a, b) floats, the plane minimiser's coefficients of ``T - alpha`` and the
-        previous step, after the ratio test (NaN when no plane was tried).
-    used_plane : bool, whether the plane's point was taken instead of the line search's.
     exact : bool, whether W and S were recomputed from alpha (by ``measure``).
     primal, dual, gap, kkt : float, at this state's W and alpha.
     """
@@ -92,17 +86,50 @@ class ParallelBlockState(NamedTuple):
     alpha: object
     W: object
     S: object
-    step_alpha: object
-    step_W: object
-    target: object
-    t: float
-    plane: tuple
-    used_plane: bool
     exact: bool
     primal: float
     dual: float
     gap: float
     kkt: float
+
+
+class ParallelPicture(NamedTuple):
+    """The last step.
+
+    Attributes
+    ----------
+    target : (n, k) or None, the block targets T of the last step (every block solved exactly alone).
+    t : float, the line-search step on ``T - alpha`` (NaN before the first step).
+    plane : (a, b) floats, the plane minimiser's coefficients of ``T - alpha`` and the
+        previous step, after the ratio test (NaN when no plane was tried).
+    used_plane : bool, whether the plane's point was taken instead of the line search's.
+    """
+
+    target: object
+    t: float
+    plane: tuple
+    used_plane: bool
+
+
+class ParallelEngine(NamedTuple):
+    """What the next step's plane search reads.
+
+    Attributes
+    ----------
+    step_alpha : (n, k) the last step taken (``alpha - previous alpha``); zeros at the start.
+    step_W : (k, d) the change of W that step made.
+    """
+
+    step_alpha: object
+    step_W: object
+
+
+class ParallelBlockState(ThreePartState):
+    """State of :class:`ParallelBlock` after ``n_iter`` steps: ``iterate`` (:class:`ParallelIterate`), ``picture``
+    (:class:`ParallelPicture`), ``engine`` (:class:`ParallelEngine`).  Every field is also read by its name."""
+
+    __slots__ = ()
+    Iterate, Picture, Engine = ParallelIterate, ParallelPicture, ParallelEngine
 
 
 class ParallelBlock(Solver):
@@ -173,7 +200,7 @@ class ParallelBlock(Solver):
         xp = problem.xp
         W = exact_weights(problem, alpha)
         nan = math.nan
-        state = ParallelBlockState(n_iter=n_iter, alpha=alpha, W=W, S=exact_scores(problem, W),
+        state = ParallelBlockState.of(n_iter=n_iter, alpha=alpha, W=W, S=exact_scores(problem, W),
                                    step_alpha=xp.zeros_like(alpha), step_W=xp.zeros_like(W), target=None,
                                    t=nan, plane=(nan, nan), used_plane=False, exact=True,
                                    primal=nan, dual=nan, gap=nan, kkt=nan)
@@ -227,7 +254,7 @@ class ParallelBlock(Solver):
                 step_alpha, step_W, use_plane = cand_alpha, cand_W, True
         new_alpha = problem.loss_object.repair(problem, alpha + step_alpha)
         new_W = W + step_W
-        new = ParallelBlockState(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W,
+        new = ParallelBlockState.of(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W,
                                  S=next_scores(problem, state.S, new_W, step_W),  # second pass
                                  step_alpha=new_alpha - alpha, step_W=step_W, target=T, t=t, plane=plane,
                                  used_plane=use_plane, exact=False,
