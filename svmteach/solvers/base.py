@@ -4,9 +4,10 @@ A base class rather than a :class:`typing.Protocol`, so that the shared defaults
 and ``issubclass(cls, Solver)`` is a check ``tests/test_contract.py`` can make.  A solver holds
 hyperparameters only; its members:
 
-- ``name``, and ``State``: a ``NamedTuple`` built by keyword, whose docstring gives every field's
-  shape; it has at least ``n_iter``, ``alpha``, ``primal``, ``dual``, ``gap`` (relative duality
-  gap) and ``kkt`` (KKT violation), current after ``measure``;
+- ``name``, and ``State``: a :class:`~svmteach.solvers.state.ThreePartState` built by keyword: the
+  iterate (at least ``n_iter``, ``alpha``, ``primal``, ``dual``, ``gap``, the relative duality gap, and
+  ``kkt``, the KKT violation, current after ``measure``), the step's picture and the engine's
+  bookkeeping, each a ``NamedTuple`` whose docstring gives every field's shape;
 - ``init(problem)``, and ``step(problem, state)``: one pure step (it never writes into ``state``
   or ``problem``, so a list of states is a true film of the run);
 - ``advance(problem, state, n_steps, tol=None)``: up to ``n_steps`` steps by the fast path where
@@ -103,7 +104,7 @@ class Solver(ABC):
     name : str
         The solver's short name.
     State : type
-        The ``NamedTuple`` class of its states.
+        The class of its states (a :class:`~svmteach.solvers.state.ThreePartState`).
     still_is_fixed_point : bool
         See the module docstring.
     binary, multiclass : bool
