@@ -135,8 +135,9 @@ def liblinear_available() -> bool:
     return True
 
 
-def liblinear_problem(X, y):
-    """LIBLINEAR's problem for ``X`` (dense or scipy.sparse) and labels ``y`` (no bias term).
+def liblinear_problem(X, y, bias=None):
+    """LIBLINEAR's problem for ``X`` (dense or scipy.sparse) and labels ``y``; ``bias``: LIBLINEAR's ``-B``, a
+    constant feature of that value appended to every row (the intercept, penalised with w), None: none.
 
     X goes in as a ``scipy.sparse.csr_matrix``: the binding converts that one in vectorised
     code, but a dense array row by row in Python (minutes at n = 100,000) and a ``csr_array``
@@ -144,22 +145,29 @@ def liblinear_problem(X, y):
     import scipy.sparse as sp
     from liblinear import liblinearutil as ll
 
-    return ll.problem(np.asarray(y, dtype=np.float64), sp.csr_matrix(X))
+    if bias is not None and not (math.isfinite(bias) and bias > 0):
+        raise ValueError(f"bias must be a positive finite number (LIBLINEAR's -B) or None, not {bias!r}")
+    return ll.problem(np.asarray(y, dtype=np.float64), sp.csr_matrix(X), bias=-1 if bias is None else float(bias))
 
 
 def liblinear_cs(prob, classes, C=1.0, eps=LIBLINEAR_EPS):
-    """Train LIBLINEAR ``-s 4`` (Crammer-Singer, no bias) on ``prob``: its weights ``W``, (k, d), one row
-    per class of ``classes`` (sorted labels, as svmteach orders them), and the seconds ``train`` took."""
+    """Train LIBLINEAR ``-s 4`` (Crammer-Singer) on ``prob``, with ``-B`` its own bias (``liblinear_problem``'s
+    ``bias``; none by default): its weights ``W``, (k, d) or (k, d + 1) with the bias column's weights last
+    (svmteach's ``MulticlassProblem(bias=...)`` layout), one row per class of ``classes`` (sorted labels, as
+    svmteach orders them), and the seconds ``train`` took."""
     from liblinear import liblinearutil as ll
 
-    param = ll.parameter(f"-s 4 -c {C!r} -e {eps!r} -q")
+    param = ll.parameter(f"-s 4 -c {C!r} -e {eps!r} -B {prob.bias!r} -q")  # train sets the problem's bias to -B
     t0 = time.perf_counter()
     model = ll.train(prob, param)
     seconds = time.perf_counter() - t0
-    d, k = model.get_nr_feature(), model.get_nr_class()
-    w = np.ctypeslib.as_array(model.w, shape=(d * k,)).reshape(d, k).T  # stored (features, classes)
-    W = np.zeros((len(classes), prob.n))  # prob.n: the columns; a model may know fewer (unseen ones are 0)
-    W[np.searchsorted(classes, model.get_labels()), :d] = w
+    d, k, biased = model.get_nr_feature(), model.get_nr_class(), model.bias >= 0
+    w = np.ctypeslib.as_array(model.w, shape=((d + biased) * k,)).reshape(d + biased, k).T  # stored (features, classes)
+    W = np.zeros((len(classes), prob.n))  # prob.n: the columns, bias included; a model may know fewer (unseen: 0)
+    rows = np.searchsorted(classes, model.get_labels())
+    W[rows, :d] = w[:, :d]
+    if biased:
+        W[rows, -1] = w[:, d]
     return W, seconds
 
 

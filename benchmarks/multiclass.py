@@ -4,6 +4,13 @@
     python benchmarks/multiclass.py --quick              # smaller sizes, a smoke run
     python benchmarks/multiclass.py --scale              # only the scale table (n = 100,000; minutes)
     python benchmarks/multiclass.py --problems digits text --losses cs --repeat 5 --json out.json
+    python benchmarks/multiclass.py --problems digits --intercept   # the intercept on both sides (-B 1)
+
+Each table is one problem on both sides: without ``--intercept`` no intercept anywhere (svmteach's
+``MulticlassProblem(X, y)``, ``MulticlassSVC(fit_intercept=False)``, LIBLINEAR without ``-B``); with it
+the intercept as a penalised constant feature 1 everywhere (``MulticlassProblem(bias=1.0)``,
+``MulticlassSVC()``'s own default ``fit_intercept=True, intercept_scaling=1``, LIBLINEAR ``-B 1``), the
+primals taken with the bias column's weights.
 
 Problems (``--problems``):
 
@@ -19,12 +26,14 @@ Problems (``--problems``):
   float32; Crammer-Singer only.
 
 For each problem and loss, P* comes from a svmteach run to the relative duality gap ``--ref-tol``
-(1e-6; 1e-4 for the scale table): its dual value, a certified lower bound, so every suboptimality
-``(P - P*) / P*`` printed is an upper bound, off by at most that gap.  Every primal is computed by
-the same float64 function from the returned weights.  Then, each timed ``--repeat`` times (median):
+(1e-6; 1e-4 for the scale table) on the table's problem (with the bias column or without): its dual
+value, a certified lower bound, so every suboptimality ``(P - P*) / P*`` printed is an upper bound,
+off by at most that gap.  Every primal is computed by the same float64 function from the returned
+weights (the bias column's included).  Then, each timed ``--repeat`` times (median):
 
-- **defaults** (the headline): ``MulticlassSVC(loss=..., C=...).fit(X, y)`` (its default tol 1e-3,
-  validation and problem set-up included) and ``solve(solver, problem)`` at its default tol (with
+- **defaults** (the headline): ``MulticlassSVC(loss=..., C=..., fit_intercept=...).fit(X, y)`` (its
+  default tol 1e-3, validation and problem set-up included; ``fit_intercept`` as the table's mode, every
+  other parameter at its default) and ``solve(solver, problem)`` at its default tol (with
   ``max_iter`` raised: its default, 100,000 steps, is 5 epochs at n = 20,000), against LIBLINEAR
   ``train`` at its default ``-e 0.1``;
 - **to 1e-3** (the headline): the loosest setting whose run reaches 1e-3 relative primal
@@ -185,10 +194,26 @@ def failed(err):
 
 # ---- one problem --------------------------------------------------------------------------------------
 
-def reference(X, y, C, loss, ref_tol):
-    """``(problem, P*, note)``: the problem and the dual value of a svmteach run to the relative gap
-    ``ref_tol`` (a lower bound on P*, certified within ``ref_tol``)."""
-    problem = MulticlassProblem(X, y, C=C, loss=loss)
+def estimator(C, loss, name, bias):
+    """The "defaults" estimator for the table's mode: ``MulticlassSVC`` at its defaults but the problem's
+    ``C``, ``loss``, solver and intercept (``bias``: the constant feature's value, None: no intercept)."""
+    return MulticlassSVC(C=C, loss=loss, solver=name, fit_intercept=bias is not None,
+                         intercept_scaling=1.0 if bias is None else bias)
+
+
+def estimator_weights(est):
+    """A fitted estimator's weights in its problem's layout: ``coef_``, with the bias column's weights
+    ``intercept_ / intercept_scaling`` appended where it fit an intercept."""
+    if not est.fit_intercept:
+        return est.coef_
+    return np.hstack([est.coef_, (est.intercept_ / est.intercept_scaling)[:, None]])
+
+
+def reference(X, y, C, loss, ref_tol, bias=None):
+    """``(problem, P*, note)``: the problem (with the constant feature ``bias``, None: none) and the dual
+    value of a svmteach run to the relative gap ``ref_tol`` (a lower bound on P*, certified within
+    ``ref_tol``)."""
+    problem = MulticlassProblem(X, y, C=C, loss=loss, bias=bias)
     solver = make_multiclass_solver(None, get_loss(loss), random_state=1)
     t0 = time.perf_counter()
     r = solve(solver, problem, tol=ref_tol, max_iter=MAX_EPOCHS * problem.n_samples)
@@ -198,10 +223,12 @@ def reference(X, y, C, loss, ref_tol):
 
 
 def bench_liblinear(X, y, cs_problem, P_star, repeat):
-    """LIBLINEAR -s 4 at its default eps and at the loosest eps reaching TARGET: ``(row, timings, notes)``."""
+    """LIBLINEAR -s 4 (with ``-B`` the problem's bias, if any) at its default eps and at the loosest eps
+    reaching TARGET: ``(row, timings, notes)``."""
     t0 = time.perf_counter()
-    prob = liblinear_problem(X, y)
-    notes = [f"LIBLINEAR problem(y, X): {seconds_text(time.perf_counter() - t0)} s"]
+    prob = liblinear_problem(X, y, cs_problem.bias)
+    notes = [f"LIBLINEAR problem(y, X{'' if cs_problem.bias is None else f', bias={cs_problem.bias:g}'}): "
+             f"{seconds_text(time.perf_counter() - t0)} s"]
     classes = np.unique(y)
 
     def run(eps):
@@ -211,8 +238,10 @@ def bench_liblinear(X, y, cs_problem, P_star, repeat):
     runs = Runs(run)
     default = runs.at(DEFAULT_EPS, repeat)
     eps, best, reached = runs.loosest(EPSS, repeat)
-    timings = dict(default=summary(default)[0], loosest=summary(best)[0], reached=reached)
-    row = ["LIBLINEAR -s 4 (CS)", f"train, eps {DEFAULT_EPS:g}: {cell(default)}", "1.00", "",
+    timings = dict(default=summary(default)[0], loosest=summary(best)[0], reached=reached,
+                   default_subopt=summary(default)[1], loosest_subopt=summary(best)[1])
+    B = "" if cs_problem.bias is None else f" -B {cs_problem.bias:g}"
+    row = ["LIBLINEAR -s 4 (CS)", f"train{B}, eps {DEFAULT_EPS:g}: {cell(default)}", "1.00", "",
            f"eps {eps:g}" + ("" if reached else " (not reached)"), cell(best), "1.00", "", ""]
     return row, timings, notes
 
@@ -225,12 +254,12 @@ def bench_ours(label, X, y, C, loss, name, problem, P_star, repeat, ll):
     figures, cells = {}, []
 
     def fit(_):
-        est = MulticlassSVC(C=C, loss=loss, solver=name)
+        est = estimator(C, loss, name, problem.bias)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a ConvergenceWarning shows in the suboptimality
             est.fit(X, y)
-        return time.perf_counter() - t0, sub(est.coef_)
+        return time.perf_counter() - t0, sub(estimator_weights(est))
 
     def run(tol):
         t0 = time.perf_counter()
@@ -276,13 +305,26 @@ def bench_ours(label, X, y, C, loss, name, problem, P_star, repeat, ll):
     return [label, *cells], figures
 
 
+def header(bias):
+    """The table's columns; the first says which estimator "defaults" fits."""
+    fit = "MulticlassSVC(fit_intercept=False)" if bias is None else "MulticlassSVC(), intercept"
+    return ["solver", f"defaults, {fit}: time (subopt.)", *HEADER[2:]]
+
+
 HEADER = ["solver", "defaults: time (subopt.)", "vs LIBLINEAR default", "solve(), default tol 1e-3",
           "loosest setting reaching 1e-3", "its time (subopt.)", "vs LIBLINEAR",
           "oracle-stopped (secondary): solver time", "vs LIBLINEAR"]
 
 
-def bench_problem(title, X, y, C, notes, losses, repeat, ref_tol):
-    """Print one problem's section; return its figures."""
+def mode_text(bias):
+    """What the table's problem has on both sides: no intercept, or the constant feature ``bias``."""
+    return "no intercept" if bias is None else f"intercept on both sides (bias {bias:g}, -B {bias:g})"
+
+
+def bench_problem(title, X, y, C, notes, losses, repeat, ref_tol, bias=None):
+    """Print one problem's section (``bias``: the intercept's constant feature on both sides, None: none);
+    return its figures."""
+    title = f"{title}, {mode_text(bias)}"
     print(f"\n### {title}\n")
     notes = list(notes)
     if X is None:
@@ -291,7 +333,7 @@ def bench_problem(title, X, y, C, notes, losses, repeat, ref_tol):
     refs, rows, figures = {}, [], {}
     for loss in dict.fromkeys(("cs", *losses)):  # CS always: LIBLINEAR's suboptimality needs its P*
         try:
-            problem, P_star, note = reference(X, y, C, loss, ref_tol)
+            problem, P_star, note = reference(X, y, C, loss, ref_tol, bias)
             refs[loss] = (problem, P_star)
             notes.append(note)
         except Exception as err:
@@ -312,16 +354,17 @@ def bench_problem(title, X, y, C, notes, losses, repeat, ref_tol):
             continue
         if label.endswith("blondel"):  # the problem's set-up, once: what fit adds to solve
             t0 = time.perf_counter()
-            MulticlassProblem(X, y, C=C, loss=loss)
-            notes.append(f"svmteach MulticlassProblem(X, y): {seconds_text(time.perf_counter() - t0)} s")
+            MulticlassProblem(X, y, C=C, loss=loss, bias=bias)
+            notes.append(f"svmteach MulticlassProblem(X, y{'' if bias is None else f', bias={bias:g}'}): "
+                         f"{seconds_text(time.perf_counter() - t0)} s")
         row, figures[label] = bench_ours(label, X, y, C, loss, name, *refs[loss], repeat, ll)
         rows.append(row)
     for note in notes:
         print(f"- {note}")
     print()
-    print(table(rows, HEADER) if rows else "(nothing to compare: no P*)")
+    print(table(rows, header(bias)) if rows else "(nothing to compare: no P*)")
     sys.stdout.flush()
-    return dict(title=title, notes=notes, rows=rows, figures=figures)
+    return dict(title=title, bias=bias, notes=notes, rows=rows, figures=figures)
 
 
 def summary_table(sections):
@@ -364,6 +407,9 @@ def main(argv=None):
     parser.add_argument("--ref-tol", type=float, default=None,
                         help="relative gap of the runs giving P* (default 1e-6; 1e-4 for the scale table)")
     parser.add_argument("--threads", type=int, default=1, help="numba and BLAS threads (default 1)")
+    parser.add_argument("--intercept", action="store_true",
+                        help="the intercept on both sides: svmteach's problem with the constant feature 1 "
+                             "(MulticlassSVC's default fit_intercept=True), LIBLINEAR -B 1; default: none on either")
     parser.add_argument("--json", default=None, help="also write every figure to this file")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.threads < 1:
@@ -374,6 +420,7 @@ def main(argv=None):
     scale_only = all(name in SCALE for name in names)
     losses = args.losses or (("cs",) if scale_only else ("cs", "ww", "llw"))
     ref_tol = args.ref_tol or (1e-4 if scale_only else 1e-6)
+    bias = 1.0 if args.intercept else None  # LIBLINEAR's -B 1, MulticlassSVC's intercept_scaling=1
 
     import numba
 
@@ -382,17 +429,18 @@ def main(argv=None):
     with threadpool_limits(args.threads), tempfile.TemporaryDirectory() as tmp:
         print(machine())
         print(f"\nTime to 1e-3 relative primal suboptimality; medians of {args.repeat} runs; "
-              f"P* certified to a relative gap of {ref_tol:.0e}.")
+              f"P* certified to a relative gap of {ref_tol:.0e}; {mode_text(bias)}.")
         warm_up()
         for name in names:
             for title, X, y, C, notes in make_problems(name, args.quick, args.repeat, tmp):
-                out.append(bench_problem(title, X, y, C, notes, losses, args.repeat, ref_tol))
+                out.append(bench_problem(title, X, y, C, notes, losses, args.repeat, ref_tol, bias))
         if out:
             print("\n### Summary: svmteach's time / LIBLINEAR's, at defaults and at the loosest setting reaching 1e-3\n")
             print(summary_table(out))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(machine=machine(), target=TARGET, ref_tol=ref_tol, repeat=args.repeat, problems=out),
+            json.dump(dict(machine=machine(), target=TARGET, ref_tol=ref_tol, repeat=args.repeat,
+                           intercept=args.intercept, problems=out),
                       f, indent=1, default=str)
 
 
