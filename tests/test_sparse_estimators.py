@@ -260,6 +260,12 @@ def test_fit_and_predict_never_make_X_dense(make):
         y, k = np.where(y == 0, 1, -1), 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        # a fit and a prediction on a small problem of the same types first: numba compiles (on a fresh
+        # machine's empty cache) or loads its machine code outside the traced region
+        small_X, small_y = wide_sparse(60, 200, 5, 3, seed=12)
+        if isinstance(estimator, BinarySVC):
+            small_y = np.where(small_y == 0, 1, -1)
+        make().fit(small_X, small_y).predict(small_X)
         tracemalloc.start()
         try:
             estimator.fit(X, y)
