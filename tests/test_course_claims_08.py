@@ -3,7 +3,8 @@
 - The bias: on iris a model without one loses more than 10 points (13 to 18 here), and a constant feature
   (x, 1) gives it back; on digits the single machines need none, one-vs-rest does.
 - The checked cells print these as claims with room (a test point of 45 or 5 of 540 either way, issue 26):
-  each holds for svmteach's models with that room, and for LIBLINEAR's, with and without an intercept.  Oracle: scikit-learn's LinearSVC with
+  each holds for svmteach's models with that room, and for LIBLINEAR's, with and without an intercept.
+  Oracle: scikit-learn's LinearSVC with
   ``multi_class="crammer_singer"`` (LIBLINEAR's Crammer-Singer solver), with and without its intercept.
 - The picture behind it: the origin's distance to the bisector of two class means, ``r_ab``, computed by the
   notebook's own function, against the distance measured from the midpoint of the means.

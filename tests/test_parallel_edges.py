@@ -1,7 +1,8 @@
 """The parallel solver's budget and its float32 arithmetic (issue 26).
 
 A parallel step updates every sample, so its default budget counts blocks as the sequential solvers'
-does (not 100,000 steps of n blocks each), times what an intercept column costs it; on a float32 X its W, scores and objectives are float64, so
+does (not 100,000 steps of n blocks each), times what an intercept column costs it; on a float32 X its W,
+scores and objectives are float64, so
 a converged result's gap, recomputed in float64 from its alpha, is at most tol.
 """
 

@@ -80,7 +80,10 @@ def test_dual_cd_on_sparse_data_reaches_the_qp_optimum(C, seed):
 
 
 def test_dual_cd_on_sparse_data_reaches_liblinear():
-    """LIBLINEAR -s 3 -B -1 (the same problem: hinge loss, no bias) run to a tight eps, on the same CSR."""
+    """The same problem (hinge loss, no bias) on the same CSR: the optimum of a general QP solver (Clarabel), and
+    LIBLINEAR -s 3 -B -1 at a tight eps.  LIBLINEAR is a one-sided yardstick: at eps 1e-8 it may stop at its
+    iteration cap, where it is, depending on its C library's rand() state, up to 7e-4 above the optimum
+    (seen in a run of the whole suite), so svmteach's primal must be no worse than its, and its dual below it."""
     liblinear = pytest.importorskip("liblinear.liblinearutil")
     Xs, Xd, y = sparse_binary(n=300, d=200, density=0.05, seed=4)
     C = 1.0
@@ -93,8 +96,12 @@ def test_dual_cd_on_sparse_data_reaches_liblinear():
     def primal(v):
         return 0.5 * v @ v + C * np.maximum(0, 1 - y * (Xs @ v)).sum()
 
-    assert r.converged and rel(primal(w), primal(w_ref)) < 1e-6
-    np.testing.assert_allclose(w, w_ref, atol=1e-3 * np.abs(w_ref).max())
+    assert r.converged and primal(w) <= primal(w_ref) * (1 + 1e-9)
+    assert r.state.dual <= primal(w_ref)  # weak duality across the two libraries
+    _, alpha_qp = binary_dual_optimum(Xd @ Xd.T, y, C, bias=False)
+    w_qp = Xd.T @ (alpha_qp * y)
+    assert rel(primal(w), primal(w_qp)) < 1e-8
+    np.testing.assert_allclose(w, w_qp, atol=1e-4 * np.abs(w_qp).max())
 
 
 def test_primal_subgradient_sparse_and_dense_are_the_same_run():
