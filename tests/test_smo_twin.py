@@ -2,7 +2,8 @@
 
 The step path calls the compiled kernels the fast path's loop runs (working-set rules, pair step,
 bias), so every number a step produces is the fast path's, bit for bit: the chosen pair, alpha,
-the cached gradient, the bias and the picture of the step.
+the cached gradient, the bias and the picture of the step; with shrinking (LIBSVM's, on by default) also the samples set aside, when
+they are set aside and brought back, and the gradient rebuilt for them.
 """
 
 import math
@@ -18,8 +19,8 @@ from svmteach.solvers.smo import RULES
 KERNELS = [dict(kernel="linear"), dict(kernel="rbf", gamma=0.7), dict(kernel="poly", degree=2, gamma=0.5, coef0=1.0)]
 
 
-def _problem(kernel, weighted):
-    X, y = random_binary(n=24, d=3, seed=4)
+def _problem(kernel, weighted, n=24):
+    X, y = random_binary(n=n, d=3, seed=4)
     weights = None
     if weighted:  # weights spanning a decade, one of them 0 (a box {0})
         weights = np.random.default_rng(1).uniform(0.2, 3.0, size=len(y))
@@ -32,22 +33,28 @@ def _same(fast, slow):
     np.testing.assert_array_equal(fast.alpha, slow.alpha)
     np.testing.assert_array_equal(fast.grad, slow.grad)
     assert fast.b == slow.b and fast.b_rule == slow.b_rule
+    np.testing.assert_array_equal(fast.active, slow.active)
+    np.testing.assert_array_equal(fast.ubar, slow.ubar)
+    assert fast.shrink_in == slow.shrink_in
     for name in PairPicture._fields:
         a, b = getattr(fast, name), getattr(slow, name)
         assert a == b or (math.isnan(a) and math.isnan(b)), name
 
 
+@pytest.mark.parametrize("shrinking", [False, True], ids=["all", "shrinking"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k["kernel"])
 @pytest.mark.parametrize("rule", RULES)
-def test_step_path_equals_fast_path_step_for_step(rule, kernel, weighted):
-    """From each state of a step-path run, one step of each path: the same pair, alpha, gradient, bias and
-    picture; then the fast path's run of as many steps in one call ends where the step path did."""
-    p = _problem(kernel, weighted)
-    solver = SMO(rule, random_state=3)
+def test_step_path_equals_fast_path_step_for_step(rule, kernel, weighted, shrinking):
+    """From each state of a step-path run, one step of each path: the same pair, alpha, gradient, bias,
+    picture and (with shrinking) active samples; then the fast path's run of as many steps in one call ends
+    where the step path did.  With shrinking the run is long enough to set samples aside (every n steps)."""
+    p = _problem(kernel, weighted, n=60 if shrinking else 24)
+    solver = SMO(rule, random_state=3, shrinking=shrinking)
     start = state = solver.init(p)
     pairs = set()
-    for _ in range(60):
+    fewest = p.n_samples
+    for _ in range(200 if shrinking else 60):
         slow = solver.step(p, state)
         still = slow.alpha_i_new == slow.alpha_i_old and slow.alpha_j_new == slow.alpha_j_old
         if slow.i < 0 or (still and rule != "random"):
@@ -56,8 +63,10 @@ def test_step_path_equals_fast_path_step_for_step(rule, kernel, weighted):
         assert fast.n_iter == slow.n_iter
         _same(fast, slow)
         pairs.add((slow.i, slow.j))
+        fewest = min(fewest, len(slow.active))
         state = slow
     assert state.n_iter >= 10 and len(pairs) >= 5  # the runs went somewhere
+    assert (fewest < p.n_samples) == shrinking  # samples were set aside (on the step path and, above, the fast)
     _same(solver.advance(p, start, state.n_iter), state)  # one call of the loop: the same run
 
 
@@ -73,6 +82,6 @@ def test_the_random_rule_draws_its_violator_by_the_fast_paths_bias():
     state = solver.init(p)
     for _ in range(25):
         state = solver.step(p, state)
-        assert state.b == intercept(*working_sets(p.y, p.C_i, state.alpha, state.grad))[0]
+        assert state.b == intercept(*working_sets(p.y, p.C_i, state.alpha, state.grad), np.arange(24), 24)[0]
         b_objectives, _ = obj.optimal_intercept(p, state.alpha, p.y * (1.0 - state.grad))
         assert state.b == pytest.approx(b_objectives, rel=1e-12, abs=1e-12)  # the same bias, up to rounding

@@ -2,8 +2,9 @@
 
 A leaf: it imports nothing from the step path.  One source: the step path
 (:mod:`svmteach.solvers.smo`) takes each step with the kernels :func:`smo_loop` runs: the
-working-set rules (:func:`random_pair`, :func:`first_index`, :func:`partner`), :func:`pair_step`
-and :func:`intercept`.  The loop checks the relative duality gap every ``CHECK_EVERY`` steps.
+working-set rules (:func:`random_pair`, :func:`first_index`, :func:`partner`), :func:`pair_step`,
+:func:`intercept` and LIBSVM's shrinking (:func:`shrink`, :func:`track_upper`, :func:`rebuild`,
+:func:`unshrink`).  The loop checks the relative duality gap every ``CHECK_EVERY`` steps.
 
 Kernel rows come from the run's bounded row cache (:mod:`svmteach.solvers.numba_kernel_rows`), computed
 when a step first needs one, as LIBSVM does, but in float64 (LIBSVM's float32 rows perturb K by more
@@ -159,16 +160,18 @@ def working_sets(y, C, alpha, grad):
 
 # b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
 @njit(cache=True)
-def intercept(v, up, low):
-    """``(b, rule)``: the KKT bias, the mean of :math:`v_t = y_t g_t` over free points (in both sets; rule 0,
-    LIBSVM's choice), else the midpoint of the bounds the others give (rule 1: a point only in :math:`I_{up}`
-    bounds b from below, one only in :math:`I_{low}` from above), else the one bound there is (rule 2).
-    A point in neither set (its box is {0}) bounds nothing.  Names: :data:`INTERCEPT_RULES`."""
+def intercept(v, up, low, active, n_active):
+    """``(b, rule)``: the KKT bias over the samples ``active[:n_active]``, the mean of :math:`v_t = y_t g_t` over
+    free points (in both sets; rule 0, LIBSVM's choice), else the midpoint of the bounds the others give (rule 1:
+    a point only in :math:`I_{up}` bounds b from below, one only in :math:`I_{low}` from above), else the one
+    bound there is (rule 2).  A point in neither set (its box is {0}) bounds nothing.  Names:
+    :data:`INTERCEPT_RULES`.  (Free points are never set aside, so with one the set-aside change nothing.)"""
     s = 0.0
     n_free = 0
     lo = -np.inf
     hi = np.inf
-    for t in range(v.shape[0]):
+    for k in range(n_active):
+        t = active[k]
         if up[t] and low[t]:
             s += v[t]
             n_free += 1
@@ -189,9 +192,10 @@ def intercept(v, up, low):
 
 # P = ||w||^2/2 + sum_t C_t max(0, 1 - y_t (f_t + b)),  D = 1'alpha - ||w||^2/2, both from g = 1 - Q alpha.
 @njit(cache=True)
-def relative_gap(y, C, alpha, v, up, low):
-    """(P - D) / |P| from the cached gradient :math:`g = y \\circ v`: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
-    b = intercept(v, up, low)[0]
+def relative_gap(y, C, alpha, v, up, low, everything):
+    """(P - D) / |P| from the cached gradient :math:`g = y \\circ v`: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t).
+    ``everything``: ``arange(n)``, the samples the bias is taken over."""
+    b = intercept(v, up, low, everything, y.shape[0])[0]
     norm2 = 0.0
     s_alpha = 0.0
     hinge = 0.0
@@ -212,40 +216,43 @@ def relative_gap(y, C, alpha, v, up, low):
 # ---- the working-set rules -------------------------------------------------------------------------
 
 @njit(cache=True)
-def random_pair(v, up, low, b, u1, u2):
-    """The course's simplified rule: the ``floor(u1 * count)``-th KKT violator for the bias ``b`` (in index
-    order: in :math:`I_{up}` with :math:`v_t > b`, or in :math:`I_{low}` with :math:`v_t < b`) and a partner
-    ``floor(u2 * (n - 1))`` among the others, from two uniforms in [0, 1).
+def random_pair(v, up, low, b, u1, u2, active, n_active):
+    """The course's simplified rule over the samples ``active[:n_active]`` (every sample: ``arange(n)``, n): the
+    ``floor(u1 * count)``-th KKT violator for the bias ``b`` (in index order: in :math:`I_{up}` with
+    :math:`v_t > b`, or in :math:`I_{low}` with :math:`v_t < b`) and a partner ``floor(u2 * (n_active - 1))``
+    among the others, from two uniforms in [0, 1).
     Returns ``(i, j)``, ``(-1, -1)`` when nothing violates by more than ``1e-12 (1 + |b|)``."""
-    n = v.shape[0]
     scale = 1e-12 * (1.0 + abs(b))
     count = 0
-    for t in range(n):
+    for k in range(n_active):
+        t = active[k]
         if (up[t] and v[t] > b + scale) or (low[t] and v[t] < b - scale):
             count += 1
     if count == 0:
         return -1, -1
-    k = min(int(u1 * count), count - 1)
-    i = -1
-    for t in range(n):
+    left = min(int(u1 * count), count - 1)
+    at = -1
+    for k in range(n_active):
+        t = active[k]
         if (up[t] and v[t] > b + scale) or (low[t] and v[t] < b - scale):
-            if k == 0:
-                i = t
+            if left == 0:
+                at = k
                 break
-            k -= 1
-    j = min(int(u2 * (n - 1)), n - 2)
-    if j >= i:
-        j += 1
-    return i, j
+            left -= 1
+    k = min(int(u2 * (n_active - 1)), n_active - 2)
+    if k >= at:
+        k += 1
+    return active[at], active[k]
 
 
 @njit(cache=True)
-def first_index(v, up):
-    """i of the deterministic rules: :math:`\\arg\\max_{t \\in I_{up}} v_t` (the first on a tie), -1 if
-    :math:`I_{up}` is empty."""
+def first_index(v, up, active, n_active):
+    """i of the deterministic rules: :math:`\\arg\\max_{t \\in I_{up}} v_t` over ``active[:n_active]`` (the first
+    on a tie), -1 if none is in :math:`I_{up}`."""
     i = -1
     vi = -np.inf
-    for t in range(v.shape[0]):
+    for k in range(n_active):
+        t = active[k]
         w = v[t] if up[t] else -np.inf  # a select, not a branch
         if w > vi:
             vi = w
@@ -254,17 +261,18 @@ def first_index(v, up):
 
 
 @njit(cache=True)
-def partner(rule, i, Ki, diag, v, low):
+def partner(rule, i, Ki, diag, v, low, active, n_active):
     """j for the first index ``i``, or -1 when the maximal violating pair violates by no more than rounding
     (:func:`violates_beyond_rounding`).  Rule 1: :math:`\\arg\\min_{t \\in I_{low}} v_t`; rule 2 (LIBSVM's
     second order): the t of :math:`I_{low}` with :math:`b_{it} = v_i - v_t > 0` of largest gain
     :math:`b_{it}^2 / a_{it}`, :math:`a_{it} = K_{ii} + K_{tt} - 2 K_{it}` (``TAU`` if not positive), ``Ki``
-    row i of K (unread by rule 1).  Ties go to the first."""
+    row i of K (unread by rule 1).  Over ``active[:n_active]``; ties go to the first."""
     vi = v[i]
     j = -1
     lowest = np.inf  # M, the smallest v_t over I_low
     if rule == 1:
-        for t in range(v.shape[0]):
+        for k in range(n_active):
+            t = active[k]
             w = v[t] if low[t] else np.inf
             if w < lowest:
                 lowest = w
@@ -272,7 +280,8 @@ def partner(rule, i, Ki, diag, v, low):
     else:
         best = np.inf
         di = diag[i]
-        for t in range(v.shape[0]):
+        for k in range(n_active):
+            t = active[k]
             w = v[t] if low[t] else np.inf  # outside I_low: b_it = -inf, no candidate
             lowest = min(lowest, w)
             bt = vi - w
@@ -287,14 +296,104 @@ def partner(rule, i, Ki, diag, v, low):
     return j
 
 
+# ---- shrinking: LIBSVM's do_shrinking, be_shrunk and reconstruct_gradient -----------------------------
+# A sample at a bound that can be neither i nor j of a violating pair is set aside: one only in I_up with
+# v_t < M (M the smallest v over I_low; an i needs v_i > M), one only in I_low with v_t > m (m the largest v
+# over I_up; a j needs v_j < m), one in neither set (its box is {0}).  The passes then run over the others,
+# active[:n_active] in index order (so ties go as they would over every sample); the set-aside samples' v
+# goes stale and is rebuilt before anything reads it:
+#     v_t = y_t - ubar_t - sum_{s free} alpha_s y_s K_st,    ubar_t = sum_{s: alpha_s = C_s} C_s y_s K_st
+# (ubar is LIBSVM's G_bar, kept by the steps that move an alpha onto or off its C_s; a free sample is never
+# set aside, and a set-aside one never moves, so it stays at its bound).
+
+#: Shrink every ``min(n, SHRINK_EVERY)`` steps (LIBSVM's counter).
+SHRINK_EVERY = 1000
+
+
+@njit(cache=True)
+def shrink_period(n):
+    """Steps between two shrinks on n samples: ``min(n, SHRINK_EVERY)``."""
+    return min(n, SHRINK_EVERY)
+
+
+@njit(cache=True)
+def rebuild(rows, y, alpha, v, up, low, ubar, active, n_active):
+    """Rebuild v of the samples not in ``active[:n_active]`` from ``ubar`` and the free samples' kernel rows (the
+    comment above; LIBSVM's reconstruct_gradient); the active samples' v is left as it is."""
+    n = v.shape[0]
+    if n_active == n:
+        return
+    aside = np.ones(n, dtype=np.bool_)
+    for k in range(n_active):
+        aside[active[k]] = False
+    out = np.flatnonzero(aside)
+    acc = np.zeros(out.shape[0])
+    for k in range(n_active):
+        s = active[k]
+        if up[s] and low[s]:  # free: 0 < alpha_s < C_s
+            row = get_row(rows, s)
+            c = alpha[s] * y[s]
+            for q in range(out.shape[0]):
+                acc[q] += c * row[out[q]]
+    for q in range(out.shape[0]):
+        t = out[q]
+        v[t] = y[t] - ubar[t] - acc[q]
+
+
+@njit(cache=True)
+def shrink(rows, y, alpha, v, up, low, ubar, active, n_active):
+    """Judge every sample again: the set-aside samples' v rebuilt (:func:`rebuild`), then those that can be in no
+    violating pair (the comment above, with m and M over every sample) set aside, the others kept, in index
+    order, at the front of ``active``.  Returns their number.  (LIBSVM judges the active samples only; judging
+    all brings back, every period, a sample that became a violator while set aside.)"""
+    rebuild(rows, y, alpha, v, up, low, ubar, active, n_active)
+    m = -np.inf
+    M = np.inf
+    n = v.shape[0]
+    for t in range(n):
+        if up[t]:
+            m = max(m, v[t])
+        if low[t]:
+            M = min(M, v[t])
+    kept = 0
+    for t in range(n):
+        if (up[t] and (low[t] or v[t] >= M)) or (low[t] and (up[t] or v[t] <= m)):
+            active[kept] = t
+            kept += 1
+    return kept
+
+
+@njit(cache=True)
+def unshrink(rows, y, alpha, v, up, low, ubar, active, n_active):
+    """:func:`rebuild`, then every sample active again (``active = arange(n)``).  Returns n."""
+    rebuild(rows, y, alpha, v, up, low, ubar, active, n_active)
+    n = v.shape[0]
+    for t in range(n):
+        active[t] = t
+    return n
+
+
+@njit(cache=True)
+def track_upper(y, C, ubar, t, old, new, Kt):
+    """Keep ``ubar`` after alpha_t moved from ``old`` to ``new``: :math:`\\pm C_t y_t K_{t:}` when it reached / left
+    :math:`C_t` (``Kt`` row t of K, whole)."""
+    was = old == C[t]
+    now = new == C[t]
+    if was != now:
+        c = C[t] * y[t] if now else -C[t] * y[t]
+        for s in range(ubar.shape[0]):
+            ubar[s] += c * Kt[s]
+
+
 # ---- the pair step and the loop ----------------------------------------------------------------------
 
 @njit(cache=True)
-def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b):
+def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b, active=None, n_active=-1):
     """Step on the pair ``(i, j)`` in place: solve it (:func:`pair_update`), write ``alpha[i], alpha[j]`` and their
     set flags, and :math:`v_t \\leftarrow v_t - y_i K_{ti} \\Delta_i - y_j K_{tj} \\Delta_j` (that is
     :math:`g_t \\leftarrow g_t - Q_{ti} \\Delta_i - Q_{tj} \\Delta_j`, :math:`Q_{ts} = y_t y_s K_{ts}`; ``Ki, Kj`` rows i
-    and j of K).  Returns the step's :class:`PairPicture` (errors ``E_t = b - v_t`` for the bias ``b``)."""
+    and j of K) for t in ``active[:n_active]`` (every t without ``active``).  Returns the step's
+    :class:`PairPicture` (errors ``E_t = b - v_t`` for the bias ``b``)."""
     vi = v[i]
     vj = v[j]
     ai = alpha[i]
@@ -309,52 +408,94 @@ def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b):
         place(y, C, alpha, up, low, j)
         ci = di * y[i]
         cj = dj * y[j]
-        for t in range(v.shape[0]):
-            v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
+        if active is None:
+            for t in range(v.shape[0]):
+                v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
+        else:
+            for k in range(n_active):
+                t = active[k]
+                v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
     return PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai, alpha_j_old=aj,
                        alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
 
 
 @njit(cache=True)
-def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every):
-    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the row cache ``rows``).
+def pick(rows, rule, v, up, low, diag, b, u1, u2, active, n_active):
+    """The loop's pair by ``rule`` (0 random, 1 max violating pair, 2 second order) over ``active[:n_active]``:
+    ``(i, j)``, or ``(-1, -1)`` when none violates beyond rounding.  (The step path makes the same calls.)"""
+    if rule == 0:
+        return random_pair(v, up, low, b, u1, u2, active, n_active)
+    i = first_index(v, up, active, n_active)
+    if i < 0:
+        return -1, -1
+    j = partner(rule, i, get_row(rows, i) if rule == 2 else np.empty(0), diag, v, low, active, n_active)
+    return (i, j) if j >= 0 else (-1, -1)
 
-    ``C``: the (n,) bounds; ``rule``: random, max violating pair or second order (0, 1, 2).  Returns
-    ``(steps, picture)``, the last step's :class:`PairPicture`.  Stops early when no pair violates
-    beyond rounding, when a deterministic rule's pair did not move (it would be picked again), or,
-    with ``tol >= 0``, at a check whose cached gap is at most ``tol``.  The bias is :func:`intercept`'s,
-    every step for the random rule, else every ``check_every`` steps and at the last.  The steps keep
-    :func:`working_sets`' ``v`` and flags; ``grad`` is written back from v at the end (exactly: y is +-1).
+
+@njit(cache=True)
+def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, shrinking, active, n_active,
+             ubar, shrink_in):
+    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the row cache ``rows``, and with shrinking
+    ``active``, ``ubar``).
+
+    ``C``: the (n,) bounds; ``rule``: random, max violating pair or second order (0, 1, 2).  With ``shrinking``,
+    every :func:`shrink_period` steps (``shrink_in`` counts down to the next) :func:`shrink` sets samples aside;
+    the passes run over ``active[:n_active]``.  Returns ``(steps, picture, n_active, shrink_in)``, picture the
+    last step's :class:`PairPicture`.  Stops early when no pair violates beyond rounding, when a deterministic
+    rule's pair did not move (it would be picked again), or, with ``tol >= 0``, at a check whose cached gap is
+    at most ``tol``; each only with every sample active: found among the active samples, it unshrinks
+    (:func:`unshrink`) and looks again (LIBSVM: and shrinks at the next step when a pair turns up).  The bias
+    is :func:`intercept`'s over the active samples, every step for the random rule, else every
+    ``check_every`` steps and at the last.  The steps keep :func:`working_sets`' ``v`` and flags; the
+    set-aside samples' v is rebuilt at the end (:func:`rebuild`), and ``grad`` written from v (exactly: y is +-1).
     """
+    n = y.shape[0]
     v, up, low = working_sets(y, C, alpha, grad)
-    no_row = np.empty(0)
+    everything = np.arange(n)
+    period = shrink_period(n)
     b = 0.0
     picture = NO_PAIR
     taken = n_steps
     for step in range(n_steps):
+        if shrinking:
+            if shrink_in == 0:
+                n_active = shrink(rows, y, alpha, v, up, low, ubar, active, n_active)
+                shrink_in = period
+            shrink_in -= 1
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
-            b = intercept(v, up, low)[0]
-        if rule == 0:
-            i, j = random_pair(v, up, low, b, uniforms[step, 0], uniforms[step, 1])
-        else:
-            i = first_index(v, up)
-            j = -1
-            if i >= 0:
-                j = partner(rule, i, get_row(rows, i) if rule == 2 else no_row, diag, v, low)
+            b = intercept(v, up, low, active, n_active)[0]
+        i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active)
+        if j < 0 and n_active < n:  # none among the active samples: look at every sample
+            n_active = unshrink(rows, y, alpha, v, up, low, ubar, active, n_active)
+            i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active)
+            if j >= 0:
+                shrink_in = 0  # shrink again at the next step
         if j < 0:  # the KKT conditions hold: a null step, pictured with no pair
             taken = step + 1
             picture = NO_PAIR
             break
         Ki = get_row(rows, i)
         Kj = get_row(rows, j)  # the cache holds at least two rows: Ki stays valid
-        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b)
+        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b, active, n_active)
+        if shrinking:
+            track_upper(y, C, ubar, i, picture.alpha_i_old, picture.alpha_i_new, Ki)
+            track_upper(y, C, ubar, j, picture.alpha_j_old, picture.alpha_j_new, Kj)
         if picture.alpha_i_new == picture.alpha_i_old and picture.alpha_j_new == picture.alpha_j_old and rule != 0:
-            taken = step + 1  # nothing moved: a deterministic rule would pick it again
-            break
-        if tol >= 0 and step % check_every == check_every - 1:
-            if relative_gap(y, C, alpha, v, up, low) <= tol:
-                taken = step + 1
+            if n_active == n:
+                taken = step + 1  # nothing moved: a deterministic rule would pick it again
                 break
-    for t in range(y.shape[0]):
+            n_active = unshrink(rows, y, alpha, v, up, low, ubar, active, n_active)  # look at every sample first
+        if tol >= 0 and step % check_every == check_every - 1:
+            # with samples set aside their stale v makes this gap a reason to look at every sample, not a stop
+            if relative_gap(y, C, alpha, v, up, low, everything) <= tol:
+                if n_active == n:
+                    taken = step + 1
+                    break
+                n_active = unshrink(rows, y, alpha, v, up, low, ubar, active, n_active)
+                if relative_gap(y, C, alpha, v, up, low, everything) <= tol:
+                    taken = step + 1
+                    break
+    rebuild(rows, y, alpha, v, up, low, ubar, active, n_active)
+    for t in range(n):
         grad[t] = y[t] * v[t]
-    return taken, picture
+    return taken, picture, n_active, shrink_in
