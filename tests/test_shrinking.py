@@ -273,3 +273,25 @@ def test_shrinking_must_be_a_bool(bad):
     for Solver in (CSBlondel, WWExact, WWShark, ExactBlock):
         with pytest.raises(TypeError, match="^shrinking must be True or False"):
             Solver(shrinking=bad)
+
+
+@pytest.mark.parametrize("loss, M, Solver", RUNS[:3], ids=IDS[:3])
+def test_samples_at_their_upper_bound_are_set_aside_too(loss, M, Solver):
+    """LIBLINEAR's ``-s 4`` sets aside a sample whose label is at C with one other class left, and a sample
+    whose entries are all at a bound (0 or C) and pushed into it rests as well as one at 0: on overlapping
+    classes at a small C (most samples at C), samples with alpha_i != 0 are set aside, and the run still reaches
+    the QP's optimum (Crammer-Singer, Weston-Watkins exact and Shark's moves; Lee-Lin-Wahba rests at 0 only)."""
+    X, y = clustered(n=80, k=3, spread=1.0, seed=5)
+    p = MulticlassProblem(X, y, C=0.1, loss=loss, M=M)
+    seen = []
+
+    class Watch(Solver):
+        def advance(self, problem, state, n_steps, tol=None):
+            state = super().advance(problem, state, n_steps, tol)
+            seen.append(int(np.sum(~state.active & np.any(state.alpha != 0.0, axis=1))))
+            return state
+
+    result = solve(Watch(random_state=0), p, tol=1e-9, max_iter=100_000)
+    assert result.converged and max(seen) > 0
+    optimum = oracle_optimum(loss, X, p.codes, 0.1, M)
+    assert rel(recomputed(p, result.state.alpha)[1], optimum) < 1e-6

@@ -18,10 +18,13 @@ its step: the state's ``violation``, by which :func:`~svmteach.solvers.solve` de
 measure the gap.
 
 **Shrinking** (``shrinking=True``, the default, as LIBLINEAR's ``-s 4``; both paths alike).  A sample
-with :math:`\\alpha_i = 0` whose loss is 0 with room to spare (Crammer-Singer
-:math:`s_{y_i} - s_m > 1 + \\mu` for every :math:`m \\ne y_i`, Weston-Watkins
-:math:`M (s_{y_i} - s_m) > 1 + \\mu`, Lee-Lin-Wahba :math:`1 + s_m < -\\mu`), or with ``problem.C_i``
-0, is at its block optimum; the visit that meets it sets it aside (``active``) and the following
+whose block is at its optimum with room to spare is at rest: Weston-Watkins (exact and Shark's moves) and
+Lee-Lin-Wahba when every off-label entry is at a bound and its gradient pushes it into that bound by more
+than the slack :math:`\mu` (at 0: :math:`M (s_{y_i} - s_m) > 1 + \mu`, resp. :math:`1 + s_m < -\mu`; at C,
+Weston-Watkins only, the other way); Crammer-Singer with :math:`\alpha_i = 0` and
+:math:`s_{y_i} - s_m > 1 + \mu` for every :math:`m \ne y_i`, or, as LIBLINEAR, with its label at C, below
+every free class, and one other class kept (the row's sum fixes it); so is any sample with
+``problem.C_i`` 0.  The visit that meets a sample at rest sets it aside (``active``) and the following
 epochs skip it.  The slack :math:`\\mu` (``rest_margin``) is the previous epoch's largest block
 violation, as in LIBLINEAR's binary solver (Hsieh et al. 2008, section 3.1), and nothing is set aside
 after an epoch with none measured: with :math:`\\mu = 0` the first epochs, while W still moves a lot,

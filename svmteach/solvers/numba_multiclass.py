@@ -240,16 +240,25 @@ def box_violation(g, a, C):
 
 
 @njit(cache=True, inline="always")
-def at_rest(g, a, y, sign, margin, C, look):
+def at_rest(g, a, y, sign, margin, C, look, upper):
     """Whether a box-constrained off-label block (Weston-Watkins, Lee-Lin-Wahba, Shark's moves; ``sign``
-    -1 when ``g`` is the negative gradient) is at rest: :math:`\\alpha_i = 0` and every
-    :math:`\\partial f / \\partial \\alpha_{im} = \\text{sign}\\, g_m > \\mu` (``margin``), :math:`m \\ne y`
-    looked at (``look``; a class set aside was found so when it was): each entry pushed strictly into its
-    bound 0, the sample's loss 0 with room to spare; with ``C`` = 0 as soon as :math:`\\alpha_i = 0` (its
-    block is {0})."""
+    -1 when ``g`` is the negative gradient) is at rest: every entry :math:`\alpha_{im}`, :math:`m \ne y`, at
+    a bound and pushed into it by more than the slack ``margin``, :math:`\partial f / \partial \alpha_{im} =
+    \text{sign}\, g_m > \mu` at 0 (a class set aside, not ``look``, was found so when it was), :math:`< -\mu`
+    at C: the block's KKT conditions hold with room to spare, so no step can move it until the scores have
+    moved by the slack (LIBSVM's and LIBLINEAR's shrinking rule, both bounds); with ``C`` = 0 as soon as
+    :math:`\alpha_i = 0` (its block is {0}).  ``upper`` False: at 0 only (Lee-Lin-Wahba: resting at C
+    took 7% more visits on digits, its blocks coupled by the mean of the row)."""
     for m in range(g.shape[0]):
-        if a[m] != 0.0 or (C > 0.0 and m != y and look[m] and not sign * g[m] > margin):
-            return False
+        if C <= 0.0:
+            if a[m] != 0.0:
+                return False
+        elif m != y:
+            if a[m] == 0.0:
+                if look[m] and not sign * g[m] > margin:
+                    return False
+            elif not (upper and a[m] >= C and sign * g[m] < -margin):
+                return False
     return True
 
 
@@ -335,7 +344,7 @@ def ww_block(s, a, y, q, C, M, margin, shrink, look, shrink_classes, work, iwork
         u[t] = c[t] / aq if curved else c[t]
     if drawn:
         draw_start(picture, a, y, grad, aq, a[y], curved)
-    rest = shrink and at_rest(grad, a, y, 1.0, margin, C, look)
+    rest = shrink and at_rest(grad, a, y, 1.0, margin, C, look, True)
     if rest or violation == 0.0:  # set aside, or every projected gradient 0 (the block at its optimum): no step
         return violation, -1 if rest else 0
     if curved:
@@ -382,7 +391,7 @@ def llw_block(s, a, y, q, C, margin, shrink, look, shrink_classes, work, iwork, 
         u[t] = c[t] / q if curved else c[t]
     if drawn:
         draw_start(picture, a, y, grad, q, total / k, curved)
-    if shrink and at_rest(grad, a, y, 1.0, margin, C, look):
+    if shrink and at_rest(grad, a, y, 1.0, margin, C, look, False):
         return violation, -1
     if curved:
         llw_block_row(u[:nf], C, k, beta[:nf], work[4, : 2 * nf + 2])
@@ -431,8 +440,12 @@ def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work
         else:
             keep[nb] = m
             nb += 1
+    # the label at its bound C, below every free class, with one other class kept: the sum fixes that one too
+    fixed = shrink and shrink_classes and nb == 2 and a[y] >= C * (1.0 - AT_C) and g[y] < gmin - class_margin
     moves = 0
-    if violation <= skip_tol or nb <= 1:  # nothing to move (one class kept: its entry is fixed)
+    if fixed:
+        moves = -1  # LIBLINEAR's rule: at most one class of the sample can move, so none can
+    elif violation <= skip_tol or nb <= 1:  # nothing to move (one class kept: its entry is fixed)
         if shrink:
             rest = True
             for m in range(k):
@@ -496,7 +509,7 @@ def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, look, wo
     g[y] = 0.0
     if picture.shape[0] > 0:
         picture[0, :] = g
-    if shrink and at_rest(g, a, y, -1.0, margin, C, look):
+    if shrink and at_rest(g, a, y, -1.0, margin, C, look, True):
         return violation, -1
     moves = shark_inner(g, a, y, q, M, C, max_inner, inner_tol, record)
     total = 0.0
