@@ -73,3 +73,15 @@ def test_every_row_is_measured_on_the_problem_of_its_p_star(bias):
     ll = section["figures"]["liblinear"]
     assert ll["reached"] and low <= ll["loosest_subopt"] <= mc.TARGET
     assert low <= ll["default_subopt"] <= 0.05
+
+
+def test_the_loosest_setting_is_one_whose_every_run_reaches_the_target():
+    """LIBLINEAR's order depends on its C library's rand() state, which moves between trainings: a setting whose
+    first run reaches the target and a later one misses it is not "reaching" it (a tighter one is taken)."""
+    first_lucky = {0.1: [(1.0, 2 * mc.TARGET)], 0.03: [(1.0, 0.5 * mc.TARGET), (1.0, 1.6 * mc.TARGET)],
+                   0.01: [(2.0, 0.5 * mc.TARGET), (2.0, 0.4 * mc.TARGET)]}
+    runs = mc.Runs(lambda eps: first_lucky[eps].pop(0))
+    setting, chosen, reached = runs.loosest([0.1, 0.03, 0.01], repeat=2)
+    assert (setting, reached) == (0.01, True) and max(sub for _, sub in chosen) <= mc.TARGET
+    never = mc.Runs(lambda eps: (1.0, 2 * mc.TARGET))
+    assert never.loosest([0.1, 0.01], repeat=3)[0::2] == (0.01, False) and len(never.done[0.01]) == 3
