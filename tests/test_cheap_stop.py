@@ -17,7 +17,7 @@ from svmteach import (BinaryProblem, CSBlondel, DualCoordinateAscent, Multiclass
                       WWShark, solve)
 from svmteach.losses.base import scores
 from svmteach.solvers.exact_block import ExactBlock
-from svmteach.solvers.stopping import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, UNKNOWN_WAIT, next_threshold_factor
+from svmteach.solvers.stopping import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, next_threshold_factor
 
 
 def counting(solver_class, violation=None):
@@ -99,31 +99,6 @@ def test_a_violation_that_never_looks_small_still_stops_on_a_geometric_schedule(
     # measures at chunks 4, 8, 12, 18, 27, ... : logarithmically many
     bound = 2 + math.log(max(solver.chunks, 2) / MIN_CHUNKS_BETWEEN_MEASURES) / math.log(1.5) + 1
     assert solver.measures <= bound, (solver.measures, solver.chunks)
-
-
-
-def test_a_forced_measure_waits_for_a_chunk_whose_violation_is_known():
-    """A shrunk epoch's violation is +inf (unknown): a measure forced there is wasted, since an epoch over all
-    samples (a known violation) follows soon.  With every third chunk known and never small, the forced measures
-    fall on known chunks; where every chunk is unknown, the first is forced UNKNOWN_WAIT times later."""
-    problem = multiclass_problem("cs")
-
-    def first_measures(violation):
-        at = []
-
-        class Watch(counting(CSBlondel, violation=violation)):
-            def measure(self, problem, state):
-                at.append(self.chunks)
-                return super().measure(problem, state)
-
-        result = solve(Watch(random_state=0), problem, tol=1e-8, max_iter=10**6)
-        assert result.converged and recomputed_gap(problem, result.state.alpha) <= 1e-8
-        return [chunk for chunk in at if chunk > 0]  # after the start's
-
-    mixed = first_measures(lambda chunk: 10.0 if chunk % 3 == 0 else math.inf)
-    assert mixed[0] == 6 and all(chunk % 3 == 0 for chunk in mixed[:-1]), mixed  # the last: solve's final one
-    unknown = first_measures(lambda chunk: math.inf)
-    assert unknown[0] == MIN_CHUNKS_BETWEEN_MEASURES * UNKNOWN_WAIT, unknown
 
 
 def test_a_violation_that_lies_cannot_stop_a_run_early():

@@ -18,7 +18,7 @@ from conftest import random_binary
 from svmteach import BinaryProblem, MulticlassProblem, solve
 from svmteach.solvers import (SMO, SOLVERS, CSBlondel, DualCoordinateAscent, ParallelBlock, PrimalSubgradient,
                               WWExact)
-from svmteach.solvers.stopping import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, UNKNOWN_WAIT, StoppingRule
+from svmteach.solvers.stopping import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, StoppingRule
 
 
 TOL = 0.05  # every solver reaches it within a few hundred steps or epochs here
@@ -98,8 +98,7 @@ def test_every_advance_stops_where_the_shared_rule_says(cls, kind, monkeypatch):
 def plain_solve(solver, problem, tol, max_iter):
     """The cheap stop written out: measure when the free violation is at most the threshold (first
     KKT_PER_TOL * tol, then violation * clip(sqrt(tol / gap), 1/4, 9/10) after a measure short of tol) or
-    after max(MIN_CHUNKS_BETWEEN_MEASURES, chunks at the last measure // 2) chunks without one (UNKNOWN_WAIT times
-    as many when the violation is +inf, unknown); stop on a
+    after max(MIN_CHUNKS_BETWEEN_MEASURES, chunks at the last measure // 2) chunks without one; stop on a
     measured gap <= tol, a measured NaN gap, or an epoch that moved no alpha (still_is_fixed_point)."""
     state = solver.measure(problem, solver.init(problem))
     threshold = KKT_PER_TOL * tol
@@ -111,8 +110,7 @@ def plain_solve(solver, problem, tol, max_iter):
         chunks, unmeasured = chunks + 1, unmeasured + 1
         violation = float(solver.violation(state))
         small = math.isnan(violation) or violation <= threshold
-        wait = UNKNOWN_WAIT if violation == math.inf else 1
-        if small or unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, measured_at // 2) * wait:
+        if small or unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, measured_at // 2):
             state = solver.measure(problem, state)
             unmeasured, measured_at = 0, chunks
             gap = float(state.gap)

@@ -11,10 +11,7 @@ never to stop.
 only when the solver's free ``violation`` is at most a threshold: first ``KKT_PER_TOL * tol`` (0.1 at tol
 1e-3, LIBLINEAR's default ``eps``), then lowered by :func:`next_threshold_factor` after each measure that
 finds the gap above ``tol``; and at the latest after ``max(MIN_CHUNKS_BETWEEN_MEASURES, chunks / 2)``
-chunks without one, so a stalled violation cannot hide a converged run (O(log) measures in all).  That forced
-measure waits for a chunk whose violation is known: an unknown one (+inf, a shrunk epoch's, which says nothing
-of the samples set aside; an epoch over all of them follows soon) forces it only after ``UNKNOWN_WAIT`` times as
-many chunks.  Without
+chunks without one, so a stalled violation cannot hide a converged run (O(log) measures in all).  Without
 the cheap stop (``record_history=True``, ``fast=False``) it measures after every chunk.
 
 **When solve gives up, not converged.**  On a measured NaN gap (nothing later can certify one), and, for
@@ -30,8 +27,6 @@ from typing import Any
 KKT_PER_TOL = 100.0
 #: The cheap stop measures at the latest after this many chunks, or half the chunks so far if more.
 MIN_CHUNKS_BETWEEN_MEASURES = 4
-#: After a chunk whose violation is unknown (+inf), a forced measure waits this many times longer.
-UNKNOWN_WAIT = 4
 
 #: A relative duality gap below minus this cannot come from rounding: weak duality says
 #: P(w) >= D(alpha) for every feasible pair, so the state is not feasible for the problem.
@@ -142,8 +137,7 @@ class StoppingRule:
         self.unmeasured += 1
         violation = float(self.solver.violation(state)) if self.cheap else math.nan
         small = not violation > self.threshold  # NaN (no cheap measure) counts as small: measure
-        due = max(MIN_CHUNKS_BETWEEN_MEASURES, self.measured_at // 2) * (UNKNOWN_WAIT if violation == math.inf else 1)
-        if not self.cheap or small or self.unmeasured >= due:
+        if not self.cheap or small or self.unmeasured >= max(MIN_CHUNKS_BETWEEN_MEASURES, self.measured_at // 2):
             state, stop = self.measured(state)
             if self.cheap and small and violation == violation and not stop:
                 self.threshold = violation * next_threshold_factor(float(state.gap), self.tol)
