@@ -1,4 +1,4 @@
-"""SMO's shrinking (LIBSVM's): samples set aside, their gradient rebuilt, the stop still certified.
+"""SMO's shrinking (LIBSVM's): samples set aside from the working-set rules, brought back, the stop certified.
 
 Oracles: the gradient recomputed from alpha (:func:`exact_gradient`), a QP solver's optimum, the run without
 shrinking, and the step path (the twins, with shrinking, are in ``test_smo_twin.py``).
@@ -23,8 +23,8 @@ def _problem(seed=19, C=1.0, n=60):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_every_state_carries_the_exact_gradient_and_both_paths_agree(rule):
-    """A run that sets samples aside and judges them again every n steps: each state's gradient (rebuilt for
-    the set-aside samples) is the one recomputed from alpha, and the fast path takes each step as the step path."""
+    """A run that sets samples aside and judges them again every n steps: each state's gradient (the set-aside
+    samples' too) is the one recomputed from alpha, and the fast path takes each step as the step path."""
     p = _problem()
     solver = SMO(rule, random_state=0)
     states = [solver.init(p)]
@@ -54,25 +54,6 @@ def test_no_pair_among_the_active_samples_brings_every_sample_back(rule):
     assert solver.step(p, slow).shrink_in == p.n_samples - 1  # it shrank: the countdown started again
 
 
-def test_ubar_is_the_bounded_samples_sum_and_a_warm_start_rebuilds_it():
-    """ubar = sum over alpha_s = C_s of C_s y_s K_s, kept by the steps and recomputed by a warm start."""
-    p = _problem()
-    solver = SMO("second_order")
-    state = solver.advance(p, solver.init(p), 250)
-    K = np.array(p.gram)
-
-    def ubar(s, q):
-        at = s.alpha == q.C_i
-        return K[:, at] @ (q.C_i[at] * q.y[at])
-
-    np.testing.assert_allclose(state.ubar, ubar(state, p), rtol=0, atol=1e-12)
-    q = BinaryProblem(p.X, p.y, C=3.0, kernel="rbf", gamma=1.0)  # a smaller C: alpha scaled into the new box
-    warm = solver.warm_start(q, state)
-    np.testing.assert_allclose(warm.ubar, ubar(warm, q), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(warm.grad, exact_gradient(q, warm.alpha, warm.rows), rtol=0, atol=1e-12)
-    assert len(warm.active) == q.n_samples
-
-
 @pytest.mark.parametrize("rule", ["random", "max_violating_pair", "second_order"])
 @pytest.mark.parametrize("fast", [True, False])
 def test_shrinking_runs_reach_the_qp_optimum_certified(rule, fast):
@@ -88,9 +69,9 @@ def test_shrinking_runs_reach_the_qp_optimum_certified(rule, fast):
     assert again.gap == pytest.approx(r.gap, rel=1e-9, abs=1e-15)
 
 
-def test_the_loops_gap_test_over_stale_samples_only_sends_it_to_look_at_all():
-    """advance with tol from a shrunk state: whatever its own gap test said, the state it returns is measured
-    (the exact gradient's gap) and the gap reached tol, or every step was taken."""
+def test_advance_with_tol_from_a_shrunk_state_stops_on_a_measured_gap():
+    """advance with tol from a state with samples set aside: the state it returns is measured (the exact
+    gradient's gap over every sample) and its gap reached tol."""
     p = _problem()
     solver = SMO("second_order")
     state = solver.advance(p, solver.init(p), 90)  # shrunk at step 60
@@ -104,7 +85,7 @@ def test_the_loops_gap_test_over_stale_samples_only_sends_it_to_look_at_all():
 def test_without_shrinking_nothing_is_set_aside():
     p = _problem()
     state = SMO("second_order", shrinking=False).advance(p, SMO("second_order", shrinking=False).init(p), 250)
-    assert len(state.active) == p.n_samples and state.ubar.shape == (0,)
+    assert len(state.active) == p.n_samples
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, None])

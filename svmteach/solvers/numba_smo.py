@@ -3,8 +3,7 @@
 A leaf: it imports nothing from the step path.  One source: the step path
 (:mod:`svmteach.solvers.smo`) takes each step with the kernels :func:`smo_loop` runs: the
 working-set rules (:func:`random_pair`, :func:`first_index`, :func:`partner`), :func:`pair_step`,
-:func:`intercept` and LIBSVM's shrinking (:func:`shrink`, :func:`track_upper`, :func:`rebuild`,
-:func:`unshrink`).  The loop checks the relative duality gap every ``CHECK_EVERY`` steps.
+:func:`intercept` and LIBSVM's shrinking (:func:`shrink`, :func:`everything`).  The loop checks the relative duality gap every ``CHECK_EVERY`` steps.
 
 Kernel rows come from the run's bounded row cache (:mod:`svmteach.solvers.numba_kernel_rows`), computed
 when a step first needs one, as LIBSVM does, but in float64 (LIBSVM's float32 rows perturb K by more
@@ -160,18 +159,16 @@ def working_sets(y, C, alpha, grad):
 
 # b from the KKT conditions: y_t g_t = y_t - f_t equals b on free points, bounds it on the others.
 @njit(cache=True)
-def intercept(v, up, low, active, n_active):
-    """``(b, rule)``: the KKT bias over the samples ``active[:n_active]``, the mean of :math:`v_t = y_t g_t` over
-    free points (in both sets; rule 0, LIBSVM's choice), else the midpoint of the bounds the others give (rule 1:
-    a point only in :math:`I_{up}` bounds b from below, one only in :math:`I_{low}` from above), else the one
-    bound there is (rule 2).  A point in neither set (its box is {0}) bounds nothing.  Names:
-    :data:`INTERCEPT_RULES`.  (Free points are never set aside, so with one the set-aside change nothing.)"""
+def intercept(v, up, low):
+    """``(b, rule)``: the KKT bias, the mean of :math:`v_t = y_t g_t` over free points (in both sets; rule 0,
+    LIBSVM's choice), else the midpoint of the bounds the others give (rule 1: a point only in :math:`I_{up}`
+    bounds b from below, one only in :math:`I_{low}` from above), else the one bound there is (rule 2).
+    A point in neither set (its box is {0}) bounds nothing.  Names: :data:`INTERCEPT_RULES`."""
     s = 0.0
     n_free = 0
     lo = -np.inf
     hi = np.inf
-    for k in range(n_active):
-        t = active[k]
+    for t in range(v.shape[0]):
         if up[t] and low[t]:
             s += v[t]
             n_free += 1
@@ -192,10 +189,9 @@ def intercept(v, up, low, active, n_active):
 
 # P = ||w||^2/2 + sum_t C_t max(0, 1 - y_t (f_t + b)),  D = 1'alpha - ||w||^2/2, both from g = 1 - Q alpha.
 @njit(cache=True)
-def relative_gap(y, C, alpha, v, up, low, everything):
-    """(P - D) / |P| from the cached gradient :math:`g = y \\circ v`: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t).
-    ``everything``: ``arange(n)``, the samples the bias is taken over."""
-    b = intercept(v, up, low, everything, y.shape[0])[0]
+def relative_gap(y, C, alpha, v, up, low):
+    """(P - D) / |P| from the cached gradient :math:`g = y \\circ v`: f_t = y_t (1 - g_t), ||w||^2 = sum alpha_t (1 - g_t)."""
+    b = intercept(v, up, low)[0]
     norm2 = 0.0
     s_alpha = 0.0
     hinge = 0.0
@@ -221,7 +217,10 @@ def random_pair(v, up, low, b, u1, u2, active, n_active):
     ``floor(u1 * count)``-th KKT violator for the bias ``b`` (in index order: in :math:`I_{up}` with
     :math:`v_t > b`, or in :math:`I_{low}` with :math:`v_t < b`) and a partner ``floor(u2 * (n_active - 1))``
     among the others, from two uniforms in [0, 1).
-    Returns ``(i, j)``, ``(-1, -1)`` when nothing violates by more than ``1e-12 (1 + |b|)``."""
+    Returns ``(i, j)``, ``(-1, -1)`` when nothing violates by more than ``1e-12 (1 + |b|)`` or no partner is
+    left (one active sample)."""
+    if n_active < 2:
+        return -1, -1
     scale = 1e-12 * (1.0 + abs(b))
     count = 0
     for k in range(n_active):
@@ -251,8 +250,9 @@ def first_index(v, up, active, n_active):
     on a tie), -1 if none is in :math:`I_{up}`."""
     i = -1
     vi = -np.inf
+    whole = n_active == v.shape[0]  # active is arange(n): reading k lets the compiler vectorise (see pair_step)
     for k in range(n_active):
-        t = active[k]
+        t = k if whole else active[k]
         w = v[t] if up[t] else -np.inf  # a select, not a branch
         if w > vi:
             vi = w
@@ -270,9 +270,10 @@ def partner(rule, i, Ki, diag, v, low, active, n_active):
     vi = v[i]
     j = -1
     lowest = np.inf  # M, the smallest v_t over I_low
+    whole = n_active == v.shape[0]  # active is arange(n): reading k lets the compiler vectorise (see pair_step)
     if rule == 1:
         for k in range(n_active):
-            t = active[k]
+            t = k if whole else active[k]
             w = v[t] if low[t] else np.inf
             if w < lowest:
                 lowest = w
@@ -281,7 +282,7 @@ def partner(rule, i, Ki, diag, v, low, active, n_active):
         best = np.inf
         di = diag[i]
         for k in range(n_active):
-            t = active[k]
+            t = k if whole else active[k]
             w = v[t] if low[t] else np.inf  # outside I_low: b_it = -inf, no candidate
             lowest = min(lowest, w)
             bt = vi - w
@@ -296,15 +297,15 @@ def partner(rule, i, Ki, diag, v, low, active, n_active):
     return j
 
 
-# ---- shrinking: LIBSVM's do_shrinking, be_shrunk and reconstruct_gradient -----------------------------
-# A sample at a bound that can be neither i nor j of a violating pair is set aside: one only in I_up with
-# v_t < M (M the smallest v over I_low; an i needs v_i > M), one only in I_low with v_t > m (m the largest v
-# over I_up; a j needs v_j < m), one in neither set (its box is {0}).  The passes then run over the others,
-# active[:n_active] in index order (so ties go as they would over every sample); the set-aside samples' v
-# goes stale and is rebuilt before anything reads it:
-#     v_t = y_t - ubar_t - sum_{s free} alpha_s y_s K_st,    ubar_t = sum_{s: alpha_s = C_s} C_s y_s K_st
-# (ubar is LIBSVM's G_bar, kept by the steps that move an alpha onto or off its C_s; a free sample is never
-# set aside, and a set-aside one never moves, so it stays at its bound).
+# ---- shrinking: LIBSVM's do_shrinking -----------------------------------------------------------------
+# A sample at a bound that can be in no violating pair is set aside: one only in I_up with v_t < M (M the
+# smallest v over I_low; an i needs v_i > M), one only in I_low with v_t > m (m the largest v over I_up; a j
+# needs v_j < m), one in neither set (its box is {0}).  The working-set rules then look at the others only,
+# active[:n_active] in index order (so that ties go as they would over every sample).  The pair update still
+# writes every sample's v: the kernel rows are whole (the row cache is shared with the multiclass solvers),
+# and the update is one vectorised pass over two rows, so every sample's gradient stays current and none
+# needs LIBSVM's reconstruct_gradient; a set-aside sample that becomes a violator is judged again at the
+# next shrink, and every sample is looked at before a run ends.
 
 #: Shrink every ``min(n, SHRINK_EVERY)`` steps (LIBSVM's counter).
 SHRINK_EVERY = 1000
@@ -317,44 +318,17 @@ def shrink_period(n):
 
 
 @njit(cache=True)
-def rebuild(rows, y, alpha, v, up, low, ubar, active, n_active):
-    """Rebuild v of the samples not in ``active[:n_active]`` from ``ubar`` and the free samples' kernel rows (the
-    comment above; LIBSVM's reconstruct_gradient); the active samples' v is left as it is."""
-    n = v.shape[0]
-    if n_active == n:
-        return
-    aside = np.ones(n, dtype=np.bool_)
-    for k in range(n_active):
-        aside[active[k]] = False
-    out = np.flatnonzero(aside)
-    acc = np.zeros(out.shape[0])
-    for k in range(n_active):
-        s = active[k]
-        if up[s] and low[s]:  # free: 0 < alpha_s < C_s
-            row = get_row(rows, s)
-            c = alpha[s] * y[s]
-            for q in range(out.shape[0]):
-                acc[q] += c * row[out[q]]
-    for q in range(out.shape[0]):
-        t = out[q]
-        v[t] = y[t] - ubar[t] - acc[q]
-
-
-@njit(cache=True)
-def shrink(rows, y, alpha, v, up, low, ubar, active, n_active):
-    """Judge every sample again: the set-aside samples' v rebuilt (:func:`rebuild`), then those that can be in no
-    violating pair (the comment above, with m and M over every sample) set aside, the others kept, in index
-    order, at the front of ``active``.  Returns their number.  (LIBSVM judges the active samples only; judging
-    all brings back, every period, a sample that became a violator while set aside.)"""
-    rebuild(rows, y, alpha, v, up, low, ubar, active, n_active)
+def shrink(v, up, low, active):
+    """Judge every sample (the comment above, with m and M over every sample) and write those that stay, in
+    index order, at the front of ``active``; returns their number.  (LIBSVM judges the active samples only;
+    judging all brings back, every period, a sample that became a violator while set aside.)"""
     m = -np.inf
     M = np.inf
     n = v.shape[0]
     for t in range(n):
-        if up[t]:
-            m = max(m, v[t])
-        if low[t]:
-            M = min(M, v[t])
+        w = v[t]
+        m = max(m, w) if up[t] else m
+        M = min(M, w) if low[t] else M
     kept = 0
     for t in range(n):
         if (up[t] and (low[t] or v[t] >= M)) or (low[t] and (up[t] or v[t] <= m)):
@@ -364,36 +338,22 @@ def shrink(rows, y, alpha, v, up, low, ubar, active, n_active):
 
 
 @njit(cache=True)
-def unshrink(rows, y, alpha, v, up, low, ubar, active, n_active):
-    """:func:`rebuild`, then every sample active again (``active = arange(n)``).  Returns n."""
-    rebuild(rows, y, alpha, v, up, low, ubar, active, n_active)
-    n = v.shape[0]
-    for t in range(n):
+def everything(active):
+    """Every sample active again (``active = arange(n)``); returns n."""
+    for t in range(active.shape[0]):
         active[t] = t
-    return n
-
-
-@njit(cache=True)
-def track_upper(y, C, ubar, t, old, new, Kt):
-    """Keep ``ubar`` after alpha_t moved from ``old`` to ``new``: :math:`\\pm C_t y_t K_{t:}` when it reached / left
-    :math:`C_t` (``Kt`` row t of K, whole)."""
-    was = old == C[t]
-    now = new == C[t]
-    if was != now:
-        c = C[t] * y[t] if now else -C[t] * y[t]
-        for s in range(ubar.shape[0]):
-            ubar[s] += c * Kt[s]
+    return active.shape[0]
 
 
 # ---- the pair step and the loop ----------------------------------------------------------------------
 
 @njit(cache=True)
-def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b, active=None, n_active=-1):
+def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b):
     """Step on the pair ``(i, j)`` in place: solve it (:func:`pair_update`), write ``alpha[i], alpha[j]`` and their
     set flags, and :math:`v_t \\leftarrow v_t - y_i K_{ti} \\Delta_i - y_j K_{tj} \\Delta_j` (that is
     :math:`g_t \\leftarrow g_t - Q_{ti} \\Delta_i - Q_{tj} \\Delta_j`, :math:`Q_{ts} = y_t y_s K_{ts}`; ``Ki, Kj`` rows i
-    and j of K) for t in ``active[:n_active]`` (every t without ``active``).  Returns the step's
-    :class:`PairPicture` (errors ``E_t = b - v_t`` for the bias ``b``)."""
+    and j of K) for every t, set aside or not.  Returns the step's :class:`PairPicture` (errors
+    ``E_t = b - v_t`` for the bias ``b``)."""
     vi = v[i]
     vj = v[j]
     ai = alpha[i]
@@ -408,13 +368,8 @@ def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b, active=None, n_active=-1
         place(y, C, alpha, up, low, j)
         ci = di * y[i]
         cj = dj * y[j]
-        if active is None:
-            for t in range(v.shape[0]):
-                v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
-        else:
-            for k in range(n_active):
-                t = active[k]
-                v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
+        for t in range(v.shape[0]):
+            v[t] = v[t] - ci * Ki[t] - cj * Kj[t]
     return PairPicture(i=i, j=j, E_i=b - vi, E_j=b - vj, eta=eta, L=L, H=H, alpha_i_old=ai, alpha_j_old=aj,
                        alpha_j_unclipped=unc, alpha_j_new=aj_new, alpha_i_new=ai_new)
 
@@ -434,24 +389,22 @@ def pick(rows, rule, v, up, low, diag, b, u1, u2, active, n_active):
 
 @njit(cache=True)
 def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_every, shrinking, active, n_active,
-             ubar, shrink_in):
-    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the row cache ``rows``, and with shrinking
-    ``active``, ``ubar``).
+             shrink_in):
+    """Run up to ``n_steps`` pair steps in place (``alpha``, ``grad``, the row cache ``rows``, ``active``).
 
     ``C``: the (n,) bounds; ``rule``: random, max violating pair or second order (0, 1, 2).  With ``shrinking``,
-    every :func:`shrink_period` steps (``shrink_in`` counts down to the next) :func:`shrink` sets samples aside;
-    the passes run over ``active[:n_active]``.  Returns ``(steps, picture, n_active, shrink_in)``, picture the
-    last step's :class:`PairPicture`.  Stops early when no pair violates beyond rounding, when a deterministic
-    rule's pair did not move (it would be picked again), or, with ``tol >= 0``, at a check whose cached gap is
-    at most ``tol``; each only with every sample active: found among the active samples, it unshrinks
-    (:func:`unshrink`) and looks again (LIBSVM: and shrinks at the next step when a pair turns up).  The bias
-    is :func:`intercept`'s over the active samples, every step for the random rule, else every
-    ``check_every`` steps and at the last.  The steps keep :func:`working_sets`' ``v`` and flags; the
-    set-aside samples' v is rebuilt at the end (:func:`rebuild`), and ``grad`` written from v (exactly: y is +-1).
+    every :func:`shrink_period` steps (``shrink_in`` counts down to the next) :func:`shrink` sets samples aside
+    and the rules look at ``active[:n_active]`` only.  Returns ``(steps, picture, n_active, shrink_in)``, picture
+    the last step's :class:`PairPicture`.  Stops early when no pair violates beyond rounding, or a deterministic
+    rule's pair did not move (it would be picked again), each only with every sample active: found among the
+    active samples, every sample is looked at again (and with a pair found, LIBSVM shrinks at the next step);
+    or, with ``tol >= 0``, at a check whose cached gap (over every sample) is at most ``tol``.  The bias is
+    :func:`intercept`'s, every step for the random rule, else every ``check_every`` steps and at the last.
+    The steps keep :func:`working_sets`' ``v`` and flags; ``grad`` is written back from v at the end
+    (exactly: y is +-1).
     """
     n = y.shape[0]
     v, up, low = working_sets(y, C, alpha, grad)
-    everything = np.arange(n)
     period = shrink_period(n)
     b = 0.0
     picture = NO_PAIR
@@ -459,14 +412,14 @@ def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_
     for step in range(n_steps):
         if shrinking:
             if shrink_in == 0:
-                n_active = shrink(rows, y, alpha, v, up, low, ubar, active, n_active)
+                n_active = shrink(v, up, low, active)
                 shrink_in = period
             shrink_in -= 1
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
-            b = intercept(v, up, low, active, n_active)[0]
+            b = intercept(v, up, low)[0]
         i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active)
         if j < 0 and n_active < n:  # none among the active samples: look at every sample
-            n_active = unshrink(rows, y, alpha, v, up, low, ubar, active, n_active)
+            n_active = everything(active)
             i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active)
             if j >= 0:
                 shrink_in = 0  # shrink again at the next step
@@ -476,26 +429,16 @@ def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_
             break
         Ki = get_row(rows, i)
         Kj = get_row(rows, j)  # the cache holds at least two rows: Ki stays valid
-        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b, active, n_active)
-        if shrinking:
-            track_upper(y, C, ubar, i, picture.alpha_i_old, picture.alpha_i_new, Ki)
-            track_upper(y, C, ubar, j, picture.alpha_j_old, picture.alpha_j_new, Kj)
+        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b)
         if picture.alpha_i_new == picture.alpha_i_old and picture.alpha_j_new == picture.alpha_j_old and rule != 0:
             if n_active == n:
                 taken = step + 1  # nothing moved: a deterministic rule would pick it again
                 break
-            n_active = unshrink(rows, y, alpha, v, up, low, ubar, active, n_active)  # look at every sample first
+            n_active = everything(active)  # look at every sample first
         if tol >= 0 and step % check_every == check_every - 1:
-            # with samples set aside their stale v makes this gap a reason to look at every sample, not a stop
-            if relative_gap(y, C, alpha, v, up, low, everything) <= tol:
-                if n_active == n:
-                    taken = step + 1
-                    break
-                n_active = unshrink(rows, y, alpha, v, up, low, ubar, active, n_active)
-                if relative_gap(y, C, alpha, v, up, low, everything) <= tol:
-                    taken = step + 1
-                    break
-    rebuild(rows, y, alpha, v, up, low, ubar, active, n_active)
+            if relative_gap(y, C, alpha, v, up, low) <= tol:
+                taken = step + 1
+                break
     for t in range(n):
         grad[t] = y[t] * v[t]
     return taken, picture, n_active, shrink_in

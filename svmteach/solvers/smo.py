@@ -61,9 +61,8 @@ from .base import KKT_PER_TOL, Solver, binary_gap_rounding, check_choice, check_
 from .state import ThreePartState
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
-from .numba_kernel_rows import scores as row_scores
-from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, first_index, intercept, pair_step, partner,
-                        random_pair, shrink, shrink_period, smo_loop, track_upper, rebuild, unshrink, working_sets)
+from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, everything, first_index, intercept, pair_step,
+                        partner, random_pair, shrink, shrink_period, smo_loop, working_sets)
 
 RULES = ("random", "max_violating_pair", "second_order")
 
@@ -99,17 +98,14 @@ class SMOEngine(NamedTuple):
     seed : int, seed of the ``"random"`` rule's draws.
     rows : the run's :class:`~svmteach.solvers.kernel_scores.KernelRowCache` (None off NumPy), shared by the
         states of one run, which fill it.
-    active : (n_active,) int64, the samples the steps look at, in index order (``arange(n)`` when none is set
-        aside: without shrinking, off NumPy).
-    ubar : (n,) float64, :math:`\\bar u_t = \\sum_{s: \\alpha_s = C_s} C_s y_s K_{st}` (LIBSVM's G_bar), from which the
-        set-aside samples' gradient is rebuilt; (0,) without shrinking.
+    active : (n_active,) int64, the samples the working-set rules look at, in index order (``arange(n)`` when
+        none is set aside, as without shrinking).
     shrink_in : int, steps until the next shrink.
     """
 
     seed: int
     rows: object
     active: object
-    ubar: object
     shrink_in: int
 
 
@@ -178,8 +174,7 @@ def _host(a):
 def smo_measures(problem, alpha, grad):
     """``(b, b_rule, primal, dual, gap, kkt)`` from the gradient ``grad`` (cached or exact), in O(n); b is
     the fast path's (:func:`~svmteach.solvers.numba_smo.intercept`)."""
-    n = problem.n_samples
-    b, rule = intercept(*working_sets(_host(problem.y), _host(problem.C_i), _host(alpha), _host(grad)), np.arange(n), n)
+    b, rule = intercept(*working_sets(_host(problem.y), _host(problem.C_i), _host(alpha), _host(grad)))
     f = problem.y * (1.0 - problem.xp.asarray(grad))
     P = obj.primal(problem, alpha, b, f)
     D = obj.dual(problem, alpha, f)
@@ -193,6 +188,12 @@ def pair_violates(problem, alpha, grad) -> bool:
     n = problem.n_samples
     i = first_index(v, up, np.arange(n), n)
     return i >= 0 and partner(1, i, np.empty(0), _host(problem.diag), v, low, np.arange(n), n) >= 0
+
+
+def _first_engine(problem, seed, rows) -> SMOEngine:
+    """The engine of a run's first state: every sample active, the first shrink a period away."""
+    n = problem.n_samples
+    return SMOEngine(seed=seed, rows=rows, active=np.arange(n), shrink_in=int(shrink_period(n)))
 
 
 def _measured(problem, n_iter, alpha, grad, picture: PairPicture, engine: SMOEngine) -> SMOState:
@@ -217,14 +218,12 @@ class SMO(Solver):
         MB of kernel rows kept between steps (LIBSVM's ``-m``; least recently used evicted, at
         least two kept); it changes a run's time, never its steps.
     shrinking : bool
-        LIBSVM's shrinking (``-h 1``, the default): every ``min(n, 1000)`` steps every sample is judged
-        again, and those at a bound that can be in no violating pair are set aside; the steps' passes run
-        over the others.  The set-aside samples' gradient is rebuilt (from :math:`\\bar u` and the free
-        samples' rows) when they are judged, when the others hold no violating pair (every sample is then
-        looked at again), and at the end of every ``step`` and ``advance``, so that a state's gradient is
-        always whole.  Both paths alike (the engine's ``active``, ``ubar``, ``shrink_in``); NumPy only (off
-        NumPy there is no row cache to rebuild from, and every step looks at every sample).  False: the run
-        of a solver without it, bit for bit.
+        LIBSVM's shrinking (``-h 1``, the default): every ``min(n, 1000)`` steps every sample is judged, and
+        those at a bound that can be in no violating pair are set aside: the working-set rules look at the
+        others only; when these hold no violating pair, every sample is looked at again.  The pair update
+        keeps every sample's gradient (the kernel rows are whole), so no gradient is ever rebuilt and every
+        stop is judged on all samples.  Both paths alike (the engine's ``active`` and ``shrink_in``).
+        False: the run of a solver without it, bit for bit.
     """
 
     binary = True
@@ -253,66 +252,46 @@ class SMO(Solver):
         alpha = xp.zeros(n, dtype=problem.X.dtype)
         grad = xp.ones(n, dtype=problem.X.dtype)
         rows = row_cache(problem, self.cache_size)
-        ubar = np.zeros(n if self._shrinks(rows) else 0)  # no alpha at its C_t (a C_t = 0 adds 0)
-        return _measured(problem, 0, alpha, grad, NO_PAIR, self._engine(problem, seed_from(self.random_state), rows, ubar))
-
-    def _shrinks(self, rows) -> bool:
-        """Whether this run shrinks: asked for, and a row cache to rebuild gradients from (NumPy)."""
-        return self.shrinking and rows is not None
-
-    @staticmethod
-    def _engine(problem, seed, rows, ubar) -> SMOEngine:
-        """The engine of a run's first state: every sample active, the first shrink a period away."""
-        n = problem.n_samples
-        return SMOEngine(seed=seed, rows=rows, active=np.arange(n), ubar=ubar, shrink_in=int(shrink_period(n)))
+        return _measured(problem, 0, alpha, grad, NO_PAIR, _first_engine(problem, seed_from(self.random_state), rows))
 
     def warm_start(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """``state`` of another run (another C, say) made a feasible, measured state of ``problem``:
-        alpha scaled by :func:`feasible_alpha`, the gradient recomputed exactly (with shrinking, as
-        :math:`\\bar u` plus the free samples' rows); every sample active; the step count, the seed and
-        (same X and kernel) the row cache carry on."""
+        alpha scaled by :func:`feasible_alpha`, the gradient recomputed exactly, every sample active; the
+        step count, the seed and (same X and kernel) the row cache carry on."""
         check_state(self, state)
         check_dense(problem)
         alpha = feasible_alpha(problem, check_state_alpha(problem, state.alpha, (problem.n_samples,)))
         rows = row_cache(problem, self.cache_size, reuse=state.rows)
-        if not self._shrinks(rows):
-            grad, ubar = exact_gradient(problem, alpha, rows), np.zeros(0)
-        else:
-            y, C, a = problem.y, problem.C_i, np.asarray(alpha, dtype=np.float64)
-            ubar = row_scores(rows, np.flatnonzero(a == C), C * y)
-            grad = 1.0 - y * (ubar + row_scores(rows, np.flatnonzero((a > 0) & (a < C)), a * y))
-        return _measured(problem, state.n_iter, alpha, grad, NO_PAIR, self._engine(problem, state.seed, rows, ubar))
+        return _measured(problem, state.n_iter, alpha, exact_gradient(problem, alpha, rows), NO_PAIR,
+                         _first_engine(problem, state.seed, rows))
 
     def select(self, problem: BinaryProblem, state: SMOState) -> tuple[int, int]:
         """The pair ``(i, j)`` of the next step, or ``(-1, -1)`` when no pair can improve."""
         return self._select(problem, state)[:2]
 
     def _select(self, problem, state):
-        """``(i, j, K_i, sets, (ubar, shrink_in))``: the pair of the next step as the fast path's loop
+        """``(i, j, K_i, sets)``: the pair of the next step as the fast path's loop
         (:func:`~svmteach.solvers.numba_smo.smo_loop`) picks it, row i of the kernel matrix when the rule read
-        it (else None), ``sets = (v, up, low, b, active, n_active)`` (the state's :func:`working_sets`, new arrays,
-        the bias over the active samples, and the active samples, shrunk or unshrunk as the loop does) and the
-        new ``(ubar, shrink_in)``."""
+        it (else None), and ``sets = (v, up, low, active, n_active, shrink_in)``: the state's
+        :func:`working_sets` (new arrays) and its active samples, shrunk or brought back as the loop does."""
         rule = RULES.index(self.selection)
-        y, C, n = _host(problem.y), _host(problem.C_i), problem.n_samples
-        alpha = _host(state.alpha)
-        v, up, low = working_sets(y, C, alpha, _host(state.grad))
+        v, up, low = working_sets(_host(problem.y), _host(problem.C_i), _host(state.alpha), _host(state.grad))
+        n = problem.n_samples
         active = np.empty(n, dtype=np.int64)
         n_active = len(state.active)
         active[:n_active] = state.active
-        ubar, shrink_in = np.array(state.ubar), int(state.shrink_in)
-        if self._shrinks(state.rows):
+        shrink_in = int(state.shrink_in)
+        if self.shrinking:
             if shrink_in == 0:
-                n_active = shrink(state.rows, y, alpha, v, up, low, ubar, active, n_active)
+                n_active = shrink(v, up, low, active)
                 shrink_in = int(shrink_period(n))
             shrink_in -= 1
-        b = intercept(v, up, low, active, n_active)[0]
         if rule == 0:  # the draws of step t: default_rng([seed, t]), as advance draws them
             u = np.random.default_rng([state.seed, state.n_iter]).random(2)
 
         def pick():
             if rule == 0:
-                return (*random_pair(v, up, low, b, u[0], u[1], active, n_active), None)
+                return (*random_pair(v, up, low, state.b, u[0], u[1], active, n_active), None)
             i = first_index(v, up, active, n_active)
             if i < 0:
                 return -1, -1, None
@@ -322,36 +301,33 @@ class SMO(Solver):
 
         i, j, Ki = pick()
         if j < 0 and n_active < n:  # none among the active samples: look at every sample
-            n_active = unshrink(state.rows, y, alpha, v, up, low, ubar, active, n_active)
+            n_active = everything(active)
             i, j, Ki = pick()
             if j >= 0:
                 shrink_in = 0  # shrink again at the next step
-        return i, j, Ki, (v, up, low, b, active, n_active), (ubar, shrink_in)
+        return i, j, Ki, (v, up, low, active, n_active, shrink_in)
 
     def step(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """One pair step: the pair of :meth:`select`, then the fast path's
         :func:`~svmteach.solvers.numba_smo.pair_step` (the pair solved, alpha and the gradient updated)
-        on copies of the state's arrays; with shrinking, the set-aside samples' gradient rebuilt after it."""
-        i, j, Ki, (v, up, low, b, active, n_active), (ubar, shrink_in) = self._select(problem, state)
-        y, C, xp = _host(problem.y), _host(problem.C_i), problem.xp
-        alpha = np.array(_host(state.alpha))  # the step writes this copy and _select's new v, up, low, ubar
-        picture = NO_PAIR
-        if j >= 0:
-            # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
-            Ki = _host(kernel_row(problem, i, state.rows)) if Ki is None else Ki
-            Kj = _host(kernel_row(problem, j, state.rows))
-            picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b, active, n_active)
-            if self._shrinks(state.rows):
-                track_upper(y, C, ubar, i, picture.alpha_i_old, picture.alpha_i_new, Ki)
-                track_upper(y, C, ubar, j, picture.alpha_j_old, picture.alpha_j_new, Kj)
-            still = picture.alpha_i_new == picture.alpha_i_old and picture.alpha_j_new == picture.alpha_j_old
-            if still and self.selection != "random" and n_active < len(y):  # look at every sample first
-                n_active = unshrink(state.rows, y, alpha, v, up, low, ubar, active, n_active)
-        if n_active < len(y):
-            rebuild(state.rows, y, alpha, v, up, low, ubar, active, n_active)
-        engine = state.engine._replace(active=active[:n_active].copy(), ubar=ubar, shrink_in=shrink_in)
-        # g = y v exactly (y is +-1)
-        return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(y * v), picture, engine)
+        on copies of the state's arrays."""
+        i, j, Ki, (v, up, low, active, n_active, shrink_in) = self._select(problem, state)
+        if i < 0:  # KKT conditions hold: a null step
+            return state._replace(n_iter=state.n_iter + 1, picture=NO_PAIR, active=active[:n_active].copy(),
+                                  shrink_in=shrink_in)
+        # two rows of the kernel matrix (from the row cache; off NumPy, computed on the problem's device)
+        Ki = _host(kernel_row(problem, i, state.rows)) if Ki is None else Ki
+        Kj = _host(kernel_row(problem, j, state.rows))
+        y, C = _host(problem.y), _host(problem.C_i)
+        alpha = np.array(_host(state.alpha))  # the step writes this copy and _select's new v, up, low
+        picture = pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, state.b)
+        still = picture.alpha_i_new == picture.alpha_i_old and picture.alpha_j_new == picture.alpha_j_old
+        if still and self.selection != "random" and n_active < len(y):  # look at every sample first
+            n_active = everything(active)
+        grad = y * v  # g = y v exactly (y is +-1)
+        xp = problem.xp
+        engine = state.engine._replace(active=active[:n_active].copy(), shrink_in=shrink_in)
+        return _measured(problem, state.n_iter + 1, xp.asarray(alpha), xp.asarray(grad), picture, engine)
 
     def measure(self, problem: BinaryProblem, state: SMOState) -> SMOState:
         """The state with its gradient recomputed from alpha (:func:`exact_gradient`) and b and the
@@ -397,15 +373,14 @@ class SMO(Solver):
         active = np.empty(problem.n_samples, dtype=np.int64)  # the loop's working copies of the engine's
         n_active = len(state.active)
         active[:n_active] = state.active
-        ubar, shrink_in = np.array(state.ubar, dtype=np.float64), int(state.shrink_in)
+        shrink_in = int(state.shrink_in)
         done = 0
         for restart in range(RESTARTS + 1):
             taken, picture, n_active, shrink_in = smo_loop(
                 rows, problem.diag, problem.y, problem.C_i, alpha, grad, int(n_steps - done), rule, uniforms[done:],
-                float(tol) if stopping.watching else -1.0, CHECK_EVERY, self._shrinks(rows), active, n_active, ubar,
-                shrink_in)
+                float(tol) if stopping.watching else -1.0, CHECK_EVERY, self.shrinking, active, n_active, shrink_in)
             done += taken
-            engine = state.engine._replace(active=active[:n_active].copy(), ubar=ubar, shrink_in=shrink_in)
+            engine = state.engine._replace(active=active[:n_active].copy(), shrink_in=shrink_in)
             stuck = picture.i < 0 or (rule != 0 and picture.alpha_i_new == picture.alpha_i_old
                                       and picture.alpha_j_new == picture.alpha_j_old)
             if not stopping.watching and not stuck:  # every step taken: the cached measures, O(n)
