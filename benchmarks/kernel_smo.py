@@ -7,8 +7,10 @@
 
 The problem: ``make_classification(n, n_features=20, n_informative=10, flip_y=0.05, random_state=0)``,
 standardised, labels +-1.  ``BinarySVC(kernel="rbf")`` and ``SVC(kernel="rbf")`` as they come: C = 1,
-``gamma="scale"`` (1/20 on standardised data, for both), 200 MB of kernel rows; svmteach stops on its certified
-relative duality gap 1e-3, LIBSVM on its KKT violation 1e-3 with shrinking.  One process, one thread (numba and
+``gamma="scale"`` (1/20 on standardised data, for both), 200 MB of kernel rows, both with shrinking; svmteach
+stops on its certified relative duality gap 1e-3, LIBSVM on its KKT violation 1e-3.  (To compare with the code
+of another commit: ``git worktree add /tmp/old <commit>``, then run this script with ``PYTHONPATH=/tmp/old``,
+alternating with the current code, one process each.)  One process, one thread (numba and
 the BLAS); numba compiles or loads its cache on a small fit first; the fits alternate (SVC, then svmteach) and
 the table gives medians and the range.
 

@@ -3,7 +3,8 @@
 A leaf: it imports nothing from the step path.  One source: the step path
 (:mod:`svmteach.solvers.smo`) takes each step with the kernels :func:`smo_loop` runs: the
 working-set rules (:func:`random_pair`, :func:`first_index`, :func:`partner`), :func:`pair_step`,
-:func:`intercept` and LIBSVM's shrinking (:func:`shrink`, :func:`everything`).  The loop checks the relative duality gap every ``CHECK_EVERY`` steps.
+:func:`intercept` and LIBSVM's shrinking (:func:`shrink`, :func:`everything`).  The loop checks the
+relative duality gap every ``CHECK_EVERY`` steps.
 
 Kernel rows come from the run's bounded row cache (:mod:`svmteach.solvers.numba_kernel_rows`), computed
 when a step first needs one, as LIBSVM does, but in float64 (LIBSVM's float32 rows perturb K by more
@@ -250,7 +251,7 @@ def first_index(v, up, active, n_active):
     on a tie), -1 if none is in :math:`I_{up}`."""
     i = -1
     vi = -np.inf
-    whole = n_active == v.shape[0]  # active is arange(n): reading k lets the compiler vectorise (see pair_step)
+    whole = n_active == v.shape[0]  # then active is arange(n), and reading k spares the pass its gathers
     for k in range(n_active):
         t = k if whole else active[k]
         w = v[t] if up[t] else -np.inf  # a select, not a branch
@@ -270,7 +271,7 @@ def partner(rule, i, Ki, diag, v, low, active, n_active):
     vi = v[i]
     j = -1
     lowest = np.inf  # M, the smallest v_t over I_low
-    whole = n_active == v.shape[0]  # active is arange(n): reading k lets the compiler vectorise (see pair_step)
+    whole = n_active == v.shape[0]  # then active is arange(n), and reading k spares the pass its gathers
     if rule == 1:
         for k in range(n_active):
             t = k if whole else active[k]
