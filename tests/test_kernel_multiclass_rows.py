@@ -33,7 +33,7 @@ def test_a_visit_that_leaves_alpha_asks_no_kernel_row():
     tol, max_inner = solver.kernel_options(problem)
     nm.epoch(solver.kernel(problem), compiled_rows(problem.X), rows, float(problem.kernel_offset), problem.sqnorm,
              problem.codes, problem.C_i, float(problem.M), tol, max_inner, alpha, S, order, np.zeros(0, dtype=bool),
-             np.inf, np.zeros((0, 0), dtype=bool))
+             np.inf, np.zeros((0, 0), dtype=bool), np.zeros((0, problem.k)), np.zeros((0, problem.k + 3)))
     changed = int(np.any(alpha != state.alpha, axis=1).sum())
     assert changed < problem.n_samples  # some visits left their row as it was
     assert int(rows.clock[0]) - asked == changed

@@ -39,7 +39,7 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
     fast = slow = solver.init(p)
     shrunk = classes_aside = 0
     for _ in range(40):  # Lee-Lin-Wahba's first samples come to rest after about 25 epochs
-        fast = solver.advance(p, fast, 1)  # the next epoch begins (its first visit by the step path) ...
+        fast = solver.advance(p, fast, 1)  # the next epoch begins (its first visit, a call of its own) ...
         fast = solver.advance(p, fast, len(fast.perm) - fast.pos)  # ... and the compiled path ends it
         while not (slow.epoch == fast.epoch and slow.pos == len(slow.perm)):
             slow = solver.step(p, slow)
@@ -58,3 +58,56 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
         classes_aside = max(classes_aside, int(np.sum(~fast.active_classes)))
     assert shrunk > 0  # the run did set samples aside ...
     assert classes_aside > 0 or isinstance(solver, WWShark)  # ... and the exact blocks classes within blocks
+
+
+def assert_same_picture(fast, slow):
+    """Two ``block`` pictures field by field: integers and flags alike, numbers to rounding (the compiled
+    scores are fastmath dot products, the step path's ``W @ x``)."""
+    assert type(fast) is type(slow)
+    for name, a, b in zip(type(fast)._fields, fast, slow):
+        if a is None or b is None:
+            assert a is None and b is None, name
+        else:
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.shape == b.shape and a.dtype.kind == b.dtype.kind, name
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "rbf"])
+@pytest.mark.parametrize("loss, make", SOLVERS, ids=IDS)
+def test_the_fast_path_draws_its_last_visit_as_the_step_path(loss, make, kind):
+    """A fast ``advance`` runs every visit compiled, its last one drawing the state's picture (``i``, ``block``)
+    into the step path's buffers: it calls neither ``step`` nor ``update`` (it replayed that visit by them),
+    and its picture and state are the step path's visit from the same state, the numbers to rounding (the
+    compiled scores are fastmath dot products, the step path's ``W @ x``)."""
+    X, y = clusters()
+    rbf = kind == "rbf"
+    p = MulticlassProblem(sp.csr_matrix(X) if kind == "sparse" else X, y, C=1.0, loss=loss,
+                          **(dict(kernel="rbf", gamma=0.1) if rbf else {}))
+    fast_solver, solver = make(), make()
+
+    def replayed(*args, **kwargs):
+        raise AssertionError("the fast path replayed its last visit in Python")
+
+    fast_solver.step = fast_solver.update = replayed
+    state, shrunk = solver.init(p), False
+    for n_steps in (1, 2, 7, p.n_samples, 3 * p.n_samples, 5) + (p.n_samples - 1,) * 60:
+        fast = fast_solver.advance(p, state, n_steps)
+        before = fast_solver.advance(p, state, fast.n_iter - state.n_iter - 1) if fast.n_iter - state.n_iter > 1 else state
+        slow = solver.step(p, before)  # the same visit by the step path, from the same state
+        assert (fast.n_iter, fast.epoch, fast.pos, fast.i) == (slow.n_iter, slow.epoch, slow.pos, slow.i)
+        np.testing.assert_array_equal(fast.active, slow.active)
+        np.testing.assert_array_equal(fast.active_classes, slow.active_classes)
+        np.testing.assert_allclose(fast.alpha, slow.alpha, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fast.W, slow.W, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fast.sweep_violation, slow.sweep_violation, rtol=1e-9, atol=1e-12)
+        if getattr(fast.block, "skipped", False) != getattr(slow.block, "skipped", False):
+            # a Crammer-Singer block at its optimum to rounding: skipped (violation 0) or not (1e-16) is rounding's
+            assert max(fast.block.violation, slow.block.violation) < 1e-12
+            fast_block, slow_block = (b._replace(skipped=None, beta_hat=None, z=None, beta=None, theta=None)
+                                      for b in (fast.block, slow.block))
+        else:
+            fast_block, slow_block = fast.block, slow.block
+        assert_same_picture(fast_block, slow_block)
+        state, shrunk = fast, shrunk or not fast.active.all()
+    assert shrunk  # the run did set samples aside

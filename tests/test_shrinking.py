@@ -172,12 +172,12 @@ def test_classes_wrongly_set_aside_come_back():
                            sweep_violation=10.0, reactivate_at=1.0)
     state = solver.advance(p, state, 5)
     aside = ~classes & kept[:, None]
-    # still aside in the shrunk epoch (the step path's replay of its last visit may move one: then taken back)
+    # still aside in the shrunk epoch (a visit that moves one takes it back)
     assert np.all(~state.active_classes[aside] | (state.alpha[aside] != 0.0))
     assert np.sum(~state.active_classes[aside]) >= aside.sum() - 2
     while len(state.perm) < p.n_samples:  # shrunk epochs, until their violation is below reactivate_at
         state = solver.advance(p, state, len(state.perm) - state.pos + 1)
-    # the epoch over all samples took every class back (its first visit, by the step path, may set some aside again)
+    # the epoch over all samples took every class back (its first visit, the call's last, may set some aside again)
     assert state.pos == 1 and state.active_classes[np.arange(p.n_samples) != state.i].all()
     for _ in range(200_000):
         state = solver.measure(p, solver.advance(p, state, p.n_samples))
@@ -246,7 +246,7 @@ def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(
         assert new.rest_margin == state.sweep_violation  # the slack asked of a sample to rest
         new = solver.advance(p, new, len(new.perm) - new.pos)  # the rest of the epoch
         assert new.pos == len(new.perm)
-        if full:  # its violation: every block of the epoch but the first (visited by the step path)
+        if full:  # its violation: every block of the epoch but the first (a call of its own)
             assert new.violation == new.sweep_violation < math.inf
         else:  # a shrunk epoch says nothing of the samples it left aside
             assert new.violation == math.inf

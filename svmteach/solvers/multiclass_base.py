@@ -8,8 +8,9 @@ block's own work.  Samples are visited in a fresh random permutation every epoch
 ``problem.loss_object``.
 
 Both paths run the same compiled block kernels (:mod:`~svmteach.solvers.numba_multiclass`): the step
-path one row per step with its picture, the fast path an epoch per call, its last step replayed by
-the step path so the state carries that step's picture.  X is dense or CSR (:mod:`svmteach.rows`).
+path one row per step with its picture, the fast path an epoch per call, its last visit drawing the
+same picture into the step path's buffers (from compiled scores: equal up to rounding).  X is dense or
+CSR (:mod:`svmteach.rows`).
 On a kernel problem the state's ``W`` holds the training scores :math:`S = K A(\\alpha)` (n, k) instead,
 moved by a kernel column a step (O(nk)) read from the run's row cache ``rows``; the block step is the same
 with :math:`q_i = K_{ii}` (:mod:`svmteach.multiclass_model` is the one place that tells the two apart).
@@ -20,9 +21,9 @@ measure the gap.
 **Shrinking** (``shrinking=True``, the default, as LIBLINEAR's ``-s 4``; both paths alike).  A sample
 whose block is at its optimum with room to spare is at rest: Weston-Watkins (exact and Shark's moves) and
 Lee-Lin-Wahba when every off-label entry is at a bound and its gradient pushes it into that bound by more
-than the slack :math:`\mu` (at 0: :math:`M (s_{y_i} - s_m) > 1 + \mu`, resp. :math:`1 + s_m < -\mu`; at C,
-Weston-Watkins only, the other way); Crammer-Singer with :math:`\alpha_i = 0` and
-:math:`s_{y_i} - s_m > 1 + \mu` for every :math:`m \ne y_i`, or, as LIBLINEAR, with its label at C, below
+than the slack :math:`\\mu` (at 0: :math:`M (s_{y_i} - s_m) > 1 + \\mu`, resp. :math:`1 + s_m < -\\mu`; at C,
+Weston-Watkins only, the other way); Crammer-Singer with :math:`\\alpha_i = 0` and
+:math:`s_{y_i} - s_m > 1 + \\mu` for every :math:`m \\ne y_i`, or, as LIBLINEAR, with its label at C, below
 every free class, and one other class kept (the row's sum fixes it); so is any sample with
 ``problem.C_i`` 0.  The visit that meets a sample at rest sets it aside (``active``) and the following
 epochs skip it.  The slack :math:`\\mu` (``rest_margin``) is the previous epoch's largest block
@@ -90,9 +91,9 @@ class MulticlassIterate(NamedTuple):
     primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
         violation, as of the last ``measure`` (NaN before it).
     violation : float, the largest block KKT violation (the loss's ``kkt_violation`` scale) the
-        compiled epochs of the last ``advance`` met (with shrinking, at the end of an epoch over all
-        samples, that epoch's ``sweep_violation``); NaN after ``init``, ``warm_start``, ``step`` and a
-        chunk with no compiled epoch; +inf after a shrunk epoch.
+        compiled epochs of the last ``advance`` met before its last visit (with shrinking, at the end of an
+        epoch over all samples, that epoch's ``sweep_violation``, every visit); NaN after ``init``,
+        ``warm_start``, ``step`` and a one-visit chunk; +inf after a shrunk epoch.
     """
 
     n_iter: int
@@ -249,9 +250,9 @@ class MulticlassSolver(Solver):
         The steps' incremental W drifts by rounding; measuring on the exact pair certifies the gap
         for the alpha and W a fit returns.
         """
-        state = state._replace(W=obj.multiclass_weights(problem, state.alpha))
-        P, D, kkt = obj.multiclass_measures(problem, state.alpha, state.W)  # a block of rows at a time
-        return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
+        W = obj.multiclass_weights(problem, state.alpha)
+        P, D, kkt = obj.multiclass_measures(problem, state.alpha, W)  # a block of rows at a time
+        return state._replace(W=W, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
     def kernel(self, problem: MulticlassProblem) -> int:
         """The code of this solver's block kernel on ``problem`` (:data:`~svmteach.solvers.numba_multiclass.WW`, ...)."""
@@ -273,8 +274,11 @@ class MulticlassSolver(Solver):
     def update(self, problem: MulticlassProblem, state: MulticlassState, i: int, owned: bool = False) -> MulticlassState:
         """The state after sample i's block step by the fast path's compiled kernel, W moved by
         :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them.
-        ``owned``: alpha, W and the shrinking flags are the caller's working copies (the fast path's), written
-        in place."""
+        ``owned``: alpha, W and the shrinking flags are the caller's working copies, written in place."""
+        return state._replace(**self._visit_changes(problem, state, i, owned))
+
+    def _visit_changes(self, problem, state, i, owned=False) -> dict:
+        """The fields :meth:`update` changes, by name."""
         xp, k, M = problem.xp, problem.k, float(problem.M)
         x, q, y, s = sample_arrays(problem, state, i)
         C = float(problem.C_i[i])
@@ -299,7 +303,7 @@ class MulticlassSolver(Solver):
             changes["active"] = replace_entry(state.active, i, False, owned)
         if by_class and not np.array_equal(look, state.active_classes[i]):
             changes["active_classes"] = replace_entry(state.active_classes, i, look, owned)
-        return state._replace(**changes)
+        return changes
 
     def _every_class(self, problem) -> np.ndarray:
         """``active_classes`` with every class active: (n, k) True with shrinking, else (0, 0)."""
@@ -331,11 +335,11 @@ class MulticlassSolver(Solver):
         return state._replace(epoch=state.epoch + 1, pos=0, perm=perm[:plen], active=active, active_classes=classes,
                               reactivate_at=reactivate_at, sweep_violation=math.nan, rest_margin=rest_margin)
 
-    def step(self, problem: MulticlassProblem, state: MulticlassState, owned: bool = False) -> MulticlassState:
-        """The next sample's visit (``owned``: :meth:`update`'s, for the fast path's last visit)."""
+    def step(self, problem: MulticlassProblem, state: MulticlassState) -> MulticlassState:
+        """The next sample's visit (:meth:`update`)."""
         state, i = self._next_sample(problem, state)
-        new = self.update(problem, state, i, owned)
-        return new._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i, violation=math.nan)
+        return state._replace(**self._visit_changes(problem, state, i), n_iter=state.n_iter + 1, pos=state.pos + 1,
+                              i=i, violation=math.nan)
 
     def advance(self, problem: MulticlassProblem, state: MulticlassState, n_steps: int, tol: float | None = None) -> MulticlassState:
         """``n_steps`` sample visits, compiled on NumPy.  With ``tol`` the state is measured between
@@ -364,7 +368,8 @@ class MulticlassSolver(Solver):
 
     def _visits(self, problem, state, n_steps: int):
         """``n_steps`` >= 1 sample visits (fewer when shrinking ends an epoch over all samples first):
-        compiled epochs, the last visit replayed by ``step``; ``violation`` as the State says."""
+        compiled epochs, whose last visit fills the step path's picture buffers (the state's ``i`` and
+        ``block``); ``violation`` as the State says (the last visit's left out, as the step path's visit was)."""
         if not is_numpy(problem.xp):
             for _ in range(n_steps):
                 state = self.step(problem, state)
@@ -380,20 +385,21 @@ class MulticlassSolver(Solver):
         perm = np.empty(n, dtype=np.int64)
         perm[: len(state.perm)] = state.perm
         tol, max_inner = self.kernel_options(problem)
-        visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin = nm.epochs(
+        numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
+        visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin, i, met, moves = nm.epochs(
             self.kernel(problem), compiled_rows(problem.X), NO_ROWS if state.rows is None else state.rows,
             float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, float(problem.M), tol, max_inner,
             alpha, W, perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed,
             float(self.shrink_floor()), int(n_steps), state.epoch, state.pos, len(state.perm),
-            float(state.reactivate_at), float(state.sweep_violation), float(state.rest_margin))
-        full = plen == n
-        state = state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos,
-                               perm=perm[:plen], active=active, active_classes=classes,
-                               reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin)
-        state = self.step(problem, state, owned=True)  # alpha, W and the flags are this call's copies: no third
-        if self.shrinking and state.pos == len(state.perm) and full:
-            violation = state.sweep_violation  # the whole full epoch (but the step's visit), over calls
-        return state._replace(violation=violation)
+            float(state.reactivate_at), float(state.sweep_violation), float(state.rest_margin), numbers, record, old)
+        if self.shrinking and pos == plen == n:
+            violation = sweep  # the whole full epoch, over calls
+        i = int(i)
+        block = self.picture(problem, int(problem.codes[i]), float(problem.sqnorm[i]), float(problem.C_i[i]), old,
+                             alpha[i].copy(), numbers, record, float(met), int(moves))
+        return state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos, perm=perm[:plen],
+                              active=active, active_classes=classes, reactivate_at=reactivate_at, sweep_violation=sweep,
+                              rest_margin=rest_margin, i=i, block=block, violation=violation)
 
     def violation(self, state: MulticlassState) -> float:
         """``state.violation`` (see the State)."""

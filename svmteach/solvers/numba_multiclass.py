@@ -10,7 +10,8 @@ asks the block kernel (:func:`visit`, dispatching on the loss's ``kernel`` code)
 Shrinking (samples at rest set aside in ``active``; classes set aside within a block in ``classes``,
 taken back once off their bound) is decided here and in the kernels, and the step path
 (:meth:`~svmteach.solvers.multiclass_base.MulticlassSolver.update`) calls the same :func:`visit` and
-:func:`weight_change` on one row, with a picture buffer the driver leaves empty.
+:func:`weight_change` on one row, with the picture buffers the driver fills only for a call's last visit
+(the state's picture).
 
 Every compiled function of the family lives in this one file.  The kernels are inlined into the
 driver (``inline="always"``): called as functions they cost a fixed overhead a sample.
@@ -40,21 +41,25 @@ FASTMATH = {"reassoc", "contract"}
 
 @njit(cache=True, fastmath=FASTMATH)
 def epochs(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, perm, active, classes, seed,
-           floor, n_steps, epoch_no, pos, plen, reactivate_at, sweep, rest_margin):
-    """Up to ``n_steps`` - 1 sample visits of the run's epochs, in place, leaving the call's last visit to the
-    step path (it replays it with its picture); every epoch boundary met is crossed here (:func:`next_epoch`),
-    so a run of many short shrunk epochs costs one call.  ``perm`` (n,) holds the current epoch's order in
-    its first ``plen`` entries, ``pos`` the next position; ``active`` (n,) (empty: no shrinking) and ``classes``
-    are the run's working copies.  As the step path's epochs (:mod:`svmteach.solvers.multiclass_base`): with
-    shrinking the call ends in an epoch over all samples, one visit before its end.
+           floor, n_steps, epoch_no, pos, plen, reactivate_at, sweep, rest_margin, picture, record, old):
+    """Up to ``n_steps`` >= 1 sample visits of the run's epochs, in place, the last with its picture: the step
+    path's ``picture`` (3, k) and ``record`` buffers (:func:`visit`) receive its numbers and ``old`` (k,) its row
+    before the step; every epoch boundary met is crossed here (:func:`next_epoch`), so a run of many short
+    shrunk epochs costs one call.  ``perm`` (n,) holds the current epoch's order in its first ``plen``
+    entries, ``pos`` the next position; ``active`` (n,) (empty: no shrinking) and ``classes`` are the run's
+    working copies.  As the step path's epochs (:mod:`svmteach.solvers.multiclass_base`): with shrinking the
+    call ends in an epoch over all samples, at the latest at its end.
 
-    Returns ``(visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin)``: ``violation`` the
-    largest block violation met (NaN: none; +inf once a shrunk epoch was run), ``sweep`` the current epoch's.
+    Returns ``(visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin, i, last_violation,
+    moves)``: ``violation`` the largest block violation met before the last visit (NaN: none; +inf once a
+    shrunk epoch was run), ``sweep`` the current epoch's (the last visit's included); ``i``, ``last_violation``
+    and ``moves`` the last visit's sample and :func:`visit`'s answer.
     """
-    n = alpha.shape[0]
+    n, k = alpha.shape
     shrinking = active.shape[0] > 0
     visits = 0
     violation = np.nan
+    no_picture, no_record = np.empty((0, k)), np.empty((0, record.shape[1]))
     while True:
         if pos == plen:  # a new epoch: LIBLINEAR's rule with shrinking
             epoch_no += 1
@@ -67,16 +72,21 @@ def epochs(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, 
         last = n_steps - visits <= left or (shrinking and full)  # the call ends in this epoch
         take = min(n_steps - visits, left) - 1 if last else left
         if take > 0:
-            met = epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, perm[pos : pos + take],
-                        active, rest_margin, classes)
+            met, _ = epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W,
+                           perm[pos : pos + take], active, rest_margin, classes, no_picture, no_record)
             violation = met if np.isnan(violation) else max(violation, met)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             pos += take
             visits += take
         if not full:
             violation = np.inf  # a shrunk epoch says nothing of the samples it left aside
-        if last:
-            return visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin
+        if last:  # the last visit, drawn
+            i = perm[pos]
+            old[:] = alpha[i]
+            met, moves = epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W,
+                               perm[pos : pos + 1], active, rest_margin, classes, picture, record)
+            sweep = met if np.isnan(sweep) else max(sweep, met)
+            return visits + 1, violation, epoch_no, pos + 1, plen, reactivate_at, sweep, rest_margin, i, met, moves
 
 
 @njit(cache=True)
@@ -121,9 +131,13 @@ def draw_order(perm, active, seed, epoch_no):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes):
+def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes,
+          picture, record):
     """The block step of kernel ``code`` for every sample of ``order``, in place on ``alpha`` (n, k) and the model
-    ``W``; returns the largest block KKT violation met, each block's before its step (0.0 for an empty order).
+    ``W``; returns ``(violation, moves)``: the largest block KKT violation met, each block's before its step (0.0
+    for an empty order), and :func:`visit`'s ``moves`` of the last sample (0 for an empty order).  Non-empty
+    ``picture`` and ``record`` (:func:`visit`) receive the visits' numbers (the fast path's last visit: one
+    sample), its scores then computed over every class.
 
     The model (:mod:`svmteach.multiclass_model`): on a linear problem the weights W (k, d; only its rows are read),
     sample i's scores :math:`W x_i` from X's row (dense or CSR) and a step's move :math:`W \\mathrel{+}=
@@ -143,11 +157,11 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
     coef = np.empty(k)
     every = np.ones(k, dtype=np.bool_)
     work, iwork = visit_scratch(k)
-    picture = np.empty((0, k))
-    record = np.empty((0, k + 3))
+    drawn = picture.shape[0] > 0
     shrink = active.shape[0] > 0
     shrink_classes = classes.shape[0] > 0
     worst = 0.0
+    moves = 0
     for i in order:
         look = classes[i] if shrink_classes else every
         for m in range(k):
@@ -156,8 +170,8 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
                 look[m] = True  # a class set aside but off its bound is taken back
             if kernel:
                 s[m] = W[i, m]
-            elif look[m]:
-                s[m] = row_dot(X, i, W[m])  # s = W x_i over the classes looked at
+            elif look[m] or drawn:
+                s[m] = row_dot(X, i, W[m])  # s = W x_i over the classes looked at (a picture shows every class)
         violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], M, tol, max_inner, margin, shrink,
                                  look, shrink_classes, work, iwork, picture, record)
         worst = max(worst, violation)
@@ -182,7 +196,7 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
             for m in range(k):
                 if coef[m] != 0.0:
                     row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
-    return worst
+    return worst, moves
 
 
 @njit(cache=True)

@@ -35,7 +35,9 @@ class ThreePartState(NamedTuple("ThreePartState", [("iterate", Any), ("picture",
         twice = sorted({f for f in names if names.count(f) > 1} | (set(names) & set(ThreePartState._fields)))
         if twice:
             raise TypeError(f"{cls.__name__}: the fields {twice} are in more than one part (or name a part)")
+        cls._part_of = {name: ~k for k, name in enumerate(ThreePartState._fields)}  # a whole part: ~its index
         for k, Part in enumerate((cls.Iterate, cls.Picture, cls.Engine)):
+            cls._part_of.update(dict.fromkeys(Part._fields, k))
             for name in Part._fields:  # state.alpha reads state.iterate.alpha (a property: tuple's own
                 if name not in cls.__dict__:  # names, such as index, must not hide a field)
                     setattr(cls, name, property(lambda self, k=k, name=name: getattr(tuple.__getitem__(self, k), name),
@@ -56,18 +58,22 @@ class ThreePartState(NamedTuple("ThreePartState", [("iterate", Any), ("picture",
                      for Part in (cls.Iterate, cls.Picture, cls.Engine)))
 
     def _replace(self, **changes):
-        """A copy with ``changes``: whole parts by their names, or fields by theirs, each in its part."""
-        parts = dict(zip(self._fields, tuple.__iter__(self)))
-        for name in self._fields:
-            if name in changes:
-                parts[name] = changes.pop(name)
-        for name, part in parts.items():
-            mine = {f: changes.pop(f) for f in type(part)._fields if f in changes}
+        """A copy with ``changes``: whole parts by their names, or fields by theirs, each in its part (one
+        ``_replace`` a part changed; the parts left as they were are the same objects)."""
+        parts, fields, part_of = list(tuple.__iter__(self)), ({}, {}, {}), self._part_of
+        for name, value in changes.items():
+            k = part_of.get(name)
+            if k is None:
+                unknown = sorted(set(changes) - set(part_of))
+                raise ValueError(f"{type(self).__name__} has no field {unknown}; its fields are {type(self).fields()}")
+            if k < 0:
+                parts[~k] = value
+            else:
+                fields[k][name] = value
+        for k, mine in enumerate(fields):
             if mine:
-                parts[name] = part._replace(**mine)
-        if changes:
-            raise ValueError(f"{type(self).__name__} has no field {sorted(changes)}; its fields are {type(self).fields()}")
-        return type(self)(**parts)
+                parts[k] = parts[k]._replace(**mine)
+        return tuple.__new__(type(self), parts)
 
     def flat(self) -> dict:
         """Every field by name, in the order of :meth:`fields`."""
