@@ -321,7 +321,7 @@ VIOLATION_RUNS = [("ww", 1.0, WWExact), ("ww", 0.5, WWShark), ("cs", 1.0, CSBlon
 @pytest.mark.parametrize("loss, M, Solver", VIOLATION_RUNS, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_the_epoch_measures_the_largest_block_violation(loss, M, Solver, sparse):
     """``state.violation`` after a fast advance is the largest violation of the blocks its compiled epochs
-    visited, each before its step (replayed here by the step path), and small at a solution."""
+    visited, each before its step (every visit of the call, its last included), and small at a solution."""
     X, y = random_multiclass(n=40, d=4, k=4, seed=3)
     X[5] = 0.0  # a zero row: a linear block
     p = MulticlassProblem(scipy.sparse.csr_array(X) if sparse else X, y, C=1.0, loss=loss, M=M)
@@ -331,7 +331,7 @@ def test_the_epoch_measures_the_largest_block_violation(loss, M, Solver, sparse)
     n_steps = p.n_samples  # one epoch's worth, across the epoch's end: two compiled calls
     fast = solver.advance(p, start, n_steps)
     state, worst = start, 0.0
-    for _ in range(n_steps - 1):  # the compiled visits (the last one is replayed by the step path)
+    for _ in range(n_steps):  # the compiled visits, replayed here by the step path
         new = solver.step(p, state)
         i = new.i
         x = np.asarray(p.X[[i], :].toarray()[0] if sparse else X[i], dtype=np.float64)
@@ -346,12 +346,16 @@ def test_the_epoch_measures_the_largest_block_violation(loss, M, Solver, sparse)
 
 
 def test_violation_is_nan_where_no_epoch_measured_it():
+    """NaN after init, a step (the step path keeps no violation) and a warm start; a fast advance measures every
+    visit it makes, a single one included."""
     X, y = random_multiclass(n=12, d=3, k=3, seed=4)
     p = MulticlassProblem(X, y, loss="ww")
     solver = WWExact(random_state=0, shrinking=False)
     state = solver.init(p)
     assert np.isnan(state.violation) and np.isnan(solver.violation(state))
-    assert np.isnan(solver.advance(p, state, 1).violation)  # one visit: the step path alone
+    assert np.isnan(solver.step(p, state).violation)
+    one = solver.advance(p, state, 1)
+    assert one.violation == one.sweep_violation >= 0  # the first visit's, the only one of its epoch so far
     moved = solver.advance(p, state, 2 * p.n_samples)
     assert moved.violation >= 0
     assert np.isnan(solver.warm_start(MulticlassProblem(X, y, C=2.0, loss="ww"), moved).violation)

@@ -270,29 +270,3 @@ def test_the_measures_blocks_of_a_CSR_share_its_arrays():
         np.testing.assert_array_equal(part.X.toarray(), problem.X[rows_].toarray())
         seen += part.n_samples
     assert seen == problem.n_samples
-
-
-def test_the_fast_path_s_last_visit_sets_aside_in_its_own_flags():
-    """With ``owned`` (the fast path's last visit, on the call's own copies) a visit that sets a sample or a class
-    aside writes the flags in place, as it writes alpha and W (it copied the (n, k) class flags: a third of the
-    call's arrays beside alpha at k = 10); without it the visit leaves its state as it was.  Both give the same state."""
-    from svmteach.solvers import CSBlondel
-
-    X, y = make_blobs(90, n_features=4, centers=4, random_state=2, cluster_std=1.5)
-    problem = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0)
-    solver = CSBlondel(random_state=0)
-    state, changed = solver.init(problem), 0
-    for _ in range(30 * problem.n_samples):
-        state, i = solver._next_sample(problem, state)
-        own = state._replace(alpha=state.alpha.copy(), W=state.W.copy(), active=state.active.copy(),
-                             active_classes=state.active_classes.copy())
-        flags = (state.active.copy(), state.active_classes.copy())
-        pure, written = solver.update(problem, state, i), solver.update(problem, own, i, owned=True)
-        np.testing.assert_array_equal(state.active, flags[0])  # the input state is never written
-        np.testing.assert_array_equal(state.active_classes, flags[1])
-        for name in ("alpha", "W", "active", "active_classes"):
-            np.testing.assert_array_equal(getattr(written, name), getattr(pure, name))
-            assert getattr(written, name) is getattr(own, name)  # the owned copies, written in place
-        changed += not (np.array_equal(pure.active, flags[0]) and np.array_equal(pure.active_classes, flags[1]))
-        state = pure._replace(n_iter=state.n_iter + 1, pos=state.pos + 1, i=i)
-    assert changed > 10  # visits that set samples or classes aside were met

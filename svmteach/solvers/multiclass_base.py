@@ -91,9 +91,9 @@ class MulticlassIterate(NamedTuple):
     primal, dual, gap, kkt : float, primal and dual objectives, relative duality gap and KKT
         violation, as of the last ``measure`` (NaN before it).
     violation : float, the largest block KKT violation (the loss's ``kkt_violation`` scale) the
-        compiled epochs of the last ``advance`` met before its last visit (with shrinking, at the end of an
-        epoch over all samples, that epoch's ``sweep_violation``, every visit); NaN after ``init``,
-        ``warm_start``, ``step`` and a one-visit chunk; +inf after a shrunk epoch.
+        compiled epochs of the last ``advance`` met, each block's before its step (with shrinking, at the end
+        of an epoch over all samples, that epoch's ``sweep_violation``, over calls); NaN after ``init``,
+        ``warm_start`` and ``step``; +inf after a shrunk epoch.
     """
 
     n_iter: int
@@ -271,13 +271,13 @@ class MulticlassSolver(Solver):
         """The ``block`` of a step from the kernel's numbers (``moves`` -1: set aside, 0: no step)."""
         raise NotImplementedError
 
-    def update(self, problem: MulticlassProblem, state: MulticlassState, i: int, owned: bool = False) -> MulticlassState:
+    def update(self, problem: MulticlassProblem, state: MulticlassState, i: int) -> MulticlassState:
         """The state after sample i's block step by the fast path's compiled kernel, W moved by
-        :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them.
-        ``owned``: alpha, W and the shrinking flags are the caller's working copies, written in place."""
-        return state._replace(**self._visit_changes(problem, state, i, owned))
+        :math:`A(\\delta)^\\top x_i`, the sample or its classes set aside as the fast path sets them (on new
+        arrays: the input state is never written)."""
+        return state._replace(**self._visit_changes(problem, state, i))
 
-    def _visit_changes(self, problem, state, i, owned=False) -> dict:
+    def _visit_changes(self, problem, state, i) -> dict:
         """The fields :meth:`update` changes, by name."""
         xp, k, M = problem.xp, problem.k, float(problem.M)
         x, q, y, s = sample_arrays(problem, state, i)
@@ -297,12 +297,12 @@ class MulticlassSolver(Solver):
         if moves > 0:
             coef = np.empty(k)
             nm.weight_change(code, new, old, M, coef)
-            changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new), owned),
-                           W=moved_model(problem, state, i, x, xp.asarray(coef), owned))
+            changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new)),
+                           W=moved_model(problem, state, i, x, xp.asarray(coef)))
         if moves < 0:
-            changes["active"] = replace_entry(state.active, i, False, owned)
+            changes["active"] = replace_entry(state.active, i, False)
         if by_class and not np.array_equal(look, state.active_classes[i]):
-            changes["active_classes"] = replace_entry(state.active_classes, i, look, owned)
+            changes["active_classes"] = replace_entry(state.active_classes, i, look)
         return changes
 
     def _every_class(self, problem) -> np.ndarray:
@@ -369,7 +369,7 @@ class MulticlassSolver(Solver):
     def _visits(self, problem, state, n_steps: int):
         """``n_steps`` >= 1 sample visits (fewer when shrinking ends an epoch over all samples first):
         compiled epochs, whose last visit fills the step path's picture buffers (the state's ``i`` and
-        ``block``); ``violation`` as the State says (the last visit's left out, as the step path's visit was)."""
+        ``block``); ``violation`` as the State says."""
         if not is_numpy(problem.xp):
             for _ in range(n_steps):
                 state = self.step(problem, state)
@@ -423,30 +423,25 @@ def sample_arrays(problem, state, i):
     return x, float(problem.sqnorm[i]), int(problem.codes[i]), state.W @ x
 
 
-def moved_model(problem, state, i, x, coef, owned: bool = False):
+def moved_model(problem, state, i, x, coef):
     """The state's model after sample i's step changed A by ``coef`` (k,): :math:`W + c\\, x_i^\\top`, or on a kernel
-    problem :math:`S + (K_{:i} + B^2)\\, c^\\top` with the column from the run's row cache; a new array, or with
-    ``owned`` the state's own, moved in place."""
+    problem :math:`S + (K_{:i} + B^2)\\, c^\\top` with the column from the run's row cache; a new array."""
     if not multiclass_model.is_kernel(problem):
         change = coef[:, None] * x[None, :]
     else:
         change = (kernel_row(problem, i, state.rows) + problem.kernel_offset)[:, None] * coef[None, :]
-    if owned:
-        W = state.W
-        W += change
-        return W
     return state.W + change
 
 
-def replace_entry(a, i, value, owned: bool = False):
-    """A copy of the NumPy array ``a`` with entry (or row) i set to ``value``, or with ``owned`` ``a`` itself, written."""
-    a = a if owned else a.copy()
+def replace_entry(a, i, value):
+    """A copy of the NumPy array ``a`` with entry (or row) i set to ``value``."""
+    a = a.copy()
     a[i] = value
     return a
 
 
-def replace_row(xp, A, i, row, owned: bool = False):
-    """A copy of ``A`` with row i replaced (the input is never written), or with ``owned`` A itself, written."""
-    A = A if owned else xp.asarray(A, copy=True)
+def replace_row(xp, A, i, row):
+    """A copy of ``A`` with row i replaced (the input is never written)."""
+    A = xp.asarray(A, copy=True)
     A[i, :] = row
     return A

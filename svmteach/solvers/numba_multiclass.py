@@ -51,9 +51,9 @@ def epochs(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, 
     call ends in an epoch over all samples, at the latest at its end.
 
     Returns ``(visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin, i, last_violation,
-    moves)``: ``violation`` the largest block violation met before the last visit (NaN: none; +inf once a
-    shrunk epoch was run), ``sweep`` the current epoch's (the last visit's included); ``i``, ``last_violation``
-    and ``moves`` the last visit's sample and :func:`visit`'s answer.
+    moves)``: ``violation`` the largest block violation of the call's visits (+inf once a shrunk epoch was run),
+    ``sweep`` the current epoch's; ``i``, ``last_violation`` and ``moves`` the last visit's sample and
+    :func:`visit`'s answer.
     """
     n, k = alpha.shape
     shrinking = active.shape[0] > 0
@@ -86,6 +86,7 @@ def epochs(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, 
             met, moves = epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W,
                                perm[pos : pos + 1], active, rest_margin, classes, picture, record)
             sweep = met if np.isnan(sweep) else max(sweep, met)
+            violation = met if np.isnan(violation) else max(violation, met)
             return visits + 1, violation, epoch_no, pos + 1, plen, reactivate_at, sweep, rest_margin, i, met, moves
 
 
