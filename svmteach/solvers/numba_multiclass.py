@@ -257,12 +257,12 @@ def box_violation(g, a, C):
 @njit(cache=True, inline="always")
 def at_rest(g, a, y, sign, margin, C, look, upper):
     """Whether a box-constrained off-label block (Weston-Watkins, Lee-Lin-Wahba, Shark's moves; ``sign``
-    -1 when ``g`` is the negative gradient) is at rest: every entry :math:`\alpha_{im}`, :math:`m \ne y`, at
-    a bound and pushed into it by more than the slack ``margin``, :math:`\partial f / \partial \alpha_{im} =
-    \text{sign}\, g_m > \mu` at 0 (a class set aside, not ``look``, was found so when it was), :math:`< -\mu`
+    -1 when ``g`` is the negative gradient) is at rest: every entry :math:`\\alpha_{im}`, :math:`m \\ne y`, at
+    a bound and pushed into it by more than the slack ``margin``, :math:`\\partial f / \\partial \\alpha_{im} =
+    \\text{sign}\\, g_m > \\mu` at 0 (a class set aside, not ``look``, was found so when it was), :math:`< -\\mu`
     at C: the block's KKT conditions hold with room to spare, so no step can move it until the scores have
     moved by the slack (LIBSVM's and LIBLINEAR's shrinking rule, both bounds); with ``C`` = 0 as soon as
-    :math:`\alpha_i = 0` (its block is {0}).  ``upper`` False: at 0 only (Lee-Lin-Wahba: resting at C
+    :math:`\\alpha_i = 0` (its block is {0}).  ``upper`` False: at 0 only (Lee-Lin-Wahba: resting at C
     took 7% more visits on digits, its blocks coupled by the mean of the row)."""
     for m in range(g.shape[0]):
         if C <= 0.0:
