@@ -3,7 +3,7 @@
 A leaf: it imports nothing from the step path.  One source: the step path
 (:mod:`svmteach.solvers.smo`) takes each step with the kernels :func:`smo_loop` runs: the
 working-set rules (:func:`random_pair`, :func:`first_index`, :func:`partner`), :func:`pair_step`,
-:func:`intercept` and LIBSVM's shrinking (:func:`shrink`, :func:`everything`).  The loop checks the
+:func:`intercept` and LIBSVM's shrinking (:func:`countdown`, :func:`everything`).  The loop checks the
 relative duality gap every ``CHECK_EVERY`` steps.
 
 Kernel rows come from the run's bounded row cache (:mod:`svmteach.solvers.numba_kernel_rows`), computed
@@ -339,6 +339,16 @@ def shrink(v, up, low, active):
 
 
 @njit(cache=True)
+def countdown(v, up, low, active, n_active, shrink_in):
+    """LIBSVM's shrinking counter, before a step (both paths): at 0 :func:`shrink` sets samples aside and a new
+    period begins.  Returns ``(n_active, shrink_in)`` after the step's tick."""
+    if shrink_in == 0:
+        n_active = shrink(v, up, low, active)
+        shrink_in = shrink_period(v.shape[0])
+    return n_active, shrink_in - 1
+
+
+@njit(cache=True)
 def everything(active):
     """Every sample active again (``active = arange(n)``); returns n."""
     for t in range(active.shape[0]):
@@ -376,15 +386,16 @@ def pair_step(y, C, alpha, v, up, low, i, j, Ki, Kj, b):
 
 
 @njit(cache=True)
-def pick(rows, rule, v, up, low, diag, b, u1, u2, active, n_active):
+def pick(rows, rule, v, up, low, diag, b, u1, u2, active, n_active, no_row):
     """The loop's pair by ``rule`` (0 random, 1 max violating pair, 2 second order) over ``active[:n_active]``:
-    ``(i, j)``, or ``(-1, -1)`` when none violates beyond rounding.  (The step path makes the same calls.)"""
+    ``(i, j)``, or ``(-1, -1)`` when none violates beyond rounding (``no_row``: an empty array, the row rule 1
+    does not read).  (The step path makes the same calls.)"""
     if rule == 0:
         return random_pair(v, up, low, b, u1, u2, active, n_active)
     i = first_index(v, up, active, n_active)
     if i < 0:
         return -1, -1
-    j = partner(rule, i, get_row(rows, i) if rule == 2 else np.empty(0), diag, v, low, active, n_active)
+    j = partner(rule, i, get_row(rows, i) if rule == 2 else no_row, diag, v, low, active, n_active)
     return (i, j) if j >= 0 else (-1, -1)
 
 
@@ -406,22 +417,19 @@ def smo_loop(rows, diag, y, C, alpha, grad, n_steps, rule, uniforms, tol, check_
     """
     n = y.shape[0]
     v, up, low = working_sets(y, C, alpha, grad)
-    period = shrink_period(n)
+    no_row = np.empty(0)
     b = 0.0
     picture = NO_PAIR
     taken = n_steps
     for step in range(n_steps):
         if shrinking:
-            if shrink_in == 0:
-                n_active = shrink(v, up, low, active)
-                shrink_in = period
-            shrink_in -= 1
+            n_active, shrink_in = countdown(v, up, low, active, n_active, shrink_in)
         if rule == 0 or step == n_steps - 1 or step % check_every == check_every - 1:
             b = intercept(v, up, low)[0]
-        i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active)
+        i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active, no_row)
         if j < 0 and n_active < n:  # none among the active samples: look at every sample
             n_active = everything(active)
-            i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active)
+            i, j = pick(rows, rule, v, up, low, diag, b, uniforms[step, 0], uniforms[step, 1], active, n_active, no_row)
             if j >= 0:
                 shrink_in = 0  # shrink again at the next step
         if j < 0:  # the KKT conditions hold: a null step, pictured with no pair

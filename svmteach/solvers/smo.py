@@ -61,8 +61,8 @@ from .base import KKT_PER_TOL, Solver, binary_gap_rounding, check_choice, check_
 from .state import ThreePartState
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
-from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, everything, first_index, intercept, pair_step,
-                        partner, random_pair, shrink, shrink_period, smo_loop, working_sets)
+from .numba_smo import (CHECK_EVERY, INTERCEPT_RULES, NO_PAIR, PairPicture, countdown, everything, first_index, intercept,
+                        pair_step, partner, random_pair, shrink_period, smo_loop, working_sets)
 
 RULES = ("random", "max_violating_pair", "second_order")
 
@@ -282,10 +282,7 @@ class SMO(Solver):
         active[:n_active] = state.active
         shrink_in = int(state.shrink_in)
         if self.shrinking:
-            if shrink_in == 0:
-                n_active = shrink(v, up, low, active)
-                shrink_in = int(shrink_period(n))
-            shrink_in -= 1
+            n_active, shrink_in = (int(c) for c in countdown(v, up, low, active, n_active, shrink_in))
         if rule == 0:  # the draws of step t: default_rng([seed, t]), as advance draws them
             u = np.random.default_rng([state.seed, state.n_iter]).random(2)
 
