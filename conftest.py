@@ -9,20 +9,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent
 
-# One BLAS thread for each process of the run: pytest -n auto starts a worker a core, and BLAS threads beside
-# them (in the workers, the notebooks' kernels, the browser's JupyterLab) spin against each other; notebook 8's
-# parallel-solver cell took 57 s in the whole run against 1.3 s alone.  Set here, before the workers and the
-# kernels they start inherit the environment; a value set outside the run is kept.
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+# One BLAS thread for each process of the run: pytest -n auto starts a worker a core, and BLAS threads beside them
+# (in the workers, the notebooks' kernels, the browser's JupyterLab) spin against each other (benchmarks/RESULTS.md,
+# the test suite's time).  Set here, before the workers and the kernels they start inherit the environment; a
+# value set outside the run is kept.
+_SET_HERE = [name for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS") if name not in os.environ]
+for _name in _SET_HERE:
+    os.environ[_name] = "1"
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "xdist_group(name): run these tests on one worker (pytest-xdist)")
-    # this process's BLAS too, where NumPy was loaded before the variables above (a run without workers)
-    from threadpoolctl import threadpool_limits
+    if "OPENBLAS_NUM_THREADS" in _SET_HERE:  # this process's BLAS too, where NumPy was loaded before (no workers)
+        from threadpoolctl import threadpool_limits
 
-    config._blas_limit = threadpool_limits(limits=int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas")
+        config._blas_limit = threadpool_limits(limits=1, user_api="blas")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
