@@ -1,6 +1,8 @@
 """Compiled kernels of :class:`~svmteach.solvers.dual_cd.DualCoordinateAscent`: the coordinate step, the epochs and their loops.
 
-A leaf: it imports nothing from the step path.  The step path (:mod:`svmteach.solvers.dual_cd`)
+A leaf: it imports nothing from the step path.  The step's kernels are inlined into the loops in numba's IR
+(``inline="always"``): LLVM left them as calls, a fixed cost a visit; they are small, so the loops compile quickly
+all the same.  The step path (:mod:`svmteach.solvers.dual_cd`)
 takes each step with the loops' own kernels, :func:`visit`, :func:`after_visit` and, with the linear
 kernel, :func:`linear_gradient` and :func:`add_row`, so both paths decide from the same numbers.
 The loops:
@@ -32,7 +34,7 @@ from .numba_kernel_rows import get_row
 # G > hi (or at its bound C with G < lo) is set aside; else PG, the projected gradient, is G
 # clipped to the side the box allows.  A box {0} (C = 0: a sample of weight 0) allows no side:
 # PG = 0, and it is set aside by either test (it is at both ends).
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def projected_gradient(G, alpha_i, C, hi, lo):
     """LIBLINEAR's test for one coordinate in the box ``[0, C]``: ``(shrink, PG)`` with G the
     minimisation gradient."""
@@ -50,7 +52,7 @@ def projected_gradient(G, alpha_i, C, hi, lo):
 
 
 # The coordinate step, derived in the module docstring of svmteach.solvers.dual_cd.
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def maximize_parabola(a, b, C, current):
     """Maximise ``a x^2 + b x`` over ``[0, C]``; return ``(unclipped, clipped)``.
 
@@ -115,7 +117,7 @@ class Sweep(NamedTuple):
     epoch_active: int
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def visit(i, g, Qii, C_i, alpha, hi, lo):
     """One coordinate in its box ``[0, C_i]`` with the shrinking thresholds ``hi, lo``: writes
     ``alpha[i]`` unless it is set aside.
@@ -137,14 +139,14 @@ def visit(i, g, Qii, C_i, alpha, hi, lo):
 
 
 # The linear kernel's coordinate gradient from w = sum_s alpha_s y_s x_s, and w's update: O(nonzeros of x_i).
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def linear_gradient(X, y, w, i):
     """:math:`g_i = 1 - y_i w^\\top x_i` (X dense or the CSR of :func:`~svmteach.rows.compiled_rows`); called by
     the step path and by :func:`steps_linear`, so both take their decisions from the same number."""
     return 1.0 - y[i] * row_dot(X, i, w)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_row(X, i, a, w):
     """:math:`w \\leftarrow w + a x_i` in place (the step path's and :func:`steps_linear`'s update of w)."""
     row_axpy(X, i, a, w)
