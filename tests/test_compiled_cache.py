@@ -112,28 +112,3 @@ def test_only_the_package_s_functions_carry_the_stamp(tmp_path):
         sys.modules.pop("user_module", None)
     assert not type(theirs).__name__.startswith("Stamped")
 
-
-def test_the_multiclass_kernels_compile_once_for_every_type_of_X():
-    """Each new type of X (dense or CSR, float64 or float32) compiles the epoch driver again, and only it: the block
-    kernels take no X and are not numba-inlined (``inline="always"`` compiled every kernel into each driver, a few
-    times the compile time of a new X type; LLVM inlines them into the driver anyway).  A process that compiled them
-    (not one that loaded the drivers from the cache) holds one version of each whatever the types of X it met."""
-    import numpy as np
-    import scipy.sparse as sp
-
-    from svmteach import MulticlassProblem
-    from svmteach.solvers import CSBlondel, ExactBlock, WWExact, WWShark
-    from svmteach.solvers import numba_multiclass as nm
-
-    kernels = (nm.visit, nm.cs_block, nm.ww_block, nm.llw_block, nm.shark_block, nm.weight_change)
-    for kernel in kernels:
-        assert kernel.targetoptions.get("inline", "never") == "never", kernel.__name__
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 4))
-    y = np.arange(30) % 3
-    for data in (X, X.astype(np.float32), sp.csr_array(X)):
-        for solver, loss in ((CSBlondel(), "cs"), (WWExact(), "ww"), (WWShark(), "ww"), (ExactBlock(), "llw")):
-            problem = MulticlassProblem(data, y, C=1.0, loss=loss, bias=1.0)
-            solver.advance(problem, solver.init(problem), 40)
-    for kernel in kernels:
-        assert len(kernel.signatures) <= 1, kernel.__name__

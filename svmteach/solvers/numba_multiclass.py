@@ -13,10 +13,8 @@ taken back once off their bound) is decided here and in the kernels, and the ste
 :func:`weight_change` on one row, with the picture buffers the driver fills only for a call's last visit
 (the state's picture).
 
-Every compiled function of the family lives in this one file.  LLVM inlines the kernels into
-:func:`epoch` (its machine code calls none of them), so they are compiled as functions of their own: their
-types do not depend on X's, and each new type of X (dense or CSR, float64 or float32) compiles the driver
-again, not every kernel (as numba's own ``inline="always"`` did, at a few times the compile time).
+Every compiled function of the family lives in this one file.  The kernels are inlined into the
+driver (``inline="always"``): called as functions they cost a fixed overhead a sample.
 """
 
 from __future__ import annotations
@@ -209,7 +207,7 @@ def visit_scratch(k):
     return np.empty((5, 2 * k)), np.empty(3 * k, dtype=np.int64)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def visit(code, s, a, y, q, C, M, tol, max_inner, margin, shrink, look, shrink_classes, work, iwork, picture,
           record):
     """One sample's block: ``a`` (k,) its row, replaced by the new one; ``s`` its scores (read where
@@ -227,7 +225,7 @@ def visit(code, s, a, y, q, C, M, tol, max_inner, margin, shrink, look, shrink_c
     return shark_block(s, a, y, q, C, M, tol, max_inner, margin, shrink, look, work, picture, record)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def weight_change(code, new, old, M, coef):
     """``coef`` (k,) = :math:`A(\\delta)` for δ = new - old: W moves by ``coef x_i'``."""
     k = new.shape[0]
@@ -245,7 +243,7 @@ def weight_change(code, new, old, M, coef):
             coef[m] = -(M * d)  # Weston-Watkins: W = -M alpha' X
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def box_violation(g, a, C):
     """The KKT violation of one variable ``a`` in [0, C] with gradient ``g`` of the minimised dual: its
     projected gradient's size, ``max(-g, 0)`` at 0, ``max(g, 0)`` at C, ``|g|`` inside, 0 in a box {0}."""
@@ -256,7 +254,7 @@ def box_violation(g, a, C):
     return abs(g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def at_rest(g, a, y, sign, margin, C, look, upper):
     """Whether a box-constrained off-label block (Weston-Watkins, Lee-Lin-Wahba, Shark's moves; ``sign``
     -1 when ``g`` is the negative gradient) is at rest: every entry :math:`\\alpha_{im}`, :math:`m \\ne y`, at
@@ -282,7 +280,7 @@ def at_rest(g, a, y, sign, margin, C, look, upper):
 # ---- the block kernels ------------------------------------------------------------------------------
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def off_label_free(a, y, C, grad, margin, shrink_classes, look, free):
     """What the Weston-Watkins and Lee-Lin-Wahba blocks share before they solve, given ``grad`` (the
     gradient :math:`\\partial f / \\partial \\alpha_{im}` of each off-label class looked at): the classes the
@@ -306,7 +304,7 @@ def off_label_free(a, y, C, grad, margin, shrink_classes, look, free):
     return violation, nf
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def draw_start(picture, a, y, grad, curvature, shift, curved):
     """The picture's rows of a Weston-Watkins or Lee-Lin-Wahba block before its step, over the off-label
     positions: the gradient, :math:`u = c / \\text{curvature}` (``c`` itself for a linear block) with
@@ -321,21 +319,21 @@ def draw_start(picture, a, y, grad, curvature, shift, curved):
             picture[2, p] = a[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_end(picture, y, free, nf, beta):
     """The new entries ``beta`` (nf,) of the ``free`` classes into the picture's beta row."""
     for t in range(nf):
         picture[2, free[t] if free[t] < y else free[t] - 1] = beta[t]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def linear_block(c, C, beta):
     """A block whose curvature is lost in the rounding: each entry at the bound its :math:`c_j` points to."""
     for p in range(beta.shape[0]):
         beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def ww_block(s, a, y, q, C, M, margin, shrink, look, shrink_classes, work, iwork, picture):
     """The exact Weston-Watkins block (:mod:`svmteach.losses.weston_watkins`) over its free classes
     (:func:`off_label_free`): with :math:`a_q = M^2 q` and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} -
@@ -380,7 +378,7 @@ def ww_block(s, a, y, q, C, M, margin, shrink, look, shrink_classes, work, iwork
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def llw_block(s, a, y, q, C, margin, shrink, look, shrink_classes, work, iwork, picture):
     """The exact Lee-Lin-Wahba block (:mod:`svmteach.losses.lee_lin_wahba`) over its free classes
     (:func:`off_label_free`): with :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`,
@@ -421,7 +419,7 @@ def llw_block(s, a, y, q, C, margin, shrink, look, shrink_classes, work, iwork, 
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work, iwork, picture):
     """Blondel's Crammer-Singer block (:mod:`svmteach.losses.crammer_singer`) over the classes looked at:
     skipped when :math:`v_i \\le` ``skip_tol``; else :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p` with
@@ -512,7 +510,7 @@ def cs_block(s, a, y, q, C, skip_tol, margin, shrink, look, shrink_classes, work
     return violation, moves
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def shark_block(s, a, y, q, C, M, inner_tol, max_inner, margin, shrink, look, work, picture, record):
     """Shark's greedy coordinate moves on the Weston-Watkins block (:mod:`svmteach.solvers.ww_shark`),
     :func:`shark_inner` from the negative gradient :math:`1 - M (s_y - s_m)`.  Picture: that gradient."""
