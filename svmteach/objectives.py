@@ -265,16 +265,16 @@ def multiclass_row_blocks(problem):
     copy fit in :data:`svmteach.rows.BLOCK_BYTES`, so that no (n, k) array is made beside X."""
     from . import rows
 
-    X, n, k = problem.X, problem.n_samples, problem.k
+    X, n, k = problem.design, problem.n_samples, problem.k
     per_row = 8 * 12 * k + (0 if rows.is_sparse(X) else 8 * problem.n_features)
     step = max(1, int(rows.BLOCK_BYTES // per_row))
     weight = problem.sample_weight
     def part_of(sl):
         part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
-        # index 2-D arrays with [sl, :]: the array API has no flat indexing
-        vars(part).update(vars(problem), X=rows.row_slice(X, sl) if rows.is_sparse(X) else X[sl, :],
-                          codes=problem.codes[sl], sqnorm=problem.sqnorm[sl], C_i=problem.C_i[sl],
-                          sample_weight=None if weight is None else weight[sl])
+        # (not the whole problem's matrices computed on first use, X and gram)
+        vars(part).update({name: v for name, v in vars(problem).items() if name not in ("X", "gram")},
+                          design=rows.row_slice(X, sl), codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
+                          C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
         return part
 
     for a in range(0, n, step):

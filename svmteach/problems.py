@@ -17,9 +17,9 @@ from .backend import array_namespace, is_numpy
 from .kernels import (Kernel, canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal,
                       make_kernel)
 from .losses import MulticlassLoss, get_loss
-from .rows import is_sparse, row_squared_norms
+from .rows import DesignMatrix, is_sparse, row_squared_norms
 from .validation import (check_bias, check_C, check_labels, check_positive, check_sample_weight, check_squared_norms,
-                         check_X, placed, readonly)
+                         check_X, placed, readonly, readonly_view, with_bias_column)
 
 
 #: Above this many samples, ``BinaryProblem.kernel_row`` computes rows one at a time, not the (n, n) matrix.
@@ -34,8 +34,8 @@ class Problem:
 
     def _build(self, *, C: float, **fields):
         """Set the validated ``fields``, ``C`` and the per-sample bounds :math:`C_i = C w_i` (all C without weights)."""
-        X, sample_weight = fields["X"], fields["sample_weight"]
-        xp = np if is_sparse(X) else array_namespace(X)
+        X, sample_weight = fields.get("design", fields.get("X")), fields["sample_weight"]
+        xp = np if is_sparse(X) else array_namespace(X.data if isinstance(X, DesignMatrix) else X)
         C_i = xp.full(X.shape[0], C, dtype=xp.float64) if sample_weight is None else C * sample_weight
         vars(self).update(fields, C=C, C_i=readonly(C_i))
 
@@ -55,15 +55,17 @@ class Problem:
     @property
     def xp(self) -> Any:
         """The array namespace of X (NumPy for a sparse X)."""
-        return np if is_sparse(self.X) else array_namespace(self.X)
+        data = self.design.data if isinstance(self.design, DesignMatrix) else self.design
+        return np if is_sparse(data) else array_namespace(data)
 
     @property
     def n_samples(self) -> int:
-        return int(self.X.shape[0])
+        return int(self.design.shape[0])
 
     @property
     def n_features(self) -> int:
-        return int(self.X.shape[1])
+        """The columns of X, its bias column included."""
+        return int(self.design.shape[1])
 
     def __repr__(self):
         shown = [("loss", self.loss)] if "loss" in vars(self) else []
@@ -156,6 +158,11 @@ class BinaryProblem(Problem):
                     classes=classes, device=device, **cached)
 
     @property
+    def design(self) -> Any:
+        """The matrix the model multiplies, as :mod:`svmteach.rows` takes it: X itself (its bias column stored)."""
+        return self.X
+
+    @property
     def gamma(self) -> float:
         """The kernel's gamma (a number, ``'scale'`` resolved)."""
         return self.kernel.gamma
@@ -232,10 +239,17 @@ class MulticlassProblem(Problem):
         the kernel's feature space, :math:`w_m = \sum_i A_{im} \phi(x_i)`, and the solvers keep the training
         scores :math:`S = K A(\alpha)` in their place (:mod:`svmteach.multiclass_model`); X must then be dense
         NumPy (float64).
+    copy : bool
+        True: the problem keeps a read-only copy of X.  False (the estimators' fits): X itself, behind a read-only
+        view, when it needs no conversion (C-contiguous float32 or float64, a CSR in canonical form); the caller
+        must then not change X while the problem is in use.
 
     Attributes
     ----------
-    X : (n, d), (n, d + 1) with a linear kernel's bias column;  codes : (n,) int64 class index of each sample;
+    design : :class:`~svmteach.rows.DesignMatrix`, X and the linear kernel's bias, the column never stored: what
+    the solvers read (:mod:`svmteach.rows`);
+    X : (n, d), (n, d + 1) with a linear kernel's bias column, made on first use (a copy: for small problems and
+    figures);  codes : (n,) int64 class index of each sample;
     classes : (k,) labels;  C_i : (n,) float64, each sample's :math:`C w_i`;  k : int;
     kernel : Kernel;  kernel_offset : float, :math:`B^2` added to a nonlinear kernel (0 otherwise);
     sqnorm : (n,) float64, :math:`\|\phi(x_i)\|^2`: the squared norms of the rows (linear), :math:`K_{ii} + B^2`
@@ -246,13 +260,13 @@ class MulticlassProblem(Problem):
     def __init__(self, X: ArrayLike, y: ArrayLike, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0,
                  device: str | None = None, sample_weight: ArrayLike | None = None, bias: float | None = None,
                  kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3,
-                 coef0: float = 1.0) -> None:
+                 coef0: float = 1.0, copy: bool = True) -> None:
         loss = get_loss(loss).name
         bias = check_bias(bias)
         kernel_name = getattr(kernel, "name", None) or canonical_kernel_name(kernel)
         X = placed(X, device)
         if kernel_name == "linear":
-            X = check_X(X, "X", accept_sparse=True, bias=bias)  # one copy, with its bias column
+            X = readonly_view(check_X(X, "X", accept_sparse=True, copy=copy))  # the bias column is never stored
             kernel = make_kernel("linear")
         else:
             X = check_kernel_X(X, kernel_name)
@@ -267,8 +281,9 @@ class MulticlassProblem(Problem):
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         M = check_positive(M, "M")
         xp = np if is_sparse(X) else array_namespace(X)
-        sqnorm = row_squared_norms(X, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + kernel_offset(kernel, bias)
-        self._build(X=X, C=check_C(C), loss=loss, M=M, device=device,
+        design = DesignMatrix(X, bias if kernel.is_linear else None)
+        sqnorm = row_squared_norms(design, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + kernel_offset(kernel, bias)
+        self._build(design=design, C=check_C(C), loss=loss, M=M, device=device,
                     sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, classes=classes,
                     codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel,
                     sqnorm=readonly(check_squared_norms(sqnorm, xp)))
@@ -276,6 +291,13 @@ class MulticlassProblem(Problem):
     @property
     def k(self) -> int:
         return len(self.classes)
+
+    @cached_property
+    def X(self) -> Any:
+        """The (n, d + 1) matrix ``[X, B 1]`` of the linear kernel's bias column (X itself without one), made on first
+        use: the interior-point method, the parallel solver and figures read it; the coordinate solvers and the
+        measures read ``design``, which stores no bias column."""
+        return with_bias_column(self.design.data, self.design.bias)
 
     @property
     def loss_object(self) -> MulticlassLoss:

@@ -10,6 +10,9 @@ A problem keeps X dense (NumPy, CuPy) or as a SciPy ``csr_array``; nothing else 
   :func:`row_dot` (:math:`x_i^\\top v`) and :func:`row_axpy` (:math:`v \\leftarrow v + a x_i`) visit the
   row's stored entries only.  Numba picks the dense or sparse body from the argument's type
   (:func:`numba.extending.overload`), so each epoch is written once.
+
+Each also takes a :class:`DesignMatrix`: X with the intercept's constant column, which is never stored (a
+multiclass problem's rows: LIBLINEAR's ``-B`` without a copy of X).
 """
 
 from __future__ import annotations
@@ -33,20 +36,70 @@ class CSR(NamedTuple):
     indptr: np.ndarray
 
 
+class DesignMatrix(NamedTuple):
+    """The (n, d + 1) matrix :math:`[X, B \\mathbf 1]` of a linear model with an intercept (``bias`` B: a constant
+    feature, penalised with the weights), of which only ``data`` (X, dense or CSR) is stored; ``bias`` None: X
+    itself, (n, d).  The functions of this module take it where they take X."""
+
+    data: object
+    bias: float | None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n, d = self.data.shape
+        return int(n), int(d) + (self.bias is not None)
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+
+class CompiledDesign(NamedTuple):
+    """A :class:`DesignMatrix` as a compiled loop takes it: ``rows`` as :func:`compiled_rows` gives X, and the
+    constant ``bias`` in the column ``column`` of a weight vector (-1: no bias column).  A loop unpacks it once
+    and adds the bias column's term beside :func:`row_dot` and :func:`row_axpy` in its own body: inside an inlined
+    function, that branch costs two reference counts of the row's array a call (numba 0.68; 1.6x a digits visit)."""
+
+    rows: object
+    bias: float
+    column: int
+
+
 def is_sparse(X) -> bool:
-    """True when ``X`` is a SciPy sparse matrix or array."""
+    """True when ``X`` (or a :class:`DesignMatrix`'s data) is a SciPy sparse matrix or array."""
+    X = X.data if isinstance(X, DesignMatrix) else X
     return type(X).__module__.startswith("scipy.sparse")
 
 
 def compiled_rows(X):
-    """What a compiled loop takes for ``X``: the dense NumPy array, or a :class:`CSR` of a CSR matrix."""
+    """What a compiled loop takes for ``X``: the dense NumPy array, or a :class:`CSR` of a CSR matrix; for a
+    :class:`DesignMatrix`, a :class:`CompiledDesign` (with or without its bias: one type per type of X)."""
+    if isinstance(X, DesignMatrix):
+        column = -1 if X.bias is None else int(X.data.shape[1])
+        return CompiledDesign(compiled_rows(X.data), 0.0 if X.bias is None else float(X.bias), column)
     if is_sparse(X):
         return CSR(X.data, X.indices, X.indptr)
     return X
 
 
+def stored(X):
+    """The matrix whose entries are stored: X, or a :class:`DesignMatrix`'s data (without its bias column)."""
+    return X.data if isinstance(X, DesignMatrix) else X
+
+
+def dense_row(X, i: int, xp=np):
+    """Row i of X (or of a :class:`DesignMatrix`, its bias appended) as a dense float64 vector: O(d), one row only."""
+    data = stored(X)
+    row = data[[i], :].toarray()[0].astype(np.float64) if is_sparse(data) else xp.astype(data[i, :], xp.float64)
+    if isinstance(X, DesignMatrix) and X.bias is not None:
+        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
+        row = join([row, xp.asarray([float(X.bias)], dtype=xp.float64)])
+    return row
+
+
 def row_blocks(X):
     """Row slices of X whose float64 copies fit in :data:`BLOCK_BYTES` (dense, or the stored entries of a CSR)."""
+    X = stored(X)
     n, d = X.shape
     per_row = (8 * X.nnz / max(n, 1)) if is_sparse(X) else 8 * d  # the float64 values of a row
     step = max(1, int(BLOCK_BYTES // max(per_row, 1)))
@@ -57,6 +110,8 @@ def row_slice(X, rows: slice, dtype=None):
     """The rows ``rows`` of X without a copy of them: a view of a dense X, or a CSR that shares X's values and
     column indices (its own ``indptr`` shifted to 0, b + 1 integers).  ``dtype``: the values converted, the block's
     one copy (a dense block's entries, a CSR block's stored values only)."""
+    if isinstance(X, DesignMatrix):
+        return DesignMatrix(row_slice(X.data, rows, dtype), X.bias)
     if not is_sparse(X):
         part = X[rows, :]
         return part if dtype is None or part.dtype == dtype else part.astype(dtype)
@@ -88,6 +143,13 @@ def _csr_blocks(X, power, visit):
 def times(X, B, xp=np):
     """:math:`X B` in float64, ``B`` of shape (d, m): a float32 X in float64 arithmetic, without a
     float64 copy of the whole of X (a CSR X: without a copy of any of it)."""
+    if isinstance(X, DesignMatrix):
+        if X.bias is None:
+            return times(X.data, B, xp)
+        B = xp.astype(B, xp.float64, copy=False)
+        out = times(X.data, B[:-1, :], xp)
+        out += X.bias * B[-1, :]  # the bias column's term, last (as in a row of the stored [X, B 1])
+        return out
     if is_sparse(X):
         X, out = X.tocsr(), np.zeros((X.shape[0], B.shape[1]))  # tocsr: X itself (every caller's X is CSR)
         _csr_times(*_read_only(X), np.ascontiguousarray(B, dtype=np.float64), out)
@@ -106,6 +168,13 @@ def times(X, B, xp=np):
 def transpose_times(X, A, xp=np):
     """:math:`X^\\top A` in float64, ``A`` of shape (n, m): as :func:`times`, no float64 copy of X, and A itself
     when it is float64 (no (n, m) copy)."""
+    if isinstance(X, DesignMatrix):
+        if X.bias is None:
+            return transpose_times(X.data, A, xp)
+        A = xp.astype(A, xp.float64, copy=False)
+        top = transpose_times(X.data, A, xp)
+        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
+        return join([top, X.bias * xp.sum(A, axis=0)[None, :]], axis=0)  # the bias row: B times A's column sums
     if is_sparse(X):
         X, out = X.tocsr(), np.zeros((X.shape[1], A.shape[1]))
         _csr_transpose_times(*_read_only(X), np.ascontiguousarray(A, dtype=np.float64), out)
@@ -158,6 +227,12 @@ def _csr_transpose_times(data, indices, indptr, A, out):
 
 def row_squared_norms(X, xp=np):
     """(n,) float64 :math:`\\|x_i\\|^2`, without a copy of X: a block of rows at a time (NumPy, SciPy CSR)."""
+    if isinstance(X, DesignMatrix):
+        norms = row_squared_norms(X.data, xp)
+        if X.bias is not None:
+            with np.errstate(over="ignore"):  # as below: an infinite norm is for the caller to refuse
+                norms = norms + float(X.bias) * float(X.bias)
+        return norms
     if not is_sparse(X) and xp is not np:
         Xf = xp.astype(X, xp.float64)
         return xp.sum(Xf * Xf, axis=1)
@@ -182,6 +257,9 @@ def row_squared_norms(X, xp=np):
 
 def column_sums(X, power: int = 1):
     """(d,) float64 :math:`\\sum_i x_{it}` (``power=2``: :math:`\\sum_i x_{it}^2`), without a copy of X."""
+    if isinstance(X, DesignMatrix):
+        sums = column_sums(X.data, power)
+        return sums if X.bias is None else np.append(sums, X.shape[0] * float(X.bias) ** power)
     out = np.zeros(X.shape[1])
     if not is_sparse(X):
         for rows in row_blocks(X):
@@ -247,3 +325,4 @@ def _row_axpy(X, i, a, v):
             v[np.uint64(indices[p])] += a * data[p]  # as in row_dot: a CSR's column indices are never negative
 
     return sparse
+

@@ -284,6 +284,22 @@ def with_bias_column(X, bias, dtype=None):
     return out
 
 
+def readonly_view(X):
+    """``X`` behind read-only views (a NumPy array, or a CSR's three arrays), without a copy: the caller's arrays
+    keep their flags.  Other libraries' arrays, which have no such flag, come back as they are."""
+    if isinstance(X, np.ndarray):
+        view = X.view()
+        view.setflags(write=False)
+        return view
+    if is_sparse(X):
+        import scipy.sparse as sp
+
+        out = sp.csr_array(X.shape, dtype=X.dtype)  # the arrays set on an empty CSR: the constructor may copy them
+        out.data, out.indices, out.indptr = (readonly(a.view()) for a in (X.data, X.indices, X.indptr))
+        return out
+    return X
+
+
 def readonly(a):
     """``a``, made read-only when it is a NumPy array (other libraries' arrays have no such flag)."""
     if isinstance(a, np.ndarray):

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..backend import DEVICES, is_numpy, one_blas_thread
 from ..kernels import _ALIASES, KERNELS, Kernel
-from ..rows import is_sparse
+from ..rows import is_sparse, stored
 from ..problems import Problem
 from ..solvers import InteriorPoint, solve
 from ..solvers.base import SolveResult, Solver
@@ -135,7 +135,7 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
                                                                              if self.max_iter is None else "")
             why = (f"stopped after {limit}" if taken >= budget else
                    f"stopped after {self.n_iter_} epochs, before {limit}, {STALLED}")
-            warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, problem.X)
+            warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, stored(problem.design))
         remember(self, problem, result, self.warm_start)
         self.solver_ = solver.name
         self.classes_ = problem.classes

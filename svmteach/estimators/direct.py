@@ -44,7 +44,7 @@ def finish_directly(problem, result, tol: float, bias: bool, record_history: boo
     equality :math:`y^\\top\\alpha = 0`.  None too for a loss the method does not solve, and, with a
     ConvergenceWarning naming C and X, where float64 cannot represent the optimum
     (:class:`~svmteach.solvers.interior_point.Float64RangeError`)."""
-    if result.converged or is_sparse(problem.X) or dual_size(problem) > DIRECT_UP_TO:
+    if result.converged or is_sparse(problem.design) or dual_size(problem) > DIRECT_UP_TO:
         return None
     loss = getattr(problem, "loss_object", None)
     if loss is not None and not InteriorPoint.solves(loss):

@@ -142,12 +142,14 @@ class MulticlassSVC(DualSVC):
 
     def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> MulticlassProblem:
         """The :class:`~svmteach.problems.MulticlassProblem` that ``fit(X, y, sample_weight)`` solves (bias
-        column and per-sample C included), rebuilt to draw it or recompute the fit's objectives."""
+        column and per-sample C included), rebuilt to draw it or recompute the fit's objectives.  It shares X
+        (``copy=False``): do not change X while the problem is in use."""
         self.check_params()
         bias = self.intercept_scaling if self.fit_intercept else None
         return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
                                  sample_weight=sample_weights(y, sample_weight, self.class_weight),
-                                 kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+                                 kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+                                 copy=False)
 
     def fit_label(self, solver: Solver, problem: MulticlassProblem) -> str:
         """The loss and the solver: "ww, exact"."""

@@ -135,7 +135,7 @@ class MulticlassLoss(ABC):
     def weights(self, problem, alpha):
         """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64."""
         xp = problem.xp
-        return transpose_times(problem.X, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
+        return transpose_times(problem.design, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
 
     def primal(self, problem, W, S=None) -> float:
         """:math:`\\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\ell_i(W)`."""
@@ -169,7 +169,7 @@ def one_hot(problem):
 
 def scores(problem, W):
     """(n, k) scores :math:`s_{im} = w_m^\\top x_i` in float64 (X dense or sparse, never copied whole)."""
-    return times(problem.X, W.T, problem.xp)
+    return times(problem.design, W.T, problem.xp)
 
 
 def column_C(problem):

@@ -57,7 +57,7 @@ from .. import multiclass_model
 from .. import objectives as obj
 from ..problems import MulticlassProblem
 from ..backend import is_numpy, to_numpy
-from ..rows import compiled_rows, is_sparse
+from ..rows import compiled_rows, dense_row, is_sparse
 from . import numba_multiclass as nm
 from .base import Solver, check_state_alpha, seed_from
 from .state import ThreePartState
@@ -378,7 +378,7 @@ class MulticlassSolver(Solver):
         # the epochs' copy of W in the layout its visits read: C order for a dense x_i (whole rows
         # W[m]) and for S (whole rows S[t]), Fortran order for a sparse x_i (the k entries W[:, t] of each
         # stored column adjacent)
-        W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.X) else "C")
+        W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.design) else "C")
         n = problem.n_samples
         # the epochs set samples and classes aside in copies of the state's (the input state's are never written)
         active, classes = state.active.copy(), state.active_classes.copy()
@@ -387,7 +387,7 @@ class MulticlassSolver(Solver):
         tol, max_inner = self.kernel_options(problem)
         numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
         visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin, i, met, moves = nm.epochs(
-            self.kernel(problem), compiled_rows(problem.X), NO_ROWS if state.rows is None else state.rows,
+            self.kernel(problem), compiled_rows(problem.design), NO_ROWS if state.rows is None else state.rows,
             float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, float(problem.M), tol, max_inner,
             alpha, W, perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed,
             float(self.shrink_floor()), int(n_steps), state.epoch, state.pos, len(state.perm),
@@ -416,10 +416,7 @@ def sample_arrays(problem, state, i):
     xp = problem.xp
     if multiclass_model.is_kernel(problem):
         return None, float(problem.sqnorm[i]), int(problem.codes[i]), state.W[i, :]
-    if is_sparse(problem.X):
-        x = problem.X[[i], :].toarray()[0].astype(np.float64)
-    else:
-        x = xp.astype(problem.X[i, :], xp.float64)
+    x = dense_row(problem.design, i, xp)
     return x, float(problem.sqnorm[i]), int(problem.codes[i]), state.W @ x
 
 

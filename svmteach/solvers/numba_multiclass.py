@@ -132,7 +132,7 @@ def draw_order(perm, active, seed, epoch_no):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes,
+def epoch(code, design, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W, order, active, margin, classes,
           picture, record):
     """The block step of kernel ``code`` for every sample of ``order``, in place on ``alpha`` (n, k) and the model
     ``W``; returns ``(violation, moves)``: the largest block KKT violation met, each block's before its step (0.0
@@ -141,7 +141,8 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
     sample), its scores then computed over every class.
 
     The model (:mod:`svmteach.multiclass_model`): on a linear problem the weights W (k, d; only its rows are read),
-    sample i's scores :math:`W x_i` from X's row (dense or CSR) and a step's move :math:`W \\mathrel{+}=
+    sample i's scores :math:`W x_i` from the row of ``design`` (X dense or CSR, and its bias column, never stored:
+    :class:`~svmteach.rows.CompiledDesign`) and a step's move :math:`W \\mathrel{+}=
     A(\\delta)^\\top x_i`; on a kernel problem (``rows`` the run's KernelRowCache, not empty) the training scores
     S = K A (n, k), sample i's scores the row S[i] and a step's move :math:`S \\mathrel{+}= (K_{:i} + B^2)\\,
     A(\\delta)^\\top` (``offset`` :math:`B^2`; K symmetric, its column read as row i from the cache).
@@ -153,6 +154,7 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
     """
     k = alpha.shape[1]
     kernel = rows.buffer.shape[0] > 0
+    X, bias, bias_column = design  # a CompiledDesign's fields (rows.compiled_rows), unpacked once
     s = np.zeros(k)
     a = np.empty(k)
     coef = np.empty(k)
@@ -173,6 +175,8 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
                 s[m] = W[i, m]
             elif look[m] or drawn:
                 s[m] = row_dot(X, i, W[m])  # s = W x_i over the classes looked at (a picture shows every class)
+                if bias_column >= 0:
+                    s[m] += bias * W[m, bias_column]  # the bias column's term, last (as a stored [X, B 1] sums it)
         violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], M, tol, max_inner, margin, shrink,
                                  look, shrink_classes, work, iwork, picture, record)
         worst = max(worst, violation)
@@ -197,6 +201,8 @@ def epoch(code, X, rows, offset, sqnorm, codes, C_i, M, tol, max_inner, alpha, W
             for m in range(k):
                 if coef[m] != 0.0:
                     row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
+                    if bias_column >= 0:
+                        W[m, bias_column] += coef[m] * bias
     return worst, moves
 
 

@@ -300,29 +300,37 @@ def _check_problem(problem):
 
 
 def weights(problem, alpha):
-    """W(alpha) = A(alpha)' X as float64, a dense X multiplied in its own precision, a CSR X by
-    :func:`~svmteach.rows.transpose_times`.  For a step's change of W; :func:`exact_weights` for W itself."""
-    xp = problem.xp
+    """W(alpha) = A(alpha)' X as float64, a dense X multiplied in its own precision (the bias column's weights,
+    B times A's column sums, in float64), a CSR X by :func:`~svmteach.rows.transpose_times`.  For a step's change of
+    W; :func:`exact_weights` for W itself."""
+    xp, design = problem.xp, problem.design
     A = problem.loss_object.weight_rows(problem, alpha)
-    if is_sparse(problem.X):
-        return transpose_times(problem.X, A, xp).T
-    return xp.astype(xp.astype(A, problem.X.dtype).T @ problem.X, xp.float64)
+    if is_sparse(design):
+        return transpose_times(design, A, xp).T
+    X = design.data
+    W = xp.astype(xp.astype(A, X.dtype).T @ X, xp.float64)
+    if design.bias is None:
+        return W
+    join = xp.concat if hasattr(xp, "concat") else xp.concatenate
+    return join([W, design.bias * xp.sum(xp.astype(A, xp.float64), axis=0)[:, None]], axis=1)
 
 
 def scores(problem, W):
-    """S = X W' as float64: a dense X multiplied in its own precision, a CSR X by :func:`~svmteach.rows.times`.
-    For a step's change of S; :func:`exact_scores` for S itself."""
-    xp = problem.xp
-    if is_sparse(problem.X):
-        return times(problem.X, W.T, xp)
-    return xp.astype(problem.X @ xp.astype(W, problem.X.dtype).T, xp.float64)
+    """S = X W' as float64: a dense X multiplied in its own precision (the bias column's term in float64), a CSR X
+    by :func:`~svmteach.rows.times`.  For a step's change of S; :func:`exact_scores` for S itself."""
+    xp, design = problem.xp, problem.design
+    if is_sparse(design):
+        return times(design, W.T, xp)
+    X = design.data
+    S = xp.astype(X @ xp.astype(W[:, : X.shape[1]], X.dtype).T, xp.float64)
+    return S if design.bias is None else S + design.bias * W[:, -1][None, :]
 
 
 def next_scores(problem, S, W, step_W):
     """The scores after a step to W: X W' when X is float64 (no drift from W), and ``S + X dW'`` when the
     products run in a lower precision (their rounding is then relative to the step, not to W)."""
     xp = problem.xp
-    if is_sparse(problem.X) or problem.X.dtype == xp.float64:
+    if is_sparse(problem.design) or problem.design.dtype == xp.float64:
         return scores(problem, W)
     return S + scores(problem, step_W)
 
@@ -336,7 +344,7 @@ def exact_weights(problem, alpha):
 
 def exact_scores(problem, W):
     """S = X W' in float64 arithmetic whatever X's precision (:func:`~svmteach.rows.times`)."""
-    return times(problem.X, W.T, problem.xp)
+    return times(problem.design, W.T, problem.xp)
 
 
 def feasible_scale(problem, alpha, P):
