@@ -234,11 +234,6 @@ def multiclass_weights(problem, alpha):
     return multiclass_model.model(problem, alpha)
 
 
-def multiclass_losses(problem, S):
-    """(n,) loss of each sample at scores ``S``."""
-    return problem.loss_object.sample_losses(problem, S)
-
-
 def multiclass_primal(problem, W, S=None):
     """:math:`\\tfrac12\\|W\\|_F^2 + C \\sum_i \\ell_i` at the weights W (linear kernel).  A kernel problem's
     weights live in its feature space, where :math:`\\|W\\|^2 = \\langle A(\\alpha), S \\rangle` needs alpha:

@@ -291,14 +291,6 @@ def show_inputs(inputs: dict) -> str:
     return ", ".join(f"{k}={show(v, full=True)}" for k, v in inputs.items())
 
 
-def show_pair(got, expected) -> tuple[str, str]:
-    """``got`` and ``expected`` as text: to 6 digits, or to full precision where 6 digits would print them alike."""
-    g, e = show(got), show(expected)
-    if g == e:
-        g, e = show(got, full=True), show(expected, full=True)
-    return g, e
-
-
 # ---- reading what the function returned --------------------------------------------------------
 
 
