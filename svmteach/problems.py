@@ -17,7 +17,7 @@ from .backend import array_namespace, is_numpy
 from .kernels import (Kernel, canonical_kernel_name, check_kernel_finite, check_kernel_psd, gram, kernel_diagonal,
                       make_kernel)
 from .losses import MulticlassLoss, get_loss
-from .rows import DesignMatrix, is_sparse, row_squared_norms
+from .rows import DesignMatrix, is_sparse, row_squared_norms, stored
 from .validation import (check_bias, check_C, check_labels, check_positive, check_sample_weight, check_squared_norms,
                          check_X, placed, readonly, readonly_view, with_bias_column)
 
@@ -35,7 +35,7 @@ class Problem:
     def _build(self, *, C: float, **fields):
         """Set the validated ``fields``, ``C`` and the per-sample bounds :math:`C_i = C w_i` (all C without weights)."""
         X, sample_weight = fields.get("design", fields.get("X")), fields["sample_weight"]
-        xp = np if is_sparse(X) else array_namespace(X.data if isinstance(X, DesignMatrix) else X)
+        xp = np if is_sparse(X) else array_namespace(stored(X))
         C_i = xp.full(X.shape[0], C, dtype=xp.float64) if sample_weight is None else C * sample_weight
         vars(self).update(fields, C=C, C_i=readonly(C_i))
 
@@ -55,8 +55,7 @@ class Problem:
     @property
     def xp(self) -> Any:
         """The array namespace of X (NumPy for a sparse X)."""
-        data = self.design.data if isinstance(self.design, DesignMatrix) else self.design
-        return np if is_sparse(data) else array_namespace(data)
+        return np if is_sparse(self.design) else array_namespace(stored(self.design))
 
     @property
     def n_samples(self) -> int:

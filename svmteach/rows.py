@@ -259,7 +259,10 @@ def column_sums(X, power: int = 1):
     """(d,) float64 :math:`\\sum_i x_{it}` (``power=2``: :math:`\\sum_i x_{it}^2`), without a copy of X."""
     if isinstance(X, DesignMatrix):
         sums = column_sums(X.data, power)
-        return sums if X.bias is None else np.append(sums, X.shape[0] * float(X.bias) ** power)
+        if X.bias is None:
+            return sums
+        with np.errstate(over="ignore"):  # a huge B's square: inf, as the stored column's would sum to
+            return np.append(sums, X.shape[0] * np.float64(X.bias) ** power)
     out = np.zeros(X.shape[1])
     if not is_sparse(X):
         for rows in row_blocks(X):
