@@ -34,10 +34,10 @@ class Problem:
 
     def _build(self, *, C: float, **fields):
         """Set the validated ``fields``, ``C`` and the per-sample bounds :math:`C_i = C w_i` (all C without weights)."""
-        X, sample_weight = fields.get("design", fields.get("X")), fields["sample_weight"]
-        xp = np if is_sparse(X) else array_namespace(stored(X))
-        C_i = xp.full(X.shape[0], C, dtype=xp.float64) if sample_weight is None else C * sample_weight
-        vars(self).update(fields, C=C, C_i=readonly(C_i))
+        vars(self).update(fields, C=C)
+        weight, xp = fields["sample_weight"], self.xp  # the namespace of the data just set (``design``)
+        C_i = xp.full(self.n_samples, C, dtype=xp.float64) if weight is None else C * weight
+        vars(self)["C_i"] = readonly(C_i)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{name} cannot be set: a {type(self).__name__} is immutable once built; "
@@ -294,8 +294,8 @@ class MulticlassProblem(Problem):
     @cached_property
     def X(self) -> Any:
         """The (n, d + 1) matrix ``[X, B 1]`` of the linear kernel's bias column (X itself without one), made on first
-        use: the interior-point method, the parallel solver and figures read it; the coordinate solvers and the
-        measures read ``design``, which stores no bias column."""
+        use: the interior-point method and figures read it; the solvers' steps, the measures and the parallel solver
+        read ``design``, which stores no bias column."""
         return with_bias_column(self.design.data, self.design.bias)
 
     @property

@@ -30,6 +30,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..backend import to_numpy
+from ..rows import dense_row
 
 SHARK_COLOR, EXACT_COLOR = "#e6550d", "#08519c"
 #: Points per side of the grid the level lines are computed on.
@@ -91,7 +92,7 @@ def block_path_picture(problem, state):
         return None
     i = int(state.i)
     M, C, k = problem.M, float(problem.C_i[i]), problem.k  # the sample's box [0, C_i]
-    x = to_numpy(problem.X[i, :]).astype(np.float64)
+    x = to_numpy(dense_row(problem.design, i, problem.xp))  # float64, the bias column's B appended
     delta = to_numpy(block.delta).astype(np.float64)
     alpha = to_numpy(state.alpha).astype(np.float64)
     before = alpha[i] - delta
