@@ -467,10 +467,23 @@ def certify(solver, problem, state, tol):
 
 
 def check_choice(name: str, value, choices):
-    """Raise a ValueError naming ``name`` unless ``value`` is one of ``choices``."""
+    """``value``, when it is one of ``choices``; else a ValueError naming ``name`` (a TypeError when the
+    choices are strings and ``value`` is not one)."""
+    choices = tuple(choices)
+    if all(isinstance(c, str) for c in choices) and not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {choices}, got {type(value).__name__} {value!r}")
     if value not in choices:
-        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
     return value
+
+
+def check_flag(name: str, value) -> bool:
+    """``value`` as a bool when it is True or False (NumPy's too); else a TypeError naming ``name``."""
+    import numpy as np
+
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
 
 
 def check_random_state(random_state):

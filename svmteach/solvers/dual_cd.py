@@ -46,7 +46,8 @@ from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse, transpose_times
-from .base import Solver, binary_gap_rounding, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .base import (Solver, binary_gap_rounding, check_choice, check_flag, check_random_state, check_state, check_state_alpha,
+                   seed_from)
 from .state import ThreePartState
 from .stopping import StoppingRule
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, after_visit,
@@ -211,14 +212,10 @@ class DualCoordinateAscent(Solver):
 
     def __init__(self, init: str = "zero", random_state: int | np.random.Generator | np.random.RandomState | None = None,
                  shrinking: bool = True, cache_size: float = CACHE_SIZE) -> None:
-        if not isinstance(init, str):
-            raise TypeError(f"init must be 'zero' or 'uniform', got {type(init).__name__} {init!r}")
         self.init_rule = check_choice("init", init, ("zero", "uniform"))
         check_random_state(random_state)
         self.random_state = random_state
-        if not isinstance(shrinking, (bool, np.bool_)):
-            raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
-        self.shrinking = bool(shrinking)
+        self.shrinking = check_flag("shrinking", shrinking)
         self.cache_size = check_cache_size(cache_size)
 
     @property

@@ -41,7 +41,7 @@ from ..losses import MulticlassLoss
 from ..problems import Problem
 from ..backend import to_numpy
 from ..rows import is_sparse
-from .base import Solver, check_choice, check_random_state, check_state
+from .base import Solver, check_choice, check_flag, check_random_state, check_state
 from .interior_point_qp import BOX_CAP, alpha_of, build_qp, g_times, gt_times, hess_times, is_binary
 from .newton_system import NewtonSystem, least_squares
 from .state import ThreePartState
@@ -234,11 +234,7 @@ class InteriorPoint(Solver):
 
     def __init__(self, bias: bool = True, method: str = "auto",
                  random_state: int | np.random.Generator | np.random.RandomState | None = None) -> None:
-        if not isinstance(bias, (bool, np.bool_)):
-            raise TypeError(f"bias must be True or False, got {type(bias).__name__} {bias!r}")
-        if not isinstance(method, str):
-            raise TypeError(f"method must be one of {METHODS}, got {type(method).__name__} {method!r}")
-        self.bias = bool(bias)
+        self.bias = check_flag("bias", bias)
         self.method = check_choice("method", method, METHODS)
         check_random_state(random_state)
         self.random_state = random_state

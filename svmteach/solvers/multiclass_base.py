@@ -59,7 +59,7 @@ from ..problems import MulticlassProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, dense_row, is_sparse
 from . import numba_multiclass as nm
-from .base import Solver, check_state_alpha, seed_from
+from .base import Solver, check_flag, check_state_alpha, seed_from
 from .state import ThreePartState
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size, kernel_row, row_cache
@@ -176,9 +176,7 @@ class MulticlassSolver(Solver):
     def __init__(self, random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True,
                  cache_size: float = CACHE_SIZE) -> None:
         self.random_state = random_state
-        if not isinstance(shrinking, (bool, np.bool_)):
-            raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
-        self.shrinking = bool(shrinking)
+        self.shrinking = check_flag("shrinking", shrinking)
         self.cache_size = check_cache_size(cache_size)
 
     @property

@@ -57,7 +57,8 @@ from .. import objectives as obj
 from ..backend import is_numpy, to_numpy
 from ..problems import BinaryProblem
 from ..rows import is_sparse
-from .base import KKT_PER_TOL, Solver, binary_gap_rounding, check_choice, check_random_state, check_state, check_state_alpha, seed_from
+from .base import (KKT_PER_TOL, Solver, binary_gap_rounding, check_choice, check_flag, check_random_state, check_state,
+                   check_state_alpha, seed_from)
 from .state import ThreePartState
 from .stopping import StoppingRule
 from .kernel_scores import CACHE_SIZE, check_cache_size, exact_gradient, kernel_row, row_cache
@@ -237,15 +238,11 @@ class SMO(Solver):
 
     def __init__(self, selection: str = "second_order", random_state: int | np.random.Generator | np.random.RandomState | None = None,
                  cache_size: float = CACHE_SIZE, shrinking: bool = True) -> None:
-        if not isinstance(selection, str):
-            raise TypeError(f"selection must be one of {RULES}, got {type(selection).__name__} {selection!r}")
         self.selection = check_choice("selection", selection, RULES)
         check_random_state(random_state)
         self.random_state = random_state
         self.cache_size = check_cache_size(cache_size)
-        if not isinstance(shrinking, (bool, np.bool_)):
-            raise TypeError(f"shrinking must be True or False, got {type(shrinking).__name__} {shrinking!r}")
-        self.shrinking = bool(shrinking)
+        self.shrinking = check_flag("shrinking", shrinking)
 
     def init(self, problem: BinaryProblem) -> SMOState:
         xp, n = check_dense(problem).xp, problem.n_samples
