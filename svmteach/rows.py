@@ -58,7 +58,7 @@ class CompiledDesign(NamedTuple):
     """A :class:`DesignMatrix` as a compiled loop takes it: ``rows`` as :func:`compiled_rows` gives X, and the
     constant ``bias`` in the column ``column`` of a weight vector (-1: no bias column).  A loop unpacks it once
     and adds the bias column's term beside :func:`row_dot` and :func:`row_axpy` in its own body: inside an inlined
-    function, that branch costs two reference counts of the row's array a call (numba 0.68; 1.6x a digits visit)."""
+    function that branch costs reference counts of the row's array every call (``benchmarks/RESULTS.md``)."""
 
     rows: object
     bias: float

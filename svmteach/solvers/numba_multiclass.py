@@ -268,8 +268,8 @@ def at_rest(g, a, y, sign, margin, C, look, upper):
     \\text{sign}\\, g_m > \\mu` at 0 (a class set aside, not ``look``, was found so when it was), :math:`< -\\mu`
     at C: the block's KKT conditions hold with room to spare, so no step can move it until the scores have
     moved by the slack (LIBSVM's and LIBLINEAR's shrinking rule, both bounds); with ``C`` = 0 as soon as
-    :math:`\\alpha_i = 0` (its block is {0}).  ``upper`` False: at 0 only (Lee-Lin-Wahba: resting at C
-    took 7% more visits on digits, its blocks coupled by the mean of the row)."""
+    :math:`\\alpha_i = 0` (its block is {0}).  ``upper`` False: at 0 only (Lee-Lin-Wahba, whose blocks the
+    row's mean couples: resting at C cost it visits, ``benchmarks/RESULTS.md``)."""
     for m in range(g.shape[0]):
         if C <= 0.0:
             if a[m] != 0.0:
