@@ -1,4 +1,4 @@
-"""Predict-and-explain exercises (issue 28, section 3): before a cell shows what an algorithm or a
+"""Predict-and-explain exercises: before a cell shows what an algorithm or a
 parameter does, the student writes down a prediction and checks it.
 
 Each is an :class:`~svmteach.exercises.core.Exercise` of kind ``"predict"``: the student completes a
