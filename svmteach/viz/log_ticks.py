@@ -32,14 +32,9 @@ def fewest_digits(values, min_digits=MIN_DIGITS, max_digits=MAX_DIGITS):
     return max_digits
 
 
-def distinct_power_labels(values):
-    """The labels of the log10 ``values``, all with the digits of :func:`fewest_digits`."""
-    digits = fewest_digits(values)
-    return [power_label(v, digits) for v in values]
-
-
 class PowerFormatter(Formatter):
-    """Matplotlib formatter for an axis of log10 values: :func:`distinct_power_labels` of the ticks in view.
+    """Matplotlib formatter for an axis of log10 values: :func:`power_label` with the :func:`fewest_digits` of the
+    ticks in view.
 
     Matplotlib hands the ticks to :meth:`set_locs` before it labels them, so the number of digits is chosen
     for the axis as a whole; a single call (the cursor readout) uses the digits of the last ticks."""
