@@ -94,6 +94,20 @@ def test_named_solver_on_raw_wine_names_the_scales_and_standardscaler(wine):
     assert "StandardScaler" in message and "make_pipeline" in message
 
 
+def test_half_the_features_large_are_named_too(wine):
+    """Seven of wine's thirteen standardised features times 1e4: the median standard deviation is a large one, so
+    the spread from the smallest to the largest names the scales."""
+    X, y = wine
+    Xs = StandardScaler().fit_transform(X)
+    Xs[:, :7] *= 1e4
+    with pytest.warns(ConvergenceWarning) as record:
+        MulticlassSVC(solver="exact", max_iter=3).fit(Xs, y)
+    message = " ".join(str(w.message) for w in record)
+    assert "badly scaled" in message and "StandardScaler" in message
+    std = Xs.std(axis=0)
+    assert f"{std.min():.3g}" in message and f"{std.max():.3g}" in message
+
+
 def test_named_solver_on_standardised_wine_gives_no_scale_advice(wine):
     X, y = wine
     Xs = StandardScaler().fit_transform(X)

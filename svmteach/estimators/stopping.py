@@ -21,6 +21,9 @@ STALLED = "because its steps no longer changed alpha (at the limit of rounding) 
 #: The ratio of the largest to the median standard deviation above which the stopping message blames the
 #: features' scales; and the distance of a mean from 0, in standard deviations, above which it blames the offsets.
 SCALE_RATIO = 10.0
+#: The ratio of the largest to the smallest standard deviation above which it blames the scales too (half the
+#: features large and half small leave the median among the large ones).
+SPREAD_RATIO = 1e3
 
 
 def feature_moments(X):
@@ -33,15 +36,16 @@ def feature_moments(X):
 def scale_advice(X) -> str:
     """A sentence saying how the features' scales or offsets make the problem hard and what to do, or ''.
 
-    Two causes: a largest standard deviation more than :data:`SCALE_RATIO` times the median one (a few
-    features dominate every :math:`x_i^\\top x_j`), and means more than :data:`SCALE_RATIO` standard
-    deviations from 0 (the kernel matrix is then nearly of rank one).
+    Two causes: a largest standard deviation more than :data:`SCALE_RATIO` times the median one or
+    :data:`SPREAD_RATIO` times the smallest (some features dominate every :math:`x_i^\\top x_j`), and means more
+    than :data:`SCALE_RATIO` standard deviations from 0 (the kernel matrix is then nearly of rank one).
     """
     mean, std = feature_moments(X)
     varying = std > 0
     causes = []
-    if varying.sum() >= 2 and std[varying].max() > SCALE_RATIO * np.median(std[varying]):
-        causes.append(f"their standard deviations range from {std[varying].min():.3g} to {std[varying].max():.3g}")
+    spread = std[varying]
+    if spread.size >= 2 and (spread.max() > SCALE_RATIO * np.median(spread) or spread.max() > SPREAD_RATIO * spread.min()):
+        causes.append(f"their standard deviations range from {spread.min():.3g} to {spread.max():.3g}")
     offset = np.abs(mean[varying]) / std[varying]
     if offset.size and offset.max() > SCALE_RATIO:
         causes.append(f"their means lie up to {offset.max():.3g} standard deviations away from 0")
