@@ -110,6 +110,12 @@ def to_numpy(a) -> np.ndarray:
     return np.asarray(a)
 
 
+def concat(xp, arrays, axis: int = 0):
+    """``arrays`` joined along ``axis``: the standard's ``concat``, or NumPy/CuPy's ``concatenate``."""
+    f = getattr(xp, "concat", None)
+    return f(arrays, axis=axis) if f is not None else xp.concatenate(arrays, axis=axis)
+
+
 def cumulative_sum(xp, a, axis: int):
     """Cumulative sum along ``axis``: the standard's ``cumulative_sum``, or NumPy/CuPy's ``cumsum``."""
     f = getattr(xp, "cumulative_sum", None)

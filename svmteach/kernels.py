@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .backend import array_namespace, is_numpy, to_numpy
+from .backend import array_namespace, concat, is_numpy, to_numpy
 from .rows import row_blocks
 
 KERNELS = ("linear", "polynomial", "gaussian", "laplacian")
@@ -172,7 +172,7 @@ def squared_norms(X):
     if len(blocks) <= 1:  # (none for an X of no rows)
         return xp.sum(X * X, axis=1)
     parts = [xp.sum(X[rows, :] * X[rows, :], axis=1) for rows in blocks]
-    return xp.concat(parts) if hasattr(xp, "concat") else xp.concatenate(parts)
+    return concat(xp, parts)
 
 
 def squared_distances(X, Z=None):
@@ -224,7 +224,7 @@ def _explicit_where(d2, suspect, X, Z, xp):
             explicit = xp.sum((X[s:e, None, :] - Z[None, :, :]) ** 2, axis=2)
             part = xp.where(suspect[s:e, :], explicit, part)
         parts.append(part)
-    return xp.concat(parts, axis=0) if hasattr(xp, "concat") else xp.concatenate(parts, axis=0)
+    return concat(xp, parts)
 
 
 def gram(X: ArrayLike, Z: ArrayLike | None = None, kernel: Kernel | str = "linear") -> Any:

@@ -23,6 +23,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from .backend import concat
+
 #: The largest float64 block of a float32 X that :func:`times` / :func:`transpose_times` convert at once.
 BLOCK_BYTES = 1 << 22  # 4 MiB: large enough for BLAS to run at full speed
 
@@ -92,8 +94,7 @@ def dense_row(X, i: int, xp=np):
     data = stored(X)
     row = data[[i], :].toarray()[0].astype(np.float64) if is_sparse(data) else xp.astype(data[i, :], xp.float64)
     if isinstance(X, DesignMatrix) and X.bias is not None:
-        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
-        row = join([row, xp.asarray([float(X.bias)], dtype=xp.float64)])
+        row = concat(xp, [row, xp.asarray([float(X.bias)], dtype=xp.float64)])
     return row
 
 
@@ -173,8 +174,7 @@ def transpose_times(X, A, xp=np):
             return transpose_times(X.data, A, xp)
         A = xp.astype(A, xp.float64, copy=False)
         top = transpose_times(X.data, A, xp)
-        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
-        return join([top, X.bias * xp.sum(A, axis=0)[None, :]], axis=0)  # the bias row: B times A's column sums
+        return concat(xp, [top, X.bias * xp.sum(A, axis=0)[None, :]], axis=0)  # the bias row: B times A's column sums
     if is_sparse(X):
         X, out = X.tocsr(), np.zeros((X.shape[1], A.shape[1]))
         _csr_transpose_times(*_read_only(X), np.ascontiguousarray(A, dtype=np.float64), out)
@@ -328,4 +328,3 @@ def _row_axpy(X, i, a, v):
             v[np.uint64(indices[p])] += a * data[p]  # as in row_dot: a CSR's column indices are never negative
 
     return sparse
-

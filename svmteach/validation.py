@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from .backend import array_namespace, is_numpy, to_device, to_numpy
+from .backend import array_namespace, concat, is_numpy, to_device, to_numpy
 from .rows import is_sparse, row_blocks
 
 
@@ -275,8 +275,7 @@ def with_bias_column(X, bias, dtype=None):
         return out
     xp = array_namespace(X)
     if not is_numpy(xp):  # CuPy or another array-API library
-        join = xp.concat if hasattr(xp, "concat") else xp.concatenate
-        return join([X, xp.full((n, 1), bias, dtype=X.dtype)], axis=1)
+        return concat(xp, [X, xp.full((n, 1), bias, dtype=X.dtype)], axis=1)
     out = np.empty((n, X.shape[1] + 1), dtype=X.dtype)
     out[:, :-1] = X
     out[:, -1] = bias
@@ -288,9 +287,7 @@ def readonly_view(X):
     """``X`` behind read-only views (a NumPy array, or a CSR's three arrays), without a copy: the caller's arrays
     keep their flags.  Other libraries' arrays, which have no such flag, come back as they are."""
     if isinstance(X, np.ndarray):
-        view = X.view()
-        view.setflags(write=False)
-        return view
+        return readonly(X.view())
     if is_sparse(X):
         import scipy.sparse as sp
 

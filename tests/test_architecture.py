@@ -119,7 +119,8 @@ def test_compiled_fast_paths_are_leaves():
 #: The floors of the package, bottom up (the README's data flow):
 #: a part (a top-level module, or a subpackage as a whole) imports only parts on floors below its own.
 FLOORS = [
-    {"backend", "rows", "data", "compiled_cache"},
+    {"backend"},  # the array namespaces: NumPy only
+    {"rows", "data", "compiled_cache"},
     {"kernels", "projections", "validation"},
     {"losses"},
     {"multiclass_model"},  # the multiclass data seam: W (linear) or the training scores S (kernel)

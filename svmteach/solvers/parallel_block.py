@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import objectives as obj
 from ..problems import MulticlassProblem
-from ..backend import to_numpy
+from ..backend import concat, to_numpy
 from ..rows import is_sparse, times, transpose_times
 from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_state_alpha
 from .state import ThreePartState
@@ -311,8 +311,7 @@ def weights(problem, alpha):
     W = xp.astype(xp.astype(A, X.dtype).T @ X, xp.float64)
     if design.bias is None:
         return W
-    join = xp.concat if hasattr(xp, "concat") else xp.concatenate
-    return join([W, design.bias * xp.sum(xp.astype(A, xp.float64), axis=0)[:, None]], axis=1)
+    return concat(xp, [W, design.bias * xp.sum(xp.astype(A, xp.float64), axis=0)[:, None]], axis=1)
 
 
 def scores(problem, W):
