@@ -266,10 +266,8 @@ def multiclass_row_blocks(problem):
     weight = problem.sample_weight
     def part_of(sl):
         part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
-        # (not the whole problem's matrices computed on first use, X and gram)
-        vars(part).update({name: v for name, v in vars(problem).items() if name not in ("X", "gram")},
-                          design=rows.row_slice(X, sl), codes=problem.codes[sl], sqnorm=problem.sqnorm[sl],
-                          C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
+        vars(part).update(problem.built_fields(), design=rows.row_slice(X, sl), codes=problem.codes[sl],
+                          sqnorm=problem.sqnorm[sl], C_i=problem.C_i[sl], sample_weight=None if weight is None else weight[sl])
         return part
 
     for a in range(0, n, step):

@@ -46,6 +46,11 @@ class Problem:
     def __delattr__(self, name):
         raise AttributeError(f"{name} cannot be deleted: a {type(self).__name__} is immutable once built")
 
+    def built_fields(self) -> dict:
+        """The fields :meth:`_build` set, without the arrays computed on first use (which are of the whole data)."""
+        computed = {name for cls in type(self).__mro__ for name, v in vars(cls).items() if isinstance(v, cached_property)}
+        return {name: v for name, v in vars(self).items() if name not in computed}
+
     def with_C(self, C: float) -> Problem:
         """The same problem with another C (validated), sharing every array; the bounds ``C_i`` made again."""
         new = object.__new__(type(self))
