@@ -78,10 +78,10 @@ def lab(args) -> int:
     target = Path(args.dir).expanduser().resolve()
     if target.exists() and not target.is_dir():
         args.parser.error(f"--dir {args.dir}: this is a file, not a folder; give a folder for the course")
-    from .exercises.notebooks import copy_course
+    from .exercises.notebooks import copy_course, print_progress
 
-    try:
-        copied = copy_course(target, solutions=args.solutions)
+    try:  # the teacher's edition computes every answer: a line a notebook shows a long first run working
+        copied = copy_course(target, solutions=args.solutions, progress=print_progress() if args.solutions else None)
     except OSError as e:
         args.parser.error(f"--dir {args.dir}: cannot copy the course there ({e.strerror or e})")
     what = " with every exercise solved and every problem's worked solution" if args.solutions else ""

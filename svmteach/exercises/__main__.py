@@ -14,7 +14,7 @@ def main(argv=None) -> int:
     from pathlib import Path
 
     from . import catalog
-    from .notebooks import copy_course
+    from .notebooks import copy_course, print_progress
 
     parser = argparse.ArgumentParser(prog="python -m svmteach.exercises",
                                      description="The course's exercises: list them, or write the solutions copy.")
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     if target.exists() and not target.is_dir():
         parser.error(f"--solutions {args.solutions}: this is a file, not a folder")
     try:
-        written = copy_course(target, solutions=True)  # `svmteach lab --solutions --copy-only`
+        written = copy_course(target, solutions=True, progress=print_progress())  # as `svmteach lab --solutions --copy-only`
     except OSError as e:
         parser.error(f"--solutions {args.solutions}: cannot write the course there ({e.strerror or e})")
     for path in written:

@@ -91,23 +91,41 @@ def course_source() -> Path:
     )
 
 
-def copy_course(target: Path, solutions: bool = False) -> list[Path]:
+def copy_course(target: Path, solutions: bool = False, progress=None) -> list[Path]:
     """Copy the notebooks that ``target`` does not have yet; never overwrite a student's work.
 
     With ``solutions`` every exercise stub is replaced by its reference solution and every exercise
-    check asserts that it passed (:mod:`svmteach.exercises`): the teacher's copy of the course."""
+    check asserts that it passed (:mod:`svmteach.exercises`): the teacher's copy of the course.
+    ``progress(i, n, dest)``, if given, is called before the i-th of the n notebooks to write is made
+    (i from 1): the teacher's edition computes every answer, which takes a while the first time."""
     target.mkdir(parents=True, exist_ok=True)
+    todo = [(nb, target / nb.name) for nb in sorted(course_source().glob("*.ipynb"))
+            if not (target / nb.name).exists()]
     copied = []
-    for nb in sorted(course_source().glob("*.ipynb")):
-        dest = target / nb.name
-        if dest.exists():
-            continue
+    for i, (nb, dest) in enumerate(todo, start=1):
+        if progress is not None:
+            progress(i, len(todo), dest)
         if solutions:
             solution_copy(nb, dest)
         else:
             shutil.copy2(nb, dest)
         copied.append(dest)
     return copied
+
+
+def print_progress(out=None):
+    """A ``progress`` for :func:`copy_course` that prints one line a notebook, at once (flushed):
+    ``svmteach: making the teacher's edition, notebook 3 of 10: 03_dual_coordinate_ascent.ipynb``."""
+    import sys
+
+    def progress(i, n, dest):
+        stream = sys.stdout if out is None else out
+        if i == 1:
+            print(f"svmteach: making the teacher's edition of {n} notebook(s), every answer computed (the first "
+                  "run also compiles the solvers: it can take minutes, once)", file=stream, flush=True)
+        print(f"svmteach: making the teacher's edition, notebook {i} of {n}: {dest.name}", file=stream, flush=True)
+
+    return progress
 
 
 # ---- the problem set (svmteach.exercises.problem_set): its cells live in problem_set/cells.py ---------------
