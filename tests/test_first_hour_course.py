@@ -59,3 +59,18 @@ def test_python_m_exercises_solutions_shows_the_same_progress(tmp_path, capsys, 
     names = sorted(p.name for p in course_source().glob("*.ipynb"))
     assert main(["--solutions", str(tmp_path / "s")]) == 0
     assert f"notebook {len(names)} of {len(names)}: {names[-1]}" in slow_copy[names[-1]]
+
+
+@pytest.mark.parametrize("folder", ["svmteach-course", "svmteach-solutions"])
+def test_the_lab_folders_are_ignored_by_git(folder):
+    """``svmteach lab``'s default folders in a clone: a teacher's ``git add -A`` never publishes the solutions."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    checkout = Path(__file__).resolve().parent.parent
+    if shutil.which("git") is None or not (checkout / ".git").exists():
+        pytest.skip("needs git and a clone")
+    for path in (f"{folder}/", f"{folder}/04_smo.ipynb"):
+        ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=checkout)
+        assert ignored.returncode == 0, f"{path} is not ignored by .gitignore"
