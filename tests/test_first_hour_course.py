@@ -74,3 +74,75 @@ def test_the_lab_folders_are_ignored_by_git(folder):
     for path in (f"{folder}/", f"{folder}/04_smo.ipynb"):
         ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=checkout)
         assert ignored.returncode == 0, f"{path} is not ignored by .gitignore"
+
+
+# ---- the README -------------------------------------------------------------------------------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_section(heading):
+    """The README's text from ``heading`` (a whole line) to the next heading of its level or above."""
+    level = heading.split(" ")[0]
+    start = README.index(f"\n{heading}\n") + 1
+    ends = [README.find(f"\n{'#' * n} ", start + 1) for n in range(2, len(level) + 1)]
+    return README[start:min([e for e in ends if e > 0], default=len(README))]
+
+
+def test_teach_with_it_is_the_readmes_first_section_and_its_commands_are_the_set_ups():
+    first = re.search(r"^## (.+)$", README, re.MULTILINE).group(1)
+    assert first == "Teach with it"
+    (block,) = re.findall(r"```bash\n(.*?)```", readme_section("## Teach with it"), re.S)
+    commands = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert commands == ["python -m pip install -e .", "svmteach lab", "svmteach lab --solutions"]
+    setup = readme_section("## Set up")
+    assert "python -m pip install -e . && svmteach lab" in setup  # the same install and command, step by step
+    assert "--solutions" in cli_lab_options()
+    assert README.index("## What is in it") > README.index("## Set up")  # the solver detail after the set-up
+
+
+def cli_lab_options():
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        cli.main(["lab", "--help"])
+    return out.getvalue()
+
+
+#: runs each cell of a JSON list as a notebook does (in one kernel, the last expression's repr shown), the
+#: outputs of the cells separated by a line of its own
+RUN_CELLS = r'''
+import ast, json, sys
+namespace = {}
+for i, cell in enumerate(json.load(sys.stdin)):
+    if i:
+        print("\x00-- next cell --")
+    tree = ast.parse(cell)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<cell>", "exec"), namespace)
+    if last is not None:
+        value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+        if value is not None:
+            print(repr(value))
+'''
+
+
+def test_the_readmes_exercise_transcripts_are_what_the_checker_prints():
+    import json
+    import subprocess
+    import sys
+
+    section = readme_section("### Exercises: write the step, the library says where it is wrong")
+    pairs = re.findall(r"```python\n(.*?)```\n```\n(.*?)```", section, re.S)
+    assert len(pairs) == 2, "a failing step and the reference solution, each with its transcript"
+    cells, transcripts = zip(*pairs)
+    ran = subprocess.run([sys.executable, "-c", RUN_CELLS], input=json.dumps(cells), capture_output=True,
+                         text=True, timeout=600, cwd=ROOT)  # a fresh process: a fresh kernel's hint tiers
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    shown = ran.stdout.split("\x00-- next cell --\n")
+    assert len(shown) == len(transcripts)
+    for printed, transcript in zip(shown, transcripts):
+        assert printed == transcript
