@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..backend import DEVICES, is_numpy, one_blas_thread
+from ..compile_notice import compile_notice
 from ..kernels import _ALIASES, KERNELS, Kernel
 from ..rows import is_sparse, stored
 from ..problems import Problem
@@ -109,6 +110,10 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
         self.check_params()
         record_features(self, X)
         solver = self.make_solver(sparse=is_sparse(X))
+        with compile_notice(f"{type(self).__name__}'s {solver.name} solver"):  # a first use says it compiles
+            return self._fit(solver, X, y, sample_weight)
+
+    def _fit(self, solver: Solver, X, y, sample_weight) -> DualSVC:
         problem = self.problem_for(X, y, sample_weight)
         if solver.prefers_gpu and is_numpy(problem.xp):
             warnings.warn(f"solver={solver.name!r} is meant for a GPU (device='gpu'): it updates every sample at once; "

@@ -44,6 +44,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from ..compile_notice import compile_notice
 from ..kernels import KERNELS
 from ..losses import MulticlassLoss
 from ..problems import Problem
@@ -370,6 +371,11 @@ def solve(
     A KeyboardInterrupt after the first state returns the last completed state (steps are pure),
     measured, with ``interrupted=True``.
     """
+    with compile_notice(f"the {solver.name} solver"):  # a first use says it compiles
+        return _solve(solver, problem, max_iter, tol, fast, record_history, record_states, callback, state)
+
+
+def _solve(solver, problem, max_iter, tol, fast, record_history, record_states, callback, state):
     if max_iter is None:
         max_iter = solver.default_max_iter(problem)
     max_iter = check_max_iter(max_iter)
