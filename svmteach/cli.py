@@ -72,6 +72,17 @@ def announce_url(proc: subprocess.Popen, out=None, deadline: float = 600.0) -> N
         time.sleep(0.5)
 
 
+def start_warm_up():
+    """Start :mod:`svmteach.warm_up` in the background, at lowered priority, and say so: it compiles the solvers
+    the course uses while JupyterLab starts (a minute or more on a new install; a fraction of a second once
+    numba's cache holds them).  ``SVMTEACH_WARM_UP=0`` skips it.  Returns the process, or None."""
+    if os.environ.get("SVMTEACH_WARM_UP", "1").strip().lower() in {"0", "false", "no", "off"}:
+        return None
+    print("svmteach: compiling the course's solvers in the background (on a new install a few minutes of CPU, "
+          "once; a notebook that runs meanwhile is slower at first)", flush=True)
+    return subprocess.Popen([sys.executable, "-m", "svmteach.warm_up", "--background"], stdin=subprocess.DEVNULL)
+
+
 def lab(args) -> int:
     if args.dir is None:  # a teacher's solutions never land in a student's working folder by default
         args.dir = "svmteach-solutions" if args.solutions else "svmteach-course"
@@ -88,6 +99,7 @@ def lab(args) -> int:
     print(f"course folder: {target} ({len(copied)} notebook(s) copied{what}, existing ones kept)", flush=True)
     if args.copy_only:
         return 0
+    warm = start_warm_up()
     print("svmteach: starting JupyterLab (its log follows); the address to open, with its token, "
           "is printed once the server is up", flush=True)
     proc = subprocess.Popen(lab_command(target, args.jupyter_args))
@@ -101,6 +113,8 @@ def lab(args) -> int:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        if warm is not None and warm.poll() is None:
+            warm.terminate()  # numba writes each cache entry whole: a cut warm-up leaves what it finished
 
 
 def verify(args) -> int:
