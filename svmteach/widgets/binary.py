@@ -104,10 +104,10 @@ class BinaryExplorer(SolverExplorer):
             "kernel": kernel_dropdown,
             "solver": w.Dropdown(options=offered_solvers(), value=solver, description="solver", **narrow),
             "selection": w.Dropdown(options=RULES, value=selection, description="rule", **narrow),
-            "click": w.ToggleButtons(options=("add +1", "add -1", "remove"), value="add +1",
-                                     description="click"),
+            "click": w.Dropdown(options=("add +1", "add -1", "remove"), value="add +1", description="click",
+                                **narrow),
         }
-        self._start([self.sliders["C"], self.sliders["gamma"],
+        self._start([(self.sliders["C"], self.sliders["gamma"]),
                      w.HBox([self.dropdowns[k] for k in ("kernel", "solver", "selection")],
                             layout=w.Layout(flex_flow="row wrap"))], step_view=True)
         self.sliders["C"].observe(lambda ch: self._on_C(), names="value")

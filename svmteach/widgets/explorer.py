@@ -48,6 +48,14 @@ PRIMAL_COLOR, DUAL_COLOR, GAP_COLOR = "#3182bd", "#e6550d", "#31a354"
 #: and the notebook answers again.  Pressing "to convergence" goes on from where it stopped.
 TIME_BUDGET = 3.0
 
+#: The figure's height over its width.  With the controls above it (two rows of sliders, the dropdowns, the
+#: buttons with the click control, the status line: 150-190 px) a "notebook" explorer's figure, 580 x 452 px,
+#: fits whole under them in the notebook of a 1024 x 768 JupyterLab window (about 650 px high); at 0.92, and
+#: a row for each slider and for the click control, its lower panels were out of view while its controls
+#: were in view.  (The "classroom" size, for a projector, is taller than such a window at any aspect that
+#: keeps its panels readable: it is scrolled.)
+ASPECT = 0.78
+
 #: The kernels both solver explorers offer (:mod:`svmteach.kernels`' canonical names), in their dropdown's order.
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
 
@@ -99,6 +107,10 @@ class SolverExplorer(Displayed):
     def _start(self, rows, step_view=False):
         """Create the buttons, Play, status and figure, build the problem, and lay out ``rows`` above them.
 
+        A row that is a tuple of widgets is laid out as one row of equal shares of the figure's width (two
+        sliders side by side); a widget alone is as wide as the figure.  The buttons, Play and the click
+        control share the row under them, so that the controls and the whole figure fit in a 1024 x 768
+        window (:data:`ASPECT`).
         ``step_view``: the figure has a panel for the solver's step (``ax_step``).
         """
         import ipywidgets as w
@@ -106,11 +118,14 @@ class SolverExplorer(Displayed):
         self.size = check_size(self.size)
         self._compiled = set()  # (solver, loss, kernel) whose fast path ran here (_compile_first)
         self.buttons = {name: w.Button(description=name, layout=w.Layout(width="auto")) for name in BUTTONS}
-        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate")
+        self.play = w.Play(value=0, min=0, max=10_000, interval=300, description="animate",
+                           show_repeat=False,  # play and stop: a repeat button is 40 px of the row for nothing
+                           layout=w.Layout(width="auto"))
         self.status = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
-        for slider in self.sliders.values():  # long sliders: one a row, as wide as the figure
+        for slider in self.sliders.values():  # long sliders: as wide as the figure, or as their share of a row
             slider.layout = w.Layout(width=f"{self.size.width_px}px")
-            slider.style = {"description_width": "60px"}
+            slider.style = {"description_width": "50px"}
+        rows = [self._share_row(row) if isinstance(row, tuple) else row for row in rows]
         self._figure(step_view)
         self._rebuild()
         self._layout()  # once the first artists (titles, labels, legend) exist
@@ -121,9 +136,18 @@ class SolverExplorer(Displayed):
         self.buttons["reset"].on_click(lambda _: self.reset())
         self.play.observe(lambda ch: self.step(1) if ch["new"] else None, names="value")
         wrap = w.Layout(flex_flow="row wrap", width=f"{self.size.width_px}px")
-        controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play], layout=wrap), self.dropdowns["click"],
+        controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play, self.dropdowns["click"]], layout=wrap),
                            self.status])
         self.widget = ExplorerBox([controls, self._figure_view.view])
+
+    def _share_row(self, widgets):
+        """One row of ``widgets``, each an equal share of the figure's width."""
+        import ipywidgets as w
+
+        share = f"{self.size.width_px // len(widgets) - 4}px"  # 4 px: the gap between two widgets
+        for widget in widgets:
+            widget.layout.width = share
+        return w.HBox(list(widgets), layout=w.Layout(width=f"{self.size.width_px}px"))
 
     # ---- running the solver ------------------------------------------------------------------
     def reset(self, redraw=True):
@@ -153,10 +177,17 @@ class SolverExplorer(Displayed):
         step limit) or once it has run ``max_seconds`` seconds (default: the explorer's
         ``time_budget``), checked after each epoch (the first epoch always runs, so every
         call makes progress however busy the machine), and then the status line says how far it got
-        and why it stopped.  Calling it again goes on from there.  The first run of a solver for a loss
-        or kernel compiles its fast path first (:meth:`_compile_first`), outside the time budget.
+        and why it stopped.  Calling it again goes on from there; on a state already within ``tol`` it
+        runs nothing and the status line says "already converged" with the gap.  The first run of a
+        solver for a loss or kernel compiles its fast path first (:meth:`_compile_first`), outside the
+        time budget.
         """
         budget = self.time_budget if max_seconds is None else check_time_budget(max_seconds)
+        if self.state.gap <= self.tol:  # nothing to run: say so, or the press seems to do nothing
+            self.redraw()
+            self.status.value += (f" <i>(already converged: gap {self.state.gap:.2e} \u2264 tol {self.tol:g}; "
+                                  "'step' still takes steps, 'reset' starts again)</i>")
+            return
         compiled = self._compile_first()
         start, t0, why = int(self.state.n_iter), time.perf_counter(), None
         with one_blas_thread():
@@ -320,7 +351,7 @@ class SolverExplorer(Displayed):
         import matplotlib.pyplot as plt
 
         with plt.ioff():
-            self.fig = plt.figure(figsize=figure_inches(self.size), dpi=FIGURE_DPI)
+            self.fig = plt.figure(figsize=figure_inches(self.size, ASPECT), dpi=FIGURE_DPI)
         grid = self.fig.add_gridspec(2, 2, width_ratios=(1.1, 1))
         if step_view:
             self.ax_data, self.ax_step = self.fig.add_subplot(grid[0, 0]), self.fig.add_subplot(grid[0, 1])

@@ -102,13 +102,28 @@ def nowrap_numbers(html):
     return "".join(pieces)
 
 
+#: What a status line's text is set in: lines 1.35 times the font apart, where JupyterLab's widgets set an HTML
+#: widget's lines a control's height (28 px) apart: a status of two lines took the room of two rows of controls
+LINES_OPEN, LINES_CLOSE = '<div style="line-height:1.35">', "</div><!--lines-->"
+
+
+def close_lines(html):
+    """``html`` (a status line's or a note's text) set in :data:`LINES_OPEN` ... :data:`LINES_CLOSE`, once: text
+    appended after the closing tag (``+=``) is taken inside."""
+    html = html.replace(LINES_CLOSE, "")
+    if html.startswith(LINES_OPEN):
+        html = html[len(LINES_OPEN):]
+    return f"{LINES_OPEN}{html}{LINES_CLOSE}" if html else html
+
+
 class StatusLine(w.HTML):
     """An explorer's status line: an ``HTML`` widget whose numbers never break across lines
-    (:func:`nowrap_numbers`, applied to every value set, ``+=`` included); ``text`` is what it reads."""
+    (:func:`nowrap_numbers`, applied to every value set, ``+=`` included) and whose lines are a line apart,
+    not a control's height (:func:`close_lines`); ``text`` is what it reads."""
 
     @traitlets.validate("value")
     def _wrap_numbers(self, proposal):
-        return nowrap_numbers(proposal["value"])
+        return close_lines(nowrap_numbers(proposal["value"]))
 
     @property
     def text(self):

@@ -47,7 +47,7 @@ from ..viz.shark_path import STILL, SharkPathView, block_movement
 from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, kernel_controls, log_slider_range
-from .figure import style_axes
+from .figure import close_lines, style_axes
 
 
 def offered_solvers(loss: str, kernel: str = "linear") -> tuple:
@@ -120,7 +120,7 @@ class MulticlassExplorer(SolverExplorer):
                         "M": w.FloatLogSlider(value=M, base=10, min=-1, max=1, step=0.05, description="M",
                                               continuous_update=False),
                         "gamma": gamma_slider}
-        self.m_text = w.HTML()
+        self.m_text = w.HTML()  # set in lines a line apart (figure.close_lines), beside gamma
         self.dropdowns = {
             "kernel": kernel_dropdown,
             "loss": w.Dropdown(options=tuple(LOSSES), value=loss, description="loss"),
@@ -128,13 +128,13 @@ class MulticlassExplorer(SolverExplorer):
             "click": w.Dropdown(options=[f"add {c}" for c in self.labels] + ["remove"],
                                 value=f"add {self.labels[0]}", description="click"),
         }
-        for name in ("loss", "solver"):
-            self.dropdowns[name].layout, self.dropdowns[name].style = narrow["layout"], narrow["style"]
-        self._start([self.sliders["C"], self.sliders["M"], self.m_text, self.sliders["gamma"],
+        for name in ("loss", "solver", "click"):
+            self.dropdowns[name].layout, self.dropdowns[name].style = w.Layout(width="auto"), narrow["style"]
+        # C and M side by side, and under M what M does, beside gamma
+        self._start([(self.sliders["C"], self.sliders["M"]), (self.sliders["gamma"], self.m_text),
                      w.HBox([self.dropdowns[name] for name in ("kernel", "loss", "solver")],
                             layout=w.Layout(flex_flow="row wrap"))],
                     step_view=True)
-        self.m_text.layout = w.Layout(width=f"{self.size.width_px}px")
         self.sliders["C"].observe(lambda ch: self._on_C(ch["old"]), names="value")
         self.sliders["M"].observe(lambda ch: self._on_C(self.problem.C), names="value")
         self.dropdowns["loss"].observe(lambda ch: self._on_loss(), names="value")
@@ -172,14 +172,14 @@ class MulticlassExplorer(SolverExplorer):
         """The line under the M slider: what M does (Weston-Watkins only)."""
         if not self.problem.loss_object.uses_M:
             self.sliders["M"].disabled = True
-            self.m_text.value = (f"<small>M is Weston-Watkins' margin scale; the {self.problem.loss_object.title} "
-                                 "loss has none.</small>")
+            self.m_text.value = close_lines(f"<small>M is Weston-Watkins' margin scale; the "
+                                            f"{self.problem.loss_object.title} loss has none.</small>")
             return
         self.sliders["M"].disabled = False
         M, C = self.problem.M, self.problem.C
-        self.m_text.value = (f"<small>M rescales C: with V = M W the problem (M, C) = ({M:.3g}, {C:.3g}) is the "
-                             f"problem (1, C M²) = (1, {C * M * M:.3g}); the same classifier, "
-                             f"with W = V / M.</small>")
+        self.m_text.value = close_lines(f"<small>M rescales C: with V = M W the problem (M, C) = ({M:.3g}, {C:.3g}) "
+                                        f"is the problem (1, C M²) = (1, {C * M * M:.3g}); the same classifier, "
+                                        f"with W = V / M.</small>")
 
     def _on_loss(self, keep=False):
         """A new loss brings its own solvers; the first one is chosen.  A new kernel (``keep``) keeps the solver
