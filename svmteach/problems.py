@@ -36,6 +36,10 @@ class Problem:
         """Set the validated ``fields``, ``C`` and the per-sample bounds :math:`C_i = C w_i` (all C without weights)."""
         vars(self).update(fields, C=C)
         weight, xp = fields["sample_weight"], self.xp  # the namespace of the data just set (``design``)
+        if weight is not None and not math.isfinite(C * float(xp.max(weight))):  # refused, not inf bounds
+            raise ValueError(f"C={C:g} times sample_weight (up to {float(xp.max(weight)):.3g}; an estimator's "
+                             "class_weight included) overflows: each sample's bound C_i = C w_i must be finite in "
+                             "float64; use a smaller C or smaller weights")
         C_i = xp.full(self.n_samples, C, dtype=xp.float64) if weight is None else C * weight
         vars(self)["C_i"] = readonly(C_i)
 
@@ -287,6 +291,10 @@ class MulticlassProblem(Problem):
         xp = np if is_sparse(X) else array_namespace(X)
         design = DesignMatrix(X, bias if kernel.is_linear else None)
         sqnorm = row_squared_norms(design, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + kernel_offset(kernel, bias)
+        if get_loss(loss).uses_M and not math.isfinite(2.0 * M * M * float(xp.max(sqnorm))):
+            raise ValueError(f"M={M:g} overflows: the blocks' curvature M**2 |x_i|^2 (M**2 = {M * M:.3g}, the largest "
+                             f"|x_i|^2 = {float(xp.max(sqnorm)):.3g}) is beyond float64's range; use a smaller M (the "
+                             "problem with M and C is the one with M=1 and C M**2, W scaled by 1/M: the same classifier)")
         self._build(design=design, C=check_C(C), loss=loss, M=M, device=device,
                     sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, classes=classes,
                     codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel,

@@ -1,0 +1,57 @@
+"""The last edges of issue 42 (section 3): parameters whose derived quantities overflow, a class weight of 1e-200
+in the interior-point method, a warm start to C = 1e300, the model's own primal at extreme offsets, budgets in
+proportion to the work, a solver given the wrong kind of problem, and silent or unclear refusals."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from conftest import random_binary
+from sklearn.exceptions import ConvergenceWarning
+
+from svmteach import BinaryProblem, BinarySVC, MulticlassProblem, MulticlassSVC, RLSClassifier, data, solve
+from svmteach.solvers import DualCoordinateAscent, ExactBlock, InteriorPoint, ParallelBlock, PrimalSubgradient
+from svmteach.solvers.base import DEFAULT_EPOCHS, DEFAULT_STEPS
+
+
+def three_classes(n=24, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, 2)), np.repeat([0, 1, 2], n // 3)
+
+
+def quietly(est, X, y, **fit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, **fit)
+
+
+# ---- parameters whose derived quantities overflow ------------------------------------------------------------------
+
+@pytest.mark.parametrize("solver", [None, "parallel"])
+@pytest.mark.parametrize("M", [1e300, 1e154])  # M**2 overflows; M**2 is finite but M**2 |x|^2 is not
+def test_an_M_whose_curvature_overflows_is_refused_naming_M(solver, M):
+    X, y = three_classes()
+    # before: an all-NaN model (solver=None) or OverflowError from M ** 2 (parallel)
+    with pytest.raises(ValueError, match=r"^M=1e\+(300|154) overflows: the blocks' curvature M\*\*2"):
+        MulticlassSVC(loss="ww", M=M, solver=solver).fit(X, y)
+    with pytest.raises(ValueError, match="^M="):
+        MulticlassProblem(X, y, M=M)
+    MulticlassProblem(X, y, M=1e150)  # its square and curvature are finite
+    MulticlassProblem(X, y, M=1e300, loss="cs")  # Crammer-Singer has no M
+
+
+def test_C_times_a_weight_that_overflows_is_refused_naming_both():
+    X, y = random_binary(n=24)
+    w = np.full(24, 1e10)
+    # before: C_i = inf silently (a RuntimeWarning from NumPy at most), then P = inf or NaN
+    for make in (lambda: BinaryProblem(X, y, C=1e300, sample_weight=w),
+                 lambda: MulticlassProblem(X, y, C=1e300, sample_weight=w),
+                 lambda: BinaryProblem(X, y, C=1e-300, sample_weight=w).with_C(1e300)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # refused, not an overflow warning
+            with pytest.raises(ValueError, match=r"^C=1e\+300 times sample_weight \(up to 1e\+10.*overflows"):
+                make()
+    with pytest.raises(ValueError, match=r"^C=1e\+300 times sample_weight.*class_weight included"):
+        BinarySVC(C=1e300, class_weight={-1.0: 1e10}).fit(X, y)
+    assert np.all(BinaryProblem(X, y, C=1e290, sample_weight=w).C_i == 1e300)
