@@ -55,3 +55,22 @@ def test_C_times_a_weight_that_overflows_is_refused_naming_both():
     with pytest.raises(ValueError, match=r"^C=1e\+300 times sample_weight.*class_weight included"):
         BinarySVC(C=1e300, class_weight={-1.0: 1e10}).fit(X, y)
     assert np.all(BinaryProblem(X, y, C=1e290, sample_weight=w).C_i == 1e300)
+
+
+# ---- a class weight of 1e-200 in the interior-point method ---------------------------------------------------------
+
+@pytest.mark.parametrize("label", [-1.0, 1.0])
+def test_interior_point_solves_a_class_weight_of_1e_200(label):
+    """With y'alpha = 0 the light class's total box, 1e-200 n_c, bounds every alpha of the other class: the scales
+    follow it.  Before: SciPy's bare 'array must not contain infs or NaNs' from the Newton system.  The optimum is
+    the limit of an LP (the quadratic term underflows): the light class at its bound, P = D = 2e-200 n_c, b = -label;
+    SMO (a cold fit of another solver) agrees."""
+    X, y = random_binary(n=24, seed=0)
+    n_c = int(np.sum(y == label))
+    fits = [quietly(BinarySVC(solver=s, class_weight={label: 1e-200}), X, y) for s in ("interior_point", "smo")]
+    for m in fits:
+        assert m.result_.primal == pytest.approx(2e-200 * n_c, rel=1e-6)
+        assert m.result_.dual == pytest.approx(2e-200 * n_c, rel=1e-6)
+        assert m.intercept_[0] == pytest.approx(-label)
+        assert np.all(np.isfinite(m.coef_))
+    np.testing.assert_allclose(fits[0].predict(X), fits[1].predict(X))

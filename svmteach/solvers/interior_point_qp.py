@@ -53,7 +53,7 @@ class QP(NamedTuple):
     keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps, scaled:
     d_i A_i / sqrt(sigma);  X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense
     scaled Hessian or None;  G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand
-    sides C_i h / d_i;  c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
+    sides C_i h / d_i (with a bias, C_i at most the other class's total box, which y'alpha = 0 implies);  c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
     eq : (m_s, k') the equality's coefficients d_i a_i / sigma (at most 1: no underflow at C = 1e-300), or None;
     kind : "box" or "simplex";
     embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
@@ -160,6 +160,12 @@ def build_qp(problem, bias: bool = True) -> QP:
     K_ii = np.einsum("ij,ij->i", X, X) if linear else np.diag(K).copy()
     q = K_ii * np.einsum("iac,iac->ic", A, A).max(axis=1, initial=0.0)
     C = C_i[keep]
+    if eq is not None and keep.size:
+        # y'alpha = 0 with alpha >= 0: a class's total equals the other's, so alpha_i <= the other class's total
+        # box, a bound the programme already implies; with it the scales d_i follow the room alpha_i really has
+        # (a class weight of 1e-200 leaves the other class 1e-200 of room, not C: the equality then spans 1e200)
+        other = np.where(y > 0, float(np.sum(C[y < 0])), float(np.sum(C[y > 0])))
+        C = np.minimum(C, other)
     d = _power_of_two(np.where(q * C > 1.0, 1.0 / np.where(q > 0, q, 1.0), C))
     sigma = float(np.max(d)) if d.size else 1.0
     root = _power_of_two(np.sqrt(sigma))  # sigma = root^2 exactly: the scaled objective is the true one / sigma
