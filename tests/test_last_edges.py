@@ -74,3 +74,33 @@ def test_interior_point_solves_a_class_weight_of_1e_200(label):
         assert m.intercept_[0] == pytest.approx(-label)
         assert np.all(np.isfinite(m.coef_))
     np.testing.assert_allclose(fits[0].predict(X), fits[1].predict(X))
+
+
+# ---- a warm start to C = 1e300 ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make, data_of", [
+    (lambda **kw: MulticlassSVC(random_state=0, **kw), three_classes),
+    (lambda **kw: BinarySVC(random_state=0, **kw), lambda: random_binary(n=24, seed=0)),
+    (lambda **kw: BinarySVC(solver="smo", random_state=0, **kw), lambda: random_binary(n=24, seed=0)),
+])
+def test_a_warm_start_to_C_1e300_is_finite_where_a_cold_fit_is(make, data_of):
+    X, y = data_of()
+    cold = quietly(make(C=1e300), X, y)
+    warm = quietly(make(C=1.0, warm_start=True), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way either
+        warm.set_params(C=1e300).fit(X, y)
+    assert math.isfinite(cold.result_.primal) and math.isfinite(cold.result_.dual)
+    # before: the state scaled by 1e300 gave ||W||^2 = inf, P = inf or NaN
+    assert math.isfinite(warm.result_.primal) and math.isfinite(warm.result_.dual)
+    assert math.isfinite(warm.result_.gap) and np.all(np.isfinite(warm.coef_))
+    assert warm.result_.primal <= 10 * cold.result_.primal
+
+
+def test_an_ordinary_warm_start_still_starts_from_the_scaled_state():
+    X, y = random_binary(n=40, seed=1)
+    model = quietly(BinarySVC(C=1.0, warm_start=True, random_state=0), X, y)
+    first = model.result_.n_iter
+    quietly(model.set_params(C=2.0), X, y)
+    assert model.result_.n_iter > first  # continued: the step count carries on

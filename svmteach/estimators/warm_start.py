@@ -7,10 +7,13 @@ The solver's own ``warm_start`` then makes the state feasible (a no-op up to rou
 A fit on other labels starts cold: the previous solution belongs to another problem.
 
 Scaling rather than keeping alpha: at large C the support vectors' alphas grow about in proportion to
-C, so the scaled point starts near the new optimum (``benchmarks/warm_start.py``).
+C, so the scaled point starts near the new optimum (``benchmarks/warm_start.py``).  A scaled point whose
+objectives overflow float64 (C from 1 to 1e300) is dropped: the fit starts cold.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -44,7 +47,14 @@ def warm_state(est, solver, problem):
         # y'alpha = 0 holds under one factor for all: the smallest ratio of a nonzero alpha_i keeps every box
         ratio = np.full_like(ratio, ratio[alpha != 0].min(initial=1.0))
     scale = ratio if alpha.ndim == 1 else ratio[:, None]
-    return state._replace(alpha=problem.xp.asarray(alpha * scale, dtype=state.alpha.dtype))
+    scaled = state._replace(alpha=problem.xp.asarray(alpha * scale, dtype=state.alpha.dtype))
+    # a huge ratio (C from 1 to 1e300) can scale the weights past float64: ||W||^2 = inf where a cold start is
+    # finite; such a start is no start, and the fit begins cold
+    with np.errstate(over="ignore", invalid="ignore"):
+        measured = solver.warm_start(problem, scaled)
+    if not (math.isfinite(float(measured.primal)) and math.isfinite(float(measured.dual))):
+        return None
+    return scaled
 
 
 def remember(est, problem, result, warm_start: bool):
