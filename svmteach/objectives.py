@@ -94,6 +94,38 @@ def gap_rounding(problem, alpha, f, b=0.0, magnitudes=None) -> float:
     return P_err + D_err
 
 
+def linear_model_primal(problem, w, b=0.0) -> tuple[float, float]:
+    """``(P, err)``: the primal of the linear model ``(w, b)`` itself, on ``problem``'s data, and a bound on its
+    rounding in float64.
+
+    .. math::
+
+        P(w, b) = \\tfrac12 \\|w\\|^2 + \\sum_i C_i \\max(0, 1 - y_i (x_i^\\top w + b))
+
+    ``w`` (d,) over the columns of ``problem.X`` (its bias column included), ``b`` an unpenalised bias.  Unlike
+    :func:`primal`, which takes the scores of alpha, this is the number the model's own predictions
+    :math:`x^\\top w + b` give: where forming w from alpha rounds (features far from 0), the two differ.  Each
+    margin is known to ``EPS`` times the magnitudes summed in it, at most :math:`\\|x_i\\| \\|w\\| + |b| + 1`
+    (Cauchy-Schwarz: no copy of X); a sample whose hinge may be positive within that adds :math:`C_i` times it
+    (as :func:`gap_rounding`).
+    """
+    xp = problem.xp
+    w = xp.asarray(w, dtype=xp.float64)
+    f = problem.X @ w
+    magnitudes = xp.sqrt(xp.maximum(xp.asarray(problem.diag, dtype=xp.float64), 0.0)) * math.sqrt(float(xp.sum(w * w)))
+    margin = problem.y * (f + b)
+    err_m = EPS * (magnitudes + abs(float(b)) + 1.0)
+    hinge = xp.maximum(1.0 - margin, 0.0)
+    kink = (1.0 - margin) > -err_m  # its hinge may be positive: the margin's error counts in P
+    norm2, loss = float(xp.sum(w * w)), float(xp.sum(problem.C_i * hinge))
+    e = xp.where(kink, problem.C_i * err_m, 0.0)
+    top = float(xp.max(e))  # the root sum of squares, scaled by its largest term: no overflow at C = 1e300
+    if not math.isfinite(top):
+        return 0.5 * norm2 + loss, math.inf
+    err = (top * math.sqrt(float(xp.sum((e / top) ** 2))) if top > 0 else 0.0) + EPS * (norm2 + loss)
+    return 0.5 * norm2 + loss, err
+
+
 #: Entries of a block of kernel rows (or of |X|) that :func:`score_magnitudes` holds at once (32 MB).
 MAGNITUDE_BLOCK = 2**22
 

@@ -104,3 +104,45 @@ def test_an_ordinary_warm_start_still_starts_from_the_scaled_state():
     first = model.result_.n_iter
     quietly(model.set_params(C=2.0), X, y)
     assert model.result_.n_iter > first  # continued: the step count carries on
+
+
+# ---- the model's own primal at extreme offsets ----------------------------------------------------------------------
+
+def exact_primal(X, y, w, b, C=1.0):
+    """P(w, b) in exact rational arithmetic: the model's primal, with no rounding at all."""
+    from fractions import Fraction
+
+    w = [Fraction(float(v)) for v in w]
+    total = sum(v * v for v in w) / 2
+    for x, label in zip(X, y):
+        f = sum(Fraction(float(a)) * v for a, v in zip(x, w)) + Fraction(float(b))
+        total += Fraction(C) * max(Fraction(0), 1 - Fraction(float(label)) * f)
+    return float(total)
+
+
+@pytest.mark.parametrize("offset", [1e8, 1e10])
+def test_the_reported_primal_is_the_models_at_extreme_offsets(offset):
+    """SMO measures its primal at the scores of alpha; the model is the w formed from alpha once, which at an offset
+    of 1e10 rounds by more than the margins allow.  Before: a reported P of 13.2 for a model whose primal is
+    228,884 (14.4 for 17.6 at 1e8), the warning's gap computed from the wrong one."""
+    X, y = data.moons(24)
+    X = X + offset
+    with pytest.warns(ConvergenceWarning, match=r"the solver's primal .* is not the model's: coef_ and intercept_ "
+                                                r"give the primal .*centre and scale the features"):
+        model = BinarySVC(solver="smo").fit(X, y)
+    P = exact_primal(X, y, model.coef_[0], model.intercept_[0])
+    assert model.result_.primal == pytest.approx(P, rel=1e-9)
+    assert not model.result_.converged and "not the model's" in model.result_.reason
+    assert model.result_.gap == pytest.approx((P - model.result_.dual) / P, rel=1e-9)
+
+
+def test_a_well_scaled_fit_reports_the_solvers_own_numbers():
+    X, y = random_binary(n=40, seed=2)
+    for solver in ("smo", "dual_cd"):
+        model = BinarySVC(solver=solver, tol=1e-6, random_state=0).fit(X, y)
+        result = solve(model.make_solver(), model.problem_for(X, y), tol=1e-6)
+        assert model.result_.converged and model.result_.reason == ""
+        assert model.result_.primal == pytest.approx(result.primal, rel=1e-12)
+        P = exact_primal(X, y, model.coef_[0], model.intercept_[0]) if solver == "smo" else None
+        if P is not None:
+            assert model.result_.primal == pytest.approx(P, rel=1e-12)

@@ -97,6 +97,11 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
     def store(self, solver: Solver, problem: Problem, result: SolveResult) -> None:
         """Set the model's fitted attributes from the solver's final state."""
 
+    def model_result(self, solver: Solver, problem: Problem, result: SolveResult) -> SolveResult:
+        """``result`` with the objectives of the model :meth:`store` keeps, where they differ from the solver's
+        (a subclass that forms its model from alpha recomputes them); here ``result`` itself."""
+        return result
+
     def fit_label(self, solver: Solver, problem: Problem) -> str:
         """What the not-converged warning calls the fit: the solver's name."""
         return solver.name
@@ -125,9 +130,12 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
             result = solve(solver, problem, max_iter=budget, tol=self.tol, record_history=self.record_history,
                            state=start, callback=progress)
         taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
+        result = self.model_result(solver, problem, result)
         direct = None
         if self.solver is None and not result.interrupted:  # a small problem the default could not finish
             direct = finish_directly(problem, result, self.tol, solver.bias, self.record_history)
+            if direct is not None:
+                direct = self.model_result(InteriorPoint(bias=solver.bias), problem, direct)
         if progress is not None:
             progress.finish(result, direct)
         if direct is not None:

@@ -12,6 +12,7 @@ from ..rows import is_sparse, transpose_times
 from ..solvers import BINARY_SOLVERS, SolveResult, make_solver
 from ..solvers.base import Solver
 from ..solvers.registry import check_solver
+from ..solvers.stopping import gap_reached
 from ..solvers.smo import RULES
 from sklearn.utils._param_validation import StrOptions
 
@@ -178,22 +179,60 @@ class BinarySVC(DualSVC):
         return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
                            selection=self.selection, random_state=self.random_state, cache_size=self.cache_size)
 
+    @staticmethod
+    def _model(solver: Solver, problem: BinaryProblem, result: SolveResult):
+        """``(alpha, support, rows, dual_coef, w, b)`` of the final state: the support vectors' indices and rows (the
+        bias column included), ``alpha_i y_i`` on them (1, n_SV), and for the linear kernel
+        :math:`w = \\sum_i \\alpha_i y_i x_i` over them (1, d [+ 1]), else None; b the solver's own bias."""
+        alpha, b = solver.coefficients(problem, result.state)
+        alpha = np.array(to_numpy(alpha), dtype=np.float64)
+        support = np.flatnonzero(alpha > 0)
+        rows = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[support]
+        dual_coef = (alpha * to_numpy(problem.y))[support][None, :]
+        # w = sum_i alpha_i y_i x_i over the support vectors: (SV^T dual_coef^T)^T
+        w = transpose_times(rows, dual_coef.T).T if problem.kernel.is_linear else None
+        return alpha, support, rows, dual_coef, w, float(b)
+
+    def model_result(self, solver: Solver, problem: BinaryProblem, result: SolveResult) -> SolveResult:
+        """``result`` with the primal of the model :meth:`store` keeps (linear kernel), where it is not the solver's.
+
+        The solver measures the primal at the scores of alpha; the model is the w formed from alpha once,
+        :math:`w = \\sum_i \\alpha_i y_i x_i`, which on features far from 0 (an offset of 1e10) rounds by more than
+        the margins allow.  When the model's own primal (:func:`~svmteach.objectives.linear_model_primal`) differs from
+        the solver's by more than its rounding, the result reports the model's and its gap to the dual; where that
+        changes the verdict (or the gap by more than ``tol``), not converged, and ``reason`` says why (and whether
+        float64 can evaluate that primal to ``tol``).
+        """
+        if not problem.kernel.is_linear or not np.isfinite(result.primal):
+            return result
+        from .. import objectives as obj
+
+        _, _, _, _, w, b = self._model(solver, problem, result)
+        P, err = obj.linear_model_primal(problem, w[0], b)
+        reported = float(result.primal)
+        if abs(P - reported) <= err:
+            return result  # the same number, as far as float64 can tell
+        gap = obj.relative_gap(P, result.dual)
+        converged = result.converged and gap_reached(gap, self.tol) and err <= self.tol * abs(P)
+        if converged or not (result.converged or abs(P - reported) > self.tol * abs(P)):
+            return result._replace(primal=P, gap=gap, converged=converged)  # the model's digits; nothing changes
+        rounds = (f"; float64 rounds this primal by up to {err:.3g}, so it cannot certify a gap of tol={self.tol:g}"
+                  if err > self.tol * abs(P) else "")
+        reason = (f"the solver's primal {reported:.6g} is not the model's: coef_ and intercept_ give the primal {P:.6g} "
+                  f"on the training data (relative duality gap {gap:.3g}{rounds}), since forming the weights "
+                  "w = sum_i alpha_i y_i x_i rounds by more than the margins allow (features far from 0 or of a huge "
+                  "scale): centre and scale the features, e.g. make_pipeline(StandardScaler(), estimator)")
+        return result._replace(primal=P, gap=gap, converged=False, reason=reason)
+
     def store(self, solver: Solver, problem: BinaryProblem, result: SolveResult) -> None:
         """alpha_, support_, support_vectors_, dual_coef_, intercept_ and (linear kernel) coef_."""
         bias = problem.bias
-        alpha, b = solver.coefficients(problem, result.state)
-        alpha = np.array(to_numpy(alpha), dtype=np.float64)
-        yv = to_numpy(problem.y)
+        alpha, self.support_, rows, self.dual_coef_, w, b = self._model(solver, problem, result)
         self.alpha_ = alpha
-        self.support_ = np.flatnonzero(alpha > 0)
         # with a bias column, its weight times its value is the intercept: w'x + w_B B
-        rows = (problem.X if is_sparse(problem.X) else to_numpy(problem.X))[self.support_]
         self.support_vectors_ = rows if bias is None else rows[:, : self.n_features_in_]
-        self.dual_coef_ = (alpha * yv)[self.support_][None, :]
         self._kernel = problem.kernel
-        if problem.kernel.is_linear:
-            # w = sum_i alpha_i y_i x_i over the support vectors: (SV^T dual_coef^T)^T, shape (1, d [+ 1])
-            w = transpose_times(rows, self.dual_coef_.T).T
+        if w is not None:
             if bias is not None:
                 w, b = w[:, :-1], float(w[0, -1]) * bias
             self._linear_coef = np.ascontiguousarray(w)
