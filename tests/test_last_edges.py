@@ -146,3 +146,25 @@ def test_a_well_scaled_fit_reports_the_solvers_own_numbers():
         P = exact_primal(X, y, model.coef_[0], model.intercept_[0]) if solver == "smo" else None
         if P is not None:
             assert model.result_.primal == pytest.approx(P, rel=1e-12)
+
+
+# ---- budgets in proportion to the work ----------------------------------------------------------------------------
+
+def test_a_full_batch_step_gets_the_sample_visits_of_the_others():
+    """A step of the subgradient method visits every sample: its default budget is 1000 epochs and at least
+    100,000 sample visits, as the coordinate methods' (before: 100,000 full-batch steps, 8 s on 24 samples)."""
+    X, y = random_binary(n=24)
+    p = BinaryProblem(X, y)
+    assert PrimalSubgradient().default_max_iter(p) == math.ceil(DEFAULT_STEPS / 24) == 4167
+    assert DualCoordinateAscent().default_max_iter(p) == DEFAULT_STEPS  # 100,000 visits, one a step
+    X2, y2 = random_binary(n=500)
+    assert PrimalSubgradient().default_max_iter(BinaryProblem(X2, y2)) == DEFAULT_EPOCHS
+    assert DualCoordinateAscent().default_max_iter(BinaryProblem(X2, y2)) == DEFAULT_EPOCHS * 500
+
+
+def test_the_parallel_solvers_intercept_factor_multiplies_its_epochs_not_the_small_floor():
+    """On 24 samples the floor of 100,000 visits is 4,167 steps; an intercept_scaling of 1e3 (factor 10) gave ten
+    times that, 41,670 steps of a step's fixed overhead (past 90 s).  Now: 10 x 1000 epochs, or the floor."""
+    X, y = three_classes()
+    assert ParallelBlock().default_max_iter(MulticlassProblem(X, y, bias=1e3)) == 10 * DEFAULT_EPOCHS
+    assert ParallelBlock().default_max_iter(MulticlassProblem(X, y)) == math.ceil(DEFAULT_STEPS / 24)

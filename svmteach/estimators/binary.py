@@ -52,7 +52,7 @@ class BinarySVC(DualSVC):
     max_iter : int or None, default None
         Most epochs, as in LIBLINEAR: n steps of SMO or dual coordinate ascent, one step of the
         subgradient or interior-point methods.  None: ``default_max_iter``, 1000 epochs and at least
-        100,000 steps.
+        100,000 sample visits (a full-batch step visits all n).
     random_state : int, Generator or None
     record_history : bool, default False
         Keep the primal / dual / gap / KKT curves in ``history_``.

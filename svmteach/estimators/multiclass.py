@@ -55,7 +55,7 @@ class MulticlassSVC(DualSVC):
     max_iter : int or None, default None
         Most epochs (passes over the data, as in LIBLINEAR; one step of "parallel", one Newton step of
         "interior_point").  None: ``default_max_iter``, 1000 epochs and at least 100,000 sample visits;
-        "parallel" gets up to 10x more with an intercept (``sqrt(r)`` times, r the ratio of the bias column's
+        "parallel" gets up to 10x more epochs with an intercept (``sqrt(r)`` times, r the ratio of the bias column's
         second moment, ``intercept_scaling**2``, to the mean feature's: 1x on standardised data, 6x on rows of
         norm 1 in 50 dimensions), since the intercepts couple all its blocks
         (:meth:`~svmteach.solvers.ParallelBlock.default_max_iter`).

@@ -53,7 +53,8 @@ from .stopping import (KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, NEGATIVE_GAP, I
 
 HISTORY_KEYS = ("n_iter", "time", "primal", "dual", "gap", "kkt")
 
-#: :func:`solve`'s default budget: this many epochs (passes over the data), and at least ``DEFAULT_STEPS`` steps.
+#: :func:`solve`'s default budget: this many epochs (passes over the data), and at least ``DEFAULT_STEPS`` sample
+#: visits (:meth:`Solver.default_max_iter`).
 DEFAULT_EPOCHS = 1000
 DEFAULT_STEPS = 100_000
 
@@ -210,9 +211,11 @@ class Solver(ABC):
         return self.steps_per_epoch(problem)
 
     def default_max_iter(self, problem: Problem) -> int:
-        """:func:`solve`'s budget when ``max_iter`` is None: ``DEFAULT_EPOCHS`` epochs, and at least
-        ``DEFAULT_STEPS`` steps (a full-batch subgradient's many small steps)."""
-        return max(DEFAULT_STEPS, DEFAULT_EPOCHS * self.steps_per_epoch(problem))
+        """:func:`solve`'s budget when ``max_iter`` is None, in proportion to the work: ``DEFAULT_EPOCHS`` epochs,
+        and at least ``DEFAULT_STEPS`` sample visits (a step visits ``n_samples / steps_per_epoch`` samples: one for
+        the coordinate methods, all of them for a full-batch step, which gets ``DEFAULT_STEPS / n`` steps)."""
+        per_epoch = self.steps_per_epoch(problem)
+        return max(DEFAULT_EPOCHS * per_epoch, -(-DEFAULT_STEPS * per_epoch // max(problem.n_samples, 1)))
 
     def advance(self, problem: Problem, state: Any, n_steps: int, tol: float | None = None) -> Any:
         """Up to ``n_steps`` steps of ``step``; with ``tol``, stop at the first measured converged state.
@@ -347,7 +350,7 @@ def solve(
     max_iter : int or None
         Most steps this call takes (SMO pairs, coordinates, sample visits or subgradient iterations).
         None: ``solver.default_max_iter(problem)``, ``DEFAULT_EPOCHS`` epochs and at least
-        ``DEFAULT_STEPS`` steps.  A continued run counts its new steps; the result's ``n_iter``
+        ``DEFAULT_STEPS`` sample visits.  A continued run counts its new steps; the result's ``n_iter``
         counts every step since the run began.
     tol : float
         Stop when the measured relative duality gap ``(P - D) / |P|`` is at most ``tol``.  The run

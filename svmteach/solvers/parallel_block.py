@@ -178,10 +178,11 @@ class ParallelBlock(Solver):
         feature's.  All blocks then overshoot together along the intercepts, the line search cuts every step
         (median t 0.05 instead of 0.5), and the momentum plane, a conjugate-gradient-like search, needs
         about sqrt(r) times the steps: 4-8x at r = 50 (``benchmarks/RESULTS.md``).  The cure would be a
-        coarse step along the k intercepts beside the blocks' (not done); the budget pays for it instead.
+        coarse step along the k intercepts beside the blocks' (not done); the budget pays for it instead, on the
+        ``DEFAULT_EPOCHS`` epochs: the small problem's floor of ``DEFAULT_STEPS`` sample visits (4,167 steps on 24
+        samples, each costing the step's fixed overhead more than its n blocks) is not multiplied.
         """
-        base = max(DEFAULT_EPOCHS, -(-DEFAULT_STEPS // problem.n_samples))
-        return math.ceil(base * intercept_factor(problem))
+        return max(math.ceil(DEFAULT_EPOCHS * intercept_factor(problem)), -(-DEFAULT_STEPS // problem.n_samples))
 
     def init(self, problem: MulticlassProblem) -> ParallelBlockState:
         _check_problem(problem)
