@@ -168,3 +168,45 @@ def test_the_parallel_solvers_intercept_factor_multiplies_its_epochs_not_the_sma
     X, y = three_classes()
     assert ParallelBlock().default_max_iter(MulticlassProblem(X, y, bias=1e3)) == 10 * DEFAULT_EPOCHS
     assert ParallelBlock().default_max_iter(MulticlassProblem(X, y)) == math.ceil(DEFAULT_STEPS / 24)
+
+
+# ---- a solver given the wrong kind of problem ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("solver", [DualCoordinateAscent(), PrimalSubgradient()])
+def test_binary_solvers_refuse_a_multiclass_problem_naming_what_they_need(solver):
+    X, y = three_classes()
+    multi = MulticlassProblem(X, y)
+    name = type(solver).__name__
+    # before: AttributeError: 'MulticlassProblem' object has no attribute 'y'
+    for call in (lambda: solve(solver, multi), lambda: next(iter(solver_iterate(solver, multi))),
+                 lambda: solver.init(multi)):
+        with pytest.raises(TypeError, match=rf"^problem: {name} needs a BinaryProblem, got MulticlassProblem"):
+            call()
+    with pytest.raises(TypeError, match=r"^problem: ExactBlock needs a MulticlassProblem, got BinaryProblem"):
+        solve(ExactBlock(), BinaryProblem(*random_binary()))
+    with pytest.raises(TypeError, match=r"^problem: InteriorPoint needs a BinaryProblem or a MulticlassProblem"):
+        solve(InteriorPoint(), X)
+
+
+def solver_iterate(solver, problem):
+    from svmteach import iterate
+
+    return iterate(solver, problem, max_iter=2)
+
+
+@pytest.mark.parametrize("error", [RuntimeError, AttributeError, ZeroDivisionError, KeyError])
+def test_check_answer_makes_an_unreadable_answer_a_failed_result(error):
+    from svmteach.exercises import check_answer
+
+    class Unreadable:
+        def __array__(self, *args, **kwargs):
+            raise error("no numbers here")
+
+    result = check_answer("01.1", Unreadable())  # before: the RuntimeError (and the others) escaped
+    assert not result.passed and f"cannot be read as numbers: {error.__name__}" in str(result)
+
+
+def test_rls_blames_X_for_an_overflowing_kernel():
+    X, y = random_binary(n=12)
+    with pytest.raises(ValueError, match=r"^kernel='linear' overflows on X"):  # before: "K contains NaN or infinity"
+        RLSClassifier().fit(X * 1e300, y)

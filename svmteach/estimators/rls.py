@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..kernels import Kernel, check_kernel_psd, make_kernel
+from ..kernels import Kernel, check_kernel_finite, check_kernel_psd, make_kernel
 from ..rls import check_lambda, check_lambdas, loo_errors, solve_dual
 from ..validation import check_labels, check_X
 from .base import KERNEL_CONSTRAINTS, POSITIVE
@@ -56,6 +56,7 @@ class RLSClassifier(ClassifierMixin, BaseEstimator):
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         kernel = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, X)
+        check_kernel_finite(X, kernel)  # an overflowing K named by X and the kernel, before it is computed
         K = kernel(X)
         check_kernel_psd(X, kernel)
         if len(classes) == 2:

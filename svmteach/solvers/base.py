@@ -237,6 +237,7 @@ def iterate(solver: Solver, problem: Problem, max_iter: int = 1000, tol: float |
     (each state is then measured).  A ``state`` is continued through :func:`warm_start`.  The
     arguments are checked here, before the first state is asked for.
     """
+    check_problem(solver, problem)
     max_iter = check_max_iter(max_iter)
     tol = None if tol is None else check_tol(tol)
     state = solver.init(problem) if state is None else warm_start(solver, problem, state)
@@ -253,6 +254,22 @@ def _iterate(solver, problem, max_iter, tol, state):
                 return
         state = solver.step(problem, state)
         yield state
+
+
+def check_problem(solver, problem):
+    """``problem``, when it is of a kind ``solver`` solves (its ``binary`` / ``multiclass`` capability); else a
+    TypeError naming ``problem``, the solver and what it needs."""
+    from ..problems import BinaryProblem, MulticlassProblem
+
+    needs = [kind for kind, able in ((BinaryProblem, solver.binary), (MulticlassProblem, solver.multiclass)) if able]
+    if not isinstance(problem, tuple(needs)):
+        other = ("for a MulticlassProblem use a multiclass solver (WWExact, CSBlondel, ...) or OneVsRestSVC / "
+                 "OneVsOneSVC" if isinstance(problem, MulticlassProblem) else
+                 "for two classes use a binary solver (SMO, DualCoordinateAscent, ...)" if isinstance(problem, BinaryProblem)
+                 else "build one with BinaryProblem(X, y) or MulticlassProblem(X, y)")
+        raise TypeError(f"problem: {type(solver).__name__} needs a {' or a '.join(k.__name__ for k in needs)}, got "
+                        f"{type(problem).__name__}: {other}")
+    return problem
 
 
 def warm_start(solver, problem, state):
@@ -379,6 +396,7 @@ def solve(
 
 
 def _solve(solver, problem, max_iter, tol, fast, record_history, record_states, callback, state):
+    check_problem(solver, problem)
     if max_iter is None:
         max_iter = solver.default_max_iter(problem)
     max_iter = check_max_iter(max_iter)

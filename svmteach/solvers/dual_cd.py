@@ -46,8 +46,8 @@ from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..backend import is_numpy, to_numpy
 from ..rows import compiled_rows, is_sparse, transpose_times
-from .base import (Solver, binary_gap_rounding, check_choice, check_flag, check_random_state, check_state, check_state_alpha,
-                   seed_from)
+from .base import (Solver, binary_gap_rounding, check_choice, check_flag, check_problem, check_random_state, check_state,
+                   check_state_alpha, seed_from)
 from .state import ThreePartState
 from .stopping import StoppingRule
 from .numba_dual_cd import (NO_COORDINATE, REACTIVATE_AT, CoordinatePicture, Sweep, add_row, after_visit,
@@ -228,6 +228,7 @@ class DualCoordinateAscent(Solver):
         return None if problem.kernel.is_linear else row_cache(problem, self.cache_size, reuse)
 
     def init(self, problem: BinaryProblem) -> DualCDState:
+        check_problem(self, problem)
         xp, n = problem.xp, problem.n_samples
         seed, rows = seed_from(self.random_state), self._row_cache(problem)
         if self.init_rule == "zero":
@@ -244,6 +245,7 @@ class DualCoordinateAscent(Solver):
         alpha clipped into [0, C_i], the gradient recomputed exactly, a new epoch with every coordinate
         active."""
         check_state(self, state)
+        check_problem(self, problem)
         xp = problem.xp
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
         alpha = xp.clip(xp.asarray(alpha, dtype=problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))

@@ -29,7 +29,7 @@ import numpy as np
 from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..backend import to_numpy
-from .base import Solver, check_choice, check_state_alpha, check_tol
+from .base import Solver, check_choice, check_problem, check_state_alpha, check_tol
 from .state import ThreePartState
 
 SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
@@ -125,12 +125,14 @@ class PrimalSubgradient(Solver):
                                 kkt=obj.kkt_violation(problem, alpha, f, bias=False))
 
     def init(self, problem: BinaryProblem) -> SubgradientState:
+        check_problem(self, problem)
         alpha = problem.xp.zeros(problem.n_samples, dtype=problem.X.dtype)
         return self._state(problem, 0, alpha, math.nan, math.nan)
 
     def warm_start(self, problem: BinaryProblem, state: SubgradientState) -> SubgradientState:
         """``state`` (of another C, say) with alpha clipped into [0, C_i], re-measured; the step count,
         and so the step-size schedule, carries on."""
+        check_problem(self, problem)
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples,))
         xp = problem.xp
         alpha = xp.clip(xp.astype(alpha, problem.X.dtype), 0.0, xp.astype(problem.C_i, problem.X.dtype))

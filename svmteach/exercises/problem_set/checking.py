@@ -102,6 +102,15 @@ def expected_answer(name: str) -> np.ndarray:
     return out
 
 
+def _said(error) -> str:
+    """What an exception raised while reading an answer says (its type too, but for the TypeError / ValueError of
+    a value that is not numbers)."""
+    try:
+        return str(error) if type(error) in (TypeError, ValueError) else f"{type(error).__name__}: {error}"
+    except Exception:  # noqa: BLE001 - an exception whose message itself raises
+        return type(error).__name__
+
+
 def _entries(indices, size) -> str:
     if size == 1:
         return ""
@@ -126,8 +135,10 @@ def check_answer(name: str, value) -> AnswerResult:
     expected = _expected(name)
     try:
         got = as_array(value)
-    except (TypeError, ValueError) as e:
-        return AnswerResult(name, UNREADABLE, f"{type(value).__name__} cannot be read as numbers: {e}")
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as e:  # noqa: BLE001 - an answer whose __array__ or tolist raises is a failed result
+        return AnswerResult(name, UNREADABLE, f"{type(value).__name__} cannot be read as numbers: {_said(e)}")
     if got.shape != expected.shape:
         if got.size == expected.size and got.squeeze().shape == expected.squeeze().shape:
             got = got.reshape(expected.shape)
