@@ -22,6 +22,37 @@ def _check_n(n, minimum=2):
     return int(n)
 
 
+def _check_scale(value, name: str) -> float:
+    """A noise or spread ``value`` as a finite float >= 0 (0: the points on their centres), or raise naming it."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number >= 0 (a standard deviation), got {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be >= 0 and finite (a standard deviation), got {value!r}")
+    return float(value)
+
+
+def _check_indices(values, name: str, size: int, what: str) -> list:
+    """``values`` as a non-empty list of integers in [0, size), or raise naming ``name``."""
+    import numbers
+
+    many = what + ("es" if what.endswith("s") else "s")
+
+    try:
+        values = list(values)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of {what} indices, got {type(values).__name__} {values!r}") from None
+    if not values:
+        raise ValueError(f"{name} is empty: keep at least one of the {size} {many} (indices 0 .. {size - 1})")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{name} must hold {what} indices (integers 0 .. {size - 1}), got {v!r}")
+        if not 0 <= v < size:
+            raise ValueError(f"{name} has {v}, which is not a {what} index: iris has {size} {many}, 0 .. {size - 1}")
+    return [int(v) for v in values]
+
+
 def separable_blobs(n: int = 40, margin: float = 1.0, seed=0):
     """Two Gaussian clouds split by the line x1 = x2 with an empty band of half-width ``margin``.
 
@@ -42,6 +73,7 @@ def separable_blobs(n: int = 40, margin: float = 1.0, seed=0):
 def overlapping_blobs(n: int = 60, spread: float = 1.3, seed=0):
     """Two Gaussian clouds that overlap, so that C matters and some slacks are positive."""
     n = _check_n(n)
+    spread = _check_scale(spread, "spread")
     rng = _rng(seed)
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     centers = np.where(y[:, None] > 0, np.array([1.0, 1.0]), np.array([-1.0, -1.0]))
@@ -52,7 +84,7 @@ def moons(n: int = 100, noise: float = 0.15, seed=0):
     """Two interleaved half circles (scikit-learn's ``make_moons``), labels -1 / +1."""
     from sklearn.datasets import make_moons
 
-    X, y = make_moons(n_samples=_check_n(n), noise=noise, random_state=seed)
+    X, y = make_moons(n_samples=_check_n(n), noise=_check_scale(noise, "noise"), random_state=seed)
     return X, np.where(y == 1, 1.0, -1.0)
 
 
@@ -60,13 +92,14 @@ def circles(n: int = 100, noise: float = 0.08, factor: float = 0.5, seed=0):
     """A disc inside a ring (scikit-learn's ``make_circles``): no line separates them."""
     from sklearn.datasets import make_circles
 
-    X, y = make_circles(n_samples=_check_n(n), noise=noise, factor=factor, random_state=seed)
+    X, y = make_circles(n_samples=_check_n(n), noise=_check_scale(noise, "noise"), factor=factor, random_state=seed)
     return X, np.where(y == 1, 1.0, -1.0)
 
 
 def xor(n: int = 100, noise: float = 0.25, seed=0):
     """Four clusters at (+-1, +-1) labelled by the sign of x1 * x2."""
     n = _check_n(n)
+    noise = _check_scale(noise, "noise")
     rng = _rng(seed)
     corners = rng.choice([-1.0, 1.0], size=(n, 2))
     X = corners + rng.normal(scale=noise, size=(n, 2))
@@ -78,6 +111,9 @@ def multiclass_blobs(n: int = 90, k: int = 3, spread: float = 0.9, seed=0):
     n = _check_n(n)
     if isinstance(k, bool) or int(k) != k or k < 2:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    if n < k:  # y = i mod k: classes k - n .. k - 1 would have no sample
+        raise ValueError(f"n={n} is smaller than k={int(k)}: each of the k classes needs a sample, so n >= k")
+    spread = _check_scale(spread, "spread")
     rng = _rng(seed)
     y = np.arange(n) % k
     angles = 2 * np.pi * y / k
@@ -89,6 +125,7 @@ def rings(n: int = 60, noise: float = 0.15, seed=0):
     """Three noisy concentric rings (radii 1, 2, 3; radial noise ``noise``), labels 0 (inside) .. 2 (outside): no
     straight boundary separates them (notebook 9)."""
     n = _check_n(n)
+    noise = _check_scale(noise, "noise")
     rng = _rng(seed)
     y = np.arange(n) % 3
     r = 1.0 + y + noise * rng.standard_normal(n)
@@ -100,6 +137,7 @@ def three_moons(n: int = 60, noise: float = 0.12, seed=0):
     """Three interleaved half circles of radius 1 (scikit-learn's two moons and one more), labels 0 .. 2: class 0
     an upper arc at (0, 0), class 1 a lower arc at (1, 0.5), class 2 an upper arc at (2, 0) (notebook 9)."""
     n = _check_n(n)
+    noise = _check_scale(noise, "noise")
     rng = _rng(seed)
     y = np.arange(n) % 3
     t = rng.uniform(0, np.pi, n)
@@ -145,11 +183,11 @@ def iris(classes=None, features=None):
 
     data = load_iris()
     X, y = data.data, data.target
-    if classes is not None:
-        keep = np.isin(y, classes)
+    if classes is not None:  # checked: an index out of range kept nothing (an empty X), one in features an IndexError
+        keep = np.isin(y, _check_indices(classes, "classes", 3, "class"))
         X, y = X[keep], y[keep]
     if features is not None:
-        X = X[:, list(features)]
+        X = X[:, _check_indices(features, "features", X.shape[1], "feature")]
     return X, y
 
 

@@ -301,13 +301,25 @@ def check_kernel_finite(X, kernel: Kernel):
 PSD_CHECK_POINTS = 1000
 
 
+#: A kernel matrix may differ from its transpose by this much relative to its largest entry (BLAS rounds
+#: :math:`x_i^\top x_j` and :math:`x_j^\top x_i` differently); more is not a kernel matrix.
+SYMMETRY_RTOL = 1e-10
+
+
 def check_kernel_matrix(K, name="K") -> np.ndarray:
-    """``K`` as a float64 array, or a ValueError naming ``name``: not square, empty, NaN or inf."""
+    """``K`` as a float64 array, or a ValueError naming ``name``: not square, empty, NaN or inf, or not symmetric
+    beyond rounding (:data:`SYMMETRY_RTOL`)."""
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix, got shape {K.shape}")
     if not np.all(np.isfinite(K)):
         raise ValueError(f"{name} contains NaN or infinity")
+    asymmetry, scale = float(np.max(np.abs(K - K.T))), float(np.max(np.abs(K)))
+    if asymmetry > SYMMETRY_RTOL * scale:
+        i, j = np.unravel_index(int(np.argmax(np.abs(K - K.T))), K.shape)
+        raise ValueError(f"{name} is not symmetric: {name}[{i}, {j}] = {K[i, j]:.6g} but {name}[{j}, {i}] = "
+                         f"{K[j, i]:.6g}; a kernel matrix is k(x_i, x_j), the same both ways (pass 0.5 * ({name} + "
+                         f"{name}.T) if the difference is rounding)")
     return K
 
 

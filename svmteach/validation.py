@@ -89,6 +89,11 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: b
             try:
                 arr = arr.astype(np.float64)
             except (TypeError, ValueError):
+                at = _first_missing(arr)
+                if at is not None:  # pandas' NA (an Int64 or boolean column) or None: not a dtype problem
+                    where = f"row {at[0]}, column {at[1]}" if len(at) == 2 else f"index {at}"
+                    raise ValueError(f"{name} has a missing value ({arr[at]!r}) at {where}: impute it or drop the "
+                                     "sample first (e.g. sklearn.impute.SimpleImputer)") from None
                 raise TypeError(
                     f"{name} has dtype {arr.dtype}: every argument must be a string or a number that converts to float"
                 ) from None
@@ -130,6 +135,17 @@ def check_X(X, name: str = "X", dtype=None, accept_sparse: bool = False, copy: b
     if is_numpy(xp) and (copy or bias is not None):
         arr.setflags(write=False)
     return arr
+
+
+def _first_missing(arr):
+    """The index of the first missing value (None, or pandas' NA and NaT when pandas is loaded) of an object array,
+    or None."""
+    import sys
+
+    pandas = sys.modules.get("pandas")  # pandas' NA can only be there if pandas was imported
+    missing = [pandas.isna(v) if pandas is not None else v is None for v in arr.ravel()]
+    hits = np.flatnonzero(np.array([m is True or (isinstance(m, np.bool_) and bool(m)) for m in missing], dtype=bool))
+    return tuple(int(i) for i in np.unravel_index(int(hits[0]), arr.shape)) if hits.size else None
 
 
 def placed(X, device, name: str = "X"):

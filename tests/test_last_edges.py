@@ -210,3 +210,101 @@ def test_rls_blames_X_for_an_overflowing_kernel():
     X, y = random_binary(n=12)
     with pytest.raises(ValueError, match=r"^kernel='linear' overflows on X"):  # before: "K contains NaN or infinity"
         RLSClassifier().fit(X * 1e300, y)
+
+
+# ---- silent acceptance ---------------------------------------------------------------------------------------------
+
+def test_a_parameter_the_solver_does_not_take_is_refused_when_set():
+    X, y = random_binary(n=24)
+    # before: fitted without a word, the rule dropped by the registry
+    with pytest.raises(TypeError, match=r"^selection='random' is not a parameter of solver 'dual_cd' .*leave "
+                                        r"selection at its default \('second_order'\)"):
+        BinarySVC(solver="dual_cd", selection="random").fit(X, y)
+    with pytest.raises(TypeError, match=r"^cache_size=500 is not a parameter of solver 'interior_point'"):
+        BinarySVC(solver="interior_point", cache_size=500).fit(X, y)
+    with pytest.raises(TypeError, match=r"^cache_size=50 is not a parameter of solver 'parallel'"):
+        MulticlassSVC(solver="parallel", cache_size=50).fit(*three_classes())
+    # left at their defaults they mean nothing to a solver without them; random_state every solver takes
+    for solver in ("dual_cd", "primal_subgradient", "interior_point", "smo"):
+        quietly(BinarySVC(solver=solver, random_state=0, max_iter=5), X, y)
+    quietly(BinarySVC(solver="smo", selection="random", cache_size=10, max_iter=5), X, y)
+    quietly(MulticlassSVC(solver="parallel", random_state=0, max_iter=5), *three_classes())
+    from svmteach.solvers import make_solver
+
+    with pytest.raises(TypeError, match=r"^selection='random' is not a parameter of solver 'dual_cd'"):
+        make_solver("dual_cd", "binary", selection="random")
+    assert make_solver("dual_cd", "binary", selection="random", defaults={"selection": "random"}).name == "dual_cd"
+
+
+def test_solver_parameters_of_the_wrong_kind_are_refused_naming_them():
+    from svmteach.solvers import WWShark
+
+    with pytest.raises(ValueError, match=r"^inner_tol must be >= 0"):
+        WWShark(inner_tol=-1)  # before: taken, float(-1)
+    with pytest.raises(ValueError, match=r"^max_inner must be a positive integer"):
+        WWShark(max_inner=2.5)
+    with pytest.raises(TypeError, match=r"^momentum must be True or False, got str 'no'"):
+        ParallelBlock(momentum="no")  # before: bool("no"), True
+    assert ParallelBlock(momentum=False).momentum is False
+
+
+def test_the_explorer_refuses_a_step_count_that_is_not_one_naming_it():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from svmteach.widgets import BinaryExplorer
+
+    X, y = data.overlapping_blobs(20, seed=0)
+    ex = BinaryExplorer(X, y, C=1.0)
+    with pytest.raises(ValueError, match=r"^max_steps must be a positive integer, got -1"):
+        ex.converge(max_steps=-1)  # before: ran one epoch, as if no limit had been given
+    with pytest.raises(TypeError, match=r"^n must be a positive integer, got str 'x'"):
+        ex.step("x")  # before: int('x'): "invalid literal for int() with base 10"
+    ex.step(2)
+    assert int(ex.state.n_iter) == 2
+    # a rule chosen for SMO, then another solver: the greyed-out rule is not passed to it (which would refuse it)
+    ex.dropdowns["selection"].value = "random"
+    ex.dropdowns["solver"].value = "dual_cd"
+    assert ex.solver.name == "dual_cd"
+
+
+def test_rls_refuses_a_kernel_matrix_that_is_not_symmetric():
+    from svmteach import rls
+
+    K = np.array([[2.0, 1.0], [0.0, 2.0]])
+    with pytest.raises(ValueError, match=r"^K is not symmetric: K\[0, 1\] = 1 but K\[1, 0\] = 0"):
+        rls.solve_dual(K, [1.0, -1.0], 1.0)  # before: solved as if it were a kernel matrix
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    rls.solve_dual(X @ X.T, np.ones(30), 1.0)  # BLAS's rounding of x_i'x_j against x_j'x_i is no asymmetry
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: data.overlapping_blobs(spread=-1), ValueError, r"^spread must be >= 0"),  # before: NumPy's "scale < 0"
+    (lambda: data.moons(noise=-1), ValueError, r"^noise must be >= 0"),
+    (lambda: data.iris(features=(9,)), ValueError, r"^features has 9, which is not a feature index: iris has 4"),
+    (lambda: data.iris(classes=(7,)), ValueError, r"^classes has 7, which is not a class index: iris has 3 classes"),
+    (lambda: data.iris(classes=()), ValueError, r"^classes is empty"),
+    (lambda: data.multiclass_blobs(n=2, k=5), ValueError, r"^n=2 is smaller than k=5"),  # before: 2 classes, silently
+])
+def test_the_data_sets_name_a_bad_argument(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_data_sets_keep_their_good_arguments():
+    X, y = data.iris(classes=(1, 2), features=(2, 3))
+    assert X.shape == (100, 2) and set(y) == {1, 2}
+    assert data.iris(classes=np.array([0, 1]))[0].shape == (100, 4)
+    X, y = data.multiclass_blobs(n=5, k=5)
+    assert len(set(y)) == 5
+    assert data.overlapping_blobs(10, spread=0)[0].shape == (10, 2)
+
+
+def test_a_missing_value_in_a_pandas_column_is_named_as_one():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"a": pd.array([1, None, 3, 4], dtype="Int64"), "b": [1.0, 2.0, 3.0, 4.0]})
+    # before: "X has dtype object: every argument must be a string or a number that converts to float"
+    with pytest.raises(ValueError, match=r"^X has a missing value \(<NA>\) at row 1, column 0"):
+        BinarySVC().fit(X, [0, 1, 0, 1])
+    with pytest.raises(TypeError, match=r"^X has dtype object"):
+        BinarySVC().fit(np.array([["a", 1.0], ["b", 2.0]], dtype=object), [0, 1])

@@ -9,6 +9,7 @@ counts epochs, as LIBLINEAR does; :func:`step_budget` turns it into the solver's
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from abc import ABC, abstractmethod
 from numbers import Integral, Real
@@ -96,6 +97,13 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
     @abstractmethod
     def store(self, solver: Solver, problem: Problem, result: SolveResult) -> None:
         """Set the model's fitted attributes from the solver's final state."""
+
+    def solver_defaults(self) -> dict:
+        """The estimator's defaults, by parameter: :func:`~svmteach.solvers.make_solver`'s ``defaults``, so that a
+        parameter offered to every solver (``selection``, ``cache_size``) is refused by one that does not take it only
+        when it is set away from its default."""
+        return {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
+                if p.default is not inspect.Parameter.empty}
 
     def model_result(self, solver: Solver, problem: Problem, result: SolveResult) -> SolveResult:
         """``result`` with the objectives of the model :meth:`store` keeps, where they differ from the solver's

@@ -177,7 +177,8 @@ class BinarySVC(DualSVC):
         one that does not take sparse X, the kernel, or ``fit_intercept=False``."""
         name = self.solver_name(sparse)
         return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
-                           selection=self.selection, random_state=self.random_state, cache_size=self.cache_size)
+                           selection=self.selection, random_state=self.random_state, cache_size=self.cache_size,
+                           defaults=self.solver_defaults())
 
     @staticmethod
     def _model(solver: Solver, problem: BinaryProblem, result: SolveResult):

@@ -135,7 +135,8 @@ class MulticlassSVC(DualSVC):
         """The solver the parameters name (:func:`~svmteach.solvers.make_multiclass_solver`, which refuses one
         that does not solve the loss or, with ``sparse``, take sparse X)."""
         return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse,
-                                      kernel=self._kernel_name(), cache_size=self.cache_size)
+                                      kernel=self._kernel_name(), cache_size=self.cache_size,
+                                      defaults=self.solver_defaults())
 
     def _kernel_name(self) -> str:
         return getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)

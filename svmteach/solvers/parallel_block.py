@@ -52,7 +52,7 @@ from .. import objectives as obj
 from ..problems import MulticlassProblem
 from ..backend import concat, to_numpy
 from ..rows import is_sparse, times, transpose_times
-from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_state_alpha
+from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_flag, check_random_state, check_state_alpha
 from .state import ThreePartState
 from .stopping import StoppingRule
 
@@ -142,6 +142,9 @@ class ParallelBlock(Solver):
         steps, and when the running gap reaches ``tol``.
     momentum : bool
         Try the plane of the block direction and the previous step; False: the line search alone.
+    random_state : None
+        Accepted for the registries' uniform construction (the estimators' ``random_state``); the method draws
+        nothing.
     """
 
     name = "parallel"
@@ -154,11 +157,14 @@ class ParallelBlock(Solver):
     #: step is the same, so a chunk that moves nothing is a fixed point (solve stops there).
     still_is_fixed_point = True
 
-    def __init__(self, refresh: int = 10, momentum: bool = True) -> None:
+    def __init__(self, refresh: int = 10, momentum: bool = True,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None) -> None:
         if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1:
             raise ValueError(f"refresh must be a positive integer, got {refresh!r}")
         self.refresh = refresh
-        self.momentum = bool(momentum)
+        self.momentum = check_flag("momentum", momentum)  # bool("no") would be True
+        check_random_state(random_state)
+        self.random_state = random_state
 
     def steps_per_epoch(self, problem: MulticlassProblem) -> int:
         """1: every step reads all of X (twice)."""

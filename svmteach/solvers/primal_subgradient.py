@@ -29,7 +29,7 @@ import numpy as np
 from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..backend import to_numpy
-from .base import Solver, check_choice, check_problem, check_state_alpha, check_tol
+from .base import Solver, check_choice, check_problem, check_random_state, check_state_alpha, check_tol
 from .state import ThreePartState
 
 SCHEDULES = ("constant", "1/t", "1/sqrt(t)")
@@ -89,6 +89,9 @@ class PrimalSubgradient(Solver):
         The schedule of eta_t (see the module docstring).
     learning_rate : float in (0, 1]
         eta_0.  At most 1, so that each step is a convex combination.
+    random_state : None
+        Accepted for the registries' uniform construction (the estimators' ``random_state``); the method draws
+        nothing.
     """
 
     binary = True
@@ -96,7 +99,10 @@ class PrimalSubgradient(Solver):
     takes_sparse = True
     State = SubgradientState
 
-    def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0) -> None:
+    def __init__(self, step_size: str = "1/t", learning_rate: float = 1.0,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None) -> None:
+        check_random_state(random_state)
+        self.random_state = random_state
         self.step_size = check_choice("step_size", step_size, SCHEDULES)
         lr = check_tol(learning_rate, "learning_rate", positive=True)
         if not lr <= 1.0:

@@ -81,14 +81,16 @@ def multiclass_solver_names(loss) -> tuple:
 
 
 def make_solver(name: str, kind: str, *, loss=None, sparse: bool = False, kernel: str | None = None,
-                bias: bool | None = None, **params) -> Solver:
+                bias: bool | None = None, defaults: Mapping | None = None, **params) -> Solver:
     """The registered solver ``name`` for a problem of ``kind`` ("binary" or "multiclass").
 
     It is checked against what is asked, each refusal naming ``solver``: the multiclass ``loss`` object
     it must solve, a sparse X (``sparse``), the ``kernel`` by name, ``bias`` (True: the unpenalised
     bias of the binary dual, False: none); their defaults ask nothing.  ``params`` are the caller's
     parameters (``random_state``, ``selection``, ``cache_size``, ...): the solver gets those its
-    ``__init__`` names (all of them if it takes ``**kwargs``), and ``bias`` when asked.
+    ``__init__`` names (all of them if it takes ``**kwargs``), and ``bias`` when asked; one it does not
+    take is refused (:func:`constructor_parameters`) unless ``defaults`` holds it at that value (a parameter
+    an estimator offers every solver, left at its default).
     """
     choices = solver_choices(kind, loss)
     check_solver(name, kind, loss)
@@ -108,9 +110,11 @@ def make_solver(name: str, kind: str, *, loss=None, sparse: bool = False, kernel
         raise ValueError(f"solver={name!r} does not solve the problem {with_or_without} (fit_intercept={bias} in "
                          f"the estimators): it solves the problem {'with' if cls.bias_options[0] else 'without'} "
                          f"one only; the solvers that do are {able}")
-    if bias is not None:
+    takes = inspect.signature(cls).parameters
+    if bias is not None and ("bias" in takes or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in takes.values())):
+        # checked above against bias_options; a solver with one option need not name it
         params = {**params, "bias": bias}
-    return cls(**constructor_parameters(cls, params))
+    return cls(**constructor_parameters(cls, params, defaults))
 
 
 def solver_choices(kind: str, loss=None) -> tuple:
@@ -143,10 +147,31 @@ def why_not(name, kind: str, loss) -> str:
     return f": on the {loss.name!r} loss a solver derived from it stands for it"
 
 
-def constructor_parameters(cls, params: dict) -> dict:
-    """The entries of ``params`` that ``cls.__init__`` takes by name (every one if it takes ``**kwargs``)."""
+def constructor_parameters(cls, params: dict, defaults: Mapping | None = None) -> dict:
+    """The entries of ``params`` that ``cls.__init__`` takes by name (every one if it takes ``**kwargs``).
+
+    An entry it does not take is a TypeError naming the parameter and the solver, unless ``defaults`` has
+    that parameter at the same value: one left at its default, which means nothing to a solver without it.
+    """
     signature = inspect.signature(cls)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
         return dict(params)
-    return {key: value for key, value in params.items()
-            if key in signature.parameters and signature.parameters[key].kind is not inspect.Parameter.POSITIONAL_ONLY}
+    taken = {key for key, p in signature.parameters.items() if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+    defaults = {} if defaults is None else defaults
+    for key, value in params.items():
+        if key not in taken and not (key in defaults and _same(value, defaults[key])):
+            default = f" ({defaults[key]!r})" if key in defaults else ""
+            raise TypeError(f"{key}={value!r} is not a parameter of solver {cls.name!r} (it takes "
+                            f"{tuple(sorted(taken))}): leave {key} at its default{default} or choose a solver that "
+                            "takes it")
+    return {key: value for key, value in params.items() if key in taken}
+
+
+def _same(value, default) -> bool:
+    """Whether ``value`` is ``default`` (equal, and of a kind that compares: an array or generator is not)."""
+    if value is default:
+        return True
+    try:
+        return bool(value == default)
+    except Exception:  # noqa: BLE001 - an array's == is elementwise: not the default
+        return False

@@ -30,6 +30,7 @@ import numpy as np
 from ..losses import WestonWatkins
 from ..problems import MulticlassProblem
 from . import numba_multiclass as nm
+from .base import check_max_iter, check_tol
 from .multiclass_base import MulticlassSolver, MulticlassState
 
 MAXITER_MULTIPLIER = 10
@@ -87,10 +88,8 @@ class WWShark(MulticlassSolver):
     def __init__(self, inner_tol: float = 1e-12, max_inner: int | None = None,
                  random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True) -> None:
         super().__init__(random_state, shrinking)
-        self.inner_tol = float(inner_tol)
-        if max_inner is not None and (int(max_inner) != max_inner or max_inner < 1):
-            raise ValueError(f"max_inner must be a positive integer or None, got {max_inner!r}")
-        self.max_inner = max_inner
+        self.inner_tol = check_tol(inner_tol, "inner_tol")  # a violation: finite and >= 0 (float(-1) was taken)
+        self.max_inner = None if max_inner is None else check_max_iter(max_inner, "max_inner")
 
     def _max_inner(self, problem):
         return MAXITER_MULTIPLIER * problem.k if self.max_inner is None else int(self.max_inner)

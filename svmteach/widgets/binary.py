@@ -119,8 +119,9 @@ class BinaryExplorer(SolverExplorer):
         # the rule dropdown only for a solver that has a working-set rule (SMO's selection): greyed out otherwise
         takes_rule = "selection" in inspect.signature(BINARY_SOLVERS[self.dropdowns["solver"].value]).parameters
         self.dropdowns["selection"].disabled = not takes_rule
+        rule = {"selection": self.dropdowns["selection"].value} if takes_rule else {}  # another solver refuses it
         return make_solver(self.dropdowns["solver"].value, "binary", kernel=self.dropdowns["kernel"].value,
-                           selection=self.dropdowns["selection"].value, random_state=self.random_state)
+                           random_state=self.random_state, **rule)
 
     def _problem_on(self, X, y):
         """The problem of the controls (C, kernel, gamma) on the data ``(X, y)``."""

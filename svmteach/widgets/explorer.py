@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from ..backend import one_blas_thread, to_numpy
+from ..solvers.base import check_max_iter
 from ..validation import check_positive
 from ..viz.regions import label_text
 from .editing import ADD, REMOVE, click_action, without_nearest
@@ -164,8 +165,9 @@ class SolverExplorer(Displayed):
 
     def step(self, n=1):
         """Take ``n`` steps of the step-by-step solver (each state measured) and redraw."""
+        n = check_max_iter(n, "n")  # a positive integer, or an error naming n
         with one_blas_thread():
-            for _ in range(int(n)):
+            for _ in range(n):
                 self.state = self.solver.measure(self.problem, self.solver.step(self.problem, self.state))
                 self.history.append(self._record())
             self.redraw()
@@ -183,6 +185,7 @@ class SolverExplorer(Displayed):
         time budget.
         """
         budget = self.time_budget if max_seconds is None else check_time_budget(max_seconds)
+        max_steps = None if max_steps is None else check_max_iter(max_steps, "max_steps")
         if self.state.gap <= self.tol:  # nothing to run: say so, or the press seems to do nothing
             self.redraw()
             self.status.value += (f" <i>(already converged: gap {self.state.gap:.2e} \u2264 tol {self.tol:g}; "
