@@ -156,7 +156,8 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
                                                                              if self.max_iter is None else "")
             why = (f"stopped after {limit}" if taken >= budget else
                    f"stopped after {self.n_iter_} epochs, before {limit}, {STALLED}")
-            warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, stored(problem.design))
+            warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, stored(problem.design),
+                               problem)
         remember(self, problem, result, self.warm_start)
         self.solver_ = solver.name
         self.classes_ = problem.classes

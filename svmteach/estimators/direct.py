@@ -17,7 +17,7 @@ from ..backend import one_blas_thread
 from ..rows import is_sparse
 from ..solvers import InteriorPoint, solve
 from ..solvers.base import certify
-from ..solvers.interior_point import MAX_DENSE, Float64RangeError
+from ..solvers.interior_point import MAX_DENSE, MAX_RANK, Float64RangeError
 
 #: The most dual variables (n binary, n (k - 1) multiclass) a fit hands to the interior-point method: a
 #: Newton step then costs well under a second, within the method's own limit ``MAX_DENSE``.
@@ -36,6 +36,16 @@ def dual_size(problem) -> int:
     """The number of free dual variables: n (binary) or n (k - 1) (multiclass)."""
     k = getattr(problem, "k", 2)
     return problem.n_samples * (k - 1)
+
+
+def interior_point_takes(problem) -> bool:
+    """Whether :class:`~svmteach.solvers.InteriorPoint` solves ``problem``: dense, a loss it solves, and within its
+    sizes (``MAX_DENSE`` dual variables, or for the linear kernel a low-rank system of k d at most ``MAX_RANK``)."""
+    loss = getattr(problem, "loss_object", None)
+    if is_sparse(problem.design) or (loss is not None and not InteriorPoint.solves(loss)):
+        return False
+    k = getattr(problem, "k", 1)
+    return dual_size(problem) <= MAX_DENSE or (problem.kernel.is_linear and k * problem.n_features <= MAX_RANK)
 
 
 def finish_directly(problem, result, tol: float, bias: bool, record_history: bool):

@@ -56,15 +56,37 @@ def scale_advice(X) -> str:
             "with sklearn.pipeline.make_pipeline and sklearn.preprocessing.StandardScaler")
 
 
-def warn_not_converged(est, label: str, result, tol: float, why: str, X):
+def budget_advice(problem, label: str) -> str:
+    """A sentence for a fit that spent the default budget short of ``tol`` on features :func:`scale_advice` finds
+    well scaled (raw pixels of 0 .. 16, say, at C = 1000): what to do, the interior-point method included when it
+    takes a problem of this size (:func:`~svmteach.estimators.direct.interior_point_takes`)."""
+    from ..backend import to_numpy
+    from .direct import interior_point_takes
+
+    sq = getattr(problem, "sqnorm", None)
+    sq = problem.diag if sq is None else sq
+    Cq = float(np.max(to_numpy(problem.C_i))) * float(np.max(to_numpy(sq)))
+    finish = (", or solver='interior_point', whose Newton steps finish a problem of this size whatever its scale"
+              if interior_point_takes(problem) and "interior_point" not in label else "")
+    return (f". The default budget was not enough at this C and scale of the features (C |x|^2 up to {Cq:.3g}, where "
+            "coordinate steps crawl): scale the features (e.g. divide them by their range, or "
+            f"make_pipeline(MinMaxScaler(), estimator)), use a smaller C, raise max_iter{finish}")
+
+
+def warn_not_converged(est, label: str, result, tol: float, why: str, X, problem=None):
     """A :class:`~sklearn.exceptions.ConvergenceWarning` for a run short of ``tol``: ``label`` names the loss
     and solver, ``why`` where it stopped, ``X`` the data (for :func:`scale_advice`); a gap float64 cannot
-    certify says so (``result.reason``, :func:`~svmteach.solvers.base.certify`)."""
+    certify says so (``result.reason``, :func:`~svmteach.solvers.base.certify`).  A fit that spent the default
+    budget (``max_iter=None``) on features the scale test passes is told what to do (:func:`budget_advice`,
+    given its ``problem``)."""
     if result.reason:
         warnings.warn(f"{type(est).__name__} ({label}): {result.reason}", ConvergenceWarning, stacklevel=3)
         return
+    advice = scale_advice(X)
+    if not advice and problem is not None and getattr(est, "max_iter", None) is None:
+        advice = budget_advice(problem, label)
     warnings.warn(f"{type(est).__name__} ({label}) {why} with relative duality gap {result.gap:.3g} > tol={tol:g}"
-                  + scale_advice(X), ConvergenceWarning, stacklevel=3)
+                  + advice, ConvergenceWarning, stacklevel=3)
 
 
 def warn_interrupted(est, result):
