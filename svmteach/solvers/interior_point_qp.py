@@ -53,7 +53,8 @@ class QP(NamedTuple):
     keep : (m_s,) indices of the samples with C_i > 0;  A : (m_s, k, k') weight-row maps, scaled:
     d_i A_i / sqrt(sigma);  X : (m_s, d) their rows (None for a nonlinear kernel);  H : (m, m) dense
     scaled Hessian or None;  G : (r, k') one sample's inequality rows;  h : (m_s, r) their right-hand
-    sides C_i h / d_i (with a bias, C_i at most the other class's total box, which y'alpha = 0 implies);  c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
+    sides C_i h / d_i (with a bias, C_i at most the other class's total box, which y'alpha = 0 implies);
+    c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
     eq : (m_s, k') the equality's coefficients d_i a_i / sigma (at most 1: no underflow at C = 1e-300), or None;
     kind : "box" or "simplex";
     embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
