@@ -8,6 +8,7 @@ ship with scikit-learn.  A LIBSVM file is read into a SciPy CSR matrix, never a 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -227,10 +228,13 @@ def load_libsvm(path, n_features=None):
     (``qid:N`` right after the label) is read and dropped: it groups samples for ranking and
     means nothing to a classifier (scikit-learn's ``load_svmlight_file`` drops it too).
 
-    The file is parsed a line at a time into the three arrays of the CSR format (values,
-    column indices, row starts), so memory grows with the number of stored entries, never
-    with ``n_samples * n_features``: a file of 5,000 rows over 10**6 columns with 20 entries a
-    row needs a few megabytes, where a dense X would need 40 GB.
+    The file is parsed by scikit-learn's :func:`~sklearn.datasets.load_svmlight_file` (its compiled reader), a
+    line at a time into the three arrays of the CSR format (values, column indices, row starts), so memory grows
+    with the number of stored entries, never with ``n_samples * n_features``: a file of 5,000 rows over 10**6
+    columns with 20 entries a row needs a few megabytes, where a dense X would need 40 GB.  A file it refuses, or
+    with what LIBSVM's own reader would refuse and Python's ``int`` / ``float`` take (an underscore, another
+    script's digits, an infinite or NaN number), or with an index beyond its reader's 32-bit one, is read here
+    line by line (:func:`_scan_libsvm`), which takes indices up to 2**63 - 1 and names the line of an error.
 
     Parameters
     ----------
@@ -253,13 +257,61 @@ def load_libsvm(path, n_features=None):
         not an integer >= 1, indices out of order or repeated, an index above ``n_features``.
         A file without samples (empty, or only comments) is refused too.
     """
+    if n_features is not None:
+        n_features = _check_n_features(n_features)
+    read = None if _outside_the_grammar(path) else _load_with_scikit_learn(path, n_features)
+    return read if read is not None else _scan_libsvm(path, n_features)
+
+
+#: A comment, and the words LIBSVM's grammar allows beside numbers; what is left of a line must be ASCII digits,
+#: signs, points, exponents, colons and white space (:func:`_outside_the_grammar`).
+_COMMENT, _WORDS = re.compile(rb"#[^\n]*"), re.compile(rb"qid:")
+_FOREIGN = re.compile(rb"[^0-9eE.+\-:\s]")
+
+
+def _outside_the_grammar(path, chunk: int = 1 << 18) -> bool:
+    """Whether the file, comments left out, has a character no LIBSVM number, index or ``qid:`` has (an underscore,
+    a letter, another script's digit, so an ``inf`` or ``nan`` too), read ``chunk`` bytes at a time."""
+    with open(path, "rb") as f:
+        rest = b""
+        while True:
+            data = f.read(chunk)
+            block = rest + data
+            cut = len(block) if not data else block.rfind(b"\n") + 1  # whole lines, but for the last
+            block, rest = block[:cut], block[cut:]
+            if _FOREIGN.search(_WORDS.sub(b"", _COMMENT.sub(b"", block))):
+                return True
+            if not data:
+                return False
+
+
+def _load_with_scikit_learn(path, n_features):
+    """``(X, y)`` as :func:`load_libsvm` returns them, read by :func:`sklearn.datasets.load_svmlight_file` (1-based
+    indices); None where it refuses the file (which :func:`_scan_libsvm` then says why, naming the line) or reads
+    what LIBSVM's grammar refuses: no sample, or a number that is not finite."""
+    import scipy.sparse as sp
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(path, n_features=n_features, dtype=np.float64, zero_based=False)
+    except (ValueError, OverflowError):  # malformed, or an index beyond its C int: said, or read, line by line
+        return None
+    X = sp.csr_array(X)
+    if not (y.size and np.all(np.isfinite(y)) and np.all(np.isfinite(X.data))):
+        return None
+    index_dtype = np.int32 if max(X.shape[1], X.nnz) < 2**31 else np.int64
+    X = sp.csr_array((X.data, X.indices.astype(index_dtype, copy=False), X.indptr.astype(index_dtype, copy=False)),
+                     shape=X.shape, copy=False)
+    return X, np.asarray(y, dtype=np.float64)
+
+
+def _scan_libsvm(path, n_features):
+    """:func:`load_libsvm`'s reader line by line, in Python: each refusal names its line and what is wrong."""
     import math
     from array import array
 
     import scipy.sparse as sp
 
-    if n_features is not None:
-        n_features = _check_n_features(n_features)
     labels = array("d")
     values = array("d")  # the stored entries, row after row
     columns = array("q")  # their 0-based column indices

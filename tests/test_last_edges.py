@@ -325,3 +325,42 @@ def test_a_fit_that_spends_the_default_budget_on_raw_pixels_says_what_to_do():
         warnings.simplefilter("always")
         MulticlassSVC(C=1000, max_iter=3).fit(X, y)
     assert not any("scale the features" in str(w.message) for w in record)
+
+
+# ---- what a well-kept library already does -------------------------------------------------------------------------
+
+def test_load_libsvm_reads_a_well_formed_file_with_scikit_learns_reader(tmp_path, monkeypatch):
+    """A well-formed file is parsed by scikit-learn's compiled load_svmlight_file (before: a reader of its own,
+    line by line in Python); what it refuses or takes too leniently is still said by line, and indices beyond its
+    32-bit reader are still read."""
+    import sklearn.datasets
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    calls = []
+    real = sklearn.datasets.load_svmlight_file
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sklearn.datasets, "load_svmlight_file", counted)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 8)) * (rng.random((30, 8)) < 0.3)
+    y = rng.integers(0, 3, 30).astype(float)
+    path = tmp_path / "a.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False, comment="a comment")
+    ours, labels = data.load_libsvm(path, n_features=10)
+    assert len(calls) == 1  # scikit-learn's reader did the parsing
+    ref, ref_y = load_svmlight_file(str(path), n_features=10, zero_based=False)
+    np.testing.assert_array_equal(ours.toarray(), ref.toarray())
+    np.testing.assert_array_equal(labels, ref_y)
+    assert ours.format == "csr" and ours.indices.dtype == np.int32 and ours.shape == (30, 10)
+    # the clear errors stay: what scikit-learn refuses, and what it would take (1_0 is 10 to Python's int)
+    for text, why in (("1 2:1 1:1\n", r"^line 2: feature index 1 comes after 2"),
+                      ("1 1_0:1\n", r"^line 2: '1_0:1' is not index:value"),
+                      ("1 2:inf\n", r"^line 2: the value 'inf' of feature 2 is not a finite number")):
+        path.write_text("-1 1:1\n" + text)
+        with pytest.raises(ValueError, match=why):
+            data.load_libsvm(path)
+    path.write_text("1 3000000000:1\n")  # beyond scikit-learn's C int: read line by line
+    assert data.load_libsvm(path)[0].shape == (1, 3_000_000_000)
