@@ -291,6 +291,7 @@ class MulticlassProblem(Problem):
         xp = np if is_sparse(X) else array_namespace(X)
         design = DesignMatrix(X, bias if kernel.is_linear else None)
         sqnorm = row_squared_norms(design, xp) if kernel.is_linear else kernel_diagonal(X, kernel) + kernel_offset(kernel, bias)
+        sqnorm = check_squared_norms(sqnorm, xp)  # X's own overflow first, naming X
         if get_loss(loss).uses_M and not math.isfinite(2.0 * M * M * float(xp.max(sqnorm))):
             raise ValueError(f"M={M:g} overflows: the blocks' curvature M**2 |x_i|^2 (M**2 = {M * M:.3g}, the largest "
                              f"|x_i|^2 = {float(xp.max(sqnorm)):.3g}) is beyond float64's range; use a smaller M (the "
@@ -298,7 +299,7 @@ class MulticlassProblem(Problem):
         self._build(design=design, C=check_C(C), loss=loss, M=M, device=device,
                     sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, classes=classes,
                     codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel,
-                    sqnorm=readonly(check_squared_norms(sqnorm, xp)))
+                    sqnorm=readonly(sqnorm))
 
     @property
     def k(self) -> int:
