@@ -5,6 +5,10 @@ rendered with their committed outputs (myst-nb, never executed here).
 """
 
 import re
+import shutil
+from pathlib import Path
+
+import mathjax  # django-static-mathjax: MathJax 3.2.2's own files, no dependencies (Django is not needed to build)
 
 import svmteach
 
@@ -37,6 +41,14 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 html_theme = "alabaster"
 html_title = f"svmteach {release}"
 
+#: MathJax is served with the site, not from a CDN: a site built offline, opened from disk or on a network that blocks
+#: the CDN shows formulas, not raw TeX.  mathjax_path is relative to _static; the files are copied there after the
+#: build (:func:`_copy_mathjax`): the TeX-and-MathML to HTML component, the TeX extensions it loads on demand, its
+#: fonts, its menu and the accessibility parts the menu turns on.
+MATHJAX_SOURCE = Path(mathjax.__file__).parent / "static" / "mathjax"
+MATHJAX_FILES = ("es5/tex-mml-chtml.js", "es5/input", "es5/output/chtml", "es5/ui", "es5/a11y", "es5/sre", "LICENSE")
+mathjax_path = "mathjax/tex-mml-chtml.js"
+
 
 #: ``coef_`` outside backticks is reStructuredText's reference syntax; the fitted attributes are names here.
 _TRAILING_UNDERSCORE = re.compile(r"(?<![\w`\\])([A-Za-z]\w*[A-Za-z0-9])_(?![\w`])")
@@ -67,7 +79,23 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
     return True if module.startswith("sklearn") else None
 
 
+def _copy_mathjax(app, exception):
+    """Copy :data:`MATHJAX_FILES` into the built site's ``_static/mathjax`` (``es5/`` dropped: the component finds
+    its parts next to itself)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static" / "mathjax"
+    for name in MATHJAX_FILES:
+        source, dest = MATHJAX_SOURCE / name, target / name.removeprefix("es5/")
+        if source.is_dir():
+            shutil.copytree(source, dest, dirs_exist_ok=True)
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest)
+
+
 def setup(app):
+    app.connect("build-finished", _copy_mathjax)
     app.connect("autodoc-process-docstring", _prose_attributes, priority=400)  # before napoleon (500)
     app.connect("autodoc-process-docstring", _escape_fitted_names, priority=600)  # after napoleon (500)
     app.connect("autodoc-skip-member", _skip_foreign_members)
