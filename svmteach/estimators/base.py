@@ -124,45 +124,42 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
         record_features(self, X)
         solver = self.make_solver(sparse=is_sparse(X))
         with compile_notice(f"{type(self).__name__}'s {solver.name} solver"):  # a first use says it compiles
-            return self._fit(solver, X, y, sample_weight)
-
-    def _fit(self, solver: Solver, X, y, sample_weight) -> DualSVC:
-        problem = self.problem_for(X, y, sample_weight)
-        if solver.prefers_gpu and is_numpy(problem.xp):
-            warnings.warn(f"solver={solver.name!r} is meant for a GPU (device='gpu'): it updates every sample at once; "
-                          "on the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)
-        start = warm_state(self, solver, problem) if self.warm_start else None
-        budget = step_budget(solver, problem, self.max_iter)
-        # one BLAS thread (backend.one_blas_thread): a second one only spins while it waits
-        with fit_progress(self, solver, problem, self.verbose) as progress, one_blas_thread():
-            result = solve(solver, problem, max_iter=budget, tol=self.tol, record_history=self.record_history,
-                           state=start, callback=progress)
-        taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
-        result = self.model_result(solver, problem, result)
-        direct = None
-        if self.solver is None and not result.interrupted:  # a small problem the default could not finish
-            direct = finish_directly(problem, result, self.tol, solver.bias, self.record_history)
+            problem = self.problem_for(X, y, sample_weight)
+            if solver.prefers_gpu and is_numpy(problem.xp):
+                warnings.warn(f"solver={solver.name!r} is meant for a GPU (device='gpu'): it updates every sample at once; "
+                              "on the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)
+            start = warm_state(self, solver, problem) if self.warm_start else None
+            budget = step_budget(solver, problem, self.max_iter)
+            # one BLAS thread (backend.one_blas_thread): a second one only spins while it waits
+            with fit_progress(self, solver, problem, self.verbose) as progress, one_blas_thread():
+                result = solve(solver, problem, max_iter=budget, tol=self.tol, record_history=self.record_history,
+                               state=start, callback=progress)
+            taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
+            result = self.model_result(solver, problem, result)
+            direct = None
+            if self.solver is None and not result.interrupted:  # a small problem the default could not finish
+                direct = finish_directly(problem, result, self.tol, solver.bias, self.record_history)
+                if direct is not None:
+                    direct = self.model_result(InteriorPoint(bias=solver.bias), problem, direct)
+            if progress is not None:
+                progress.finish(result, direct)
             if direct is not None:
-                direct = self.model_result(InteriorPoint(bias=solver.bias), problem, direct)
-        if progress is not None:
-            progress.finish(result, direct)
-        if direct is not None:
-            solver, result, taken = InteriorPoint(bias=solver.bias), direct, direct.n_iter
-        self.n_iter_ = epochs(solver, problem, taken)
-        if result.interrupted:
-            warn_interrupted(self, result)
-        elif not result.converged:
-            limit = f"max_iter={epochs(solver, problem, budget)} epochs" + (" (None: the solver's default)"
-                                                                             if self.max_iter is None else "")
-            why = (f"stopped after {limit}" if taken >= budget else
-                   f"stopped after {self.n_iter_} epochs, before {limit}, {STALLED}")
-            warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, stored(problem.design),
-                               problem)
-        remember(self, problem, result, self.warm_start)
-        self.solver_ = solver.name
-        self.classes_ = problem.classes
-        # a linear kernel's bias is a column of X (another kernel's is a constant added to it)
-        self.n_features_in_ = problem.n_features - (problem.bias is not None and problem.kernel.is_linear)
-        self.history_ = result.history
-        self.store(solver, problem, result)
-        return self
+                solver, result, taken = InteriorPoint(bias=solver.bias), direct, direct.n_iter
+            self.n_iter_ = epochs(solver, problem, taken)
+            if result.interrupted:
+                warn_interrupted(self, result)
+            elif not result.converged:
+                limit = f"max_iter={epochs(solver, problem, budget)} epochs" + (" (None: the solver's default)"
+                                                                                 if self.max_iter is None else "")
+                why = (f"stopped after {limit}" if taken >= budget else
+                       f"stopped after {self.n_iter_} epochs, before {limit}, {STALLED}")
+                warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, stored(problem.design),
+                                   problem)
+            remember(self, problem, result, self.warm_start)
+            self.solver_ = solver.name
+            self.classes_ = problem.classes
+            # a linear kernel's bias is a column of X (another kernel's is a constant added to it)
+            self.n_features_in_ = problem.n_features - (problem.bias is not None and problem.kernel.is_linear)
+            self.history_ = result.history
+            self.store(solver, problem, result)
+            return self

@@ -392,67 +392,63 @@ def solve(
     measured, with ``interrupted=True``.
     """
     with compile_notice(f"the {solver.name} solver"):  # a first use says it compiles
-        return _solve(solver, problem, max_iter, tol, fast, record_history, record_states, callback, state)
-
-
-def _solve(solver, problem, max_iter, tol, fast, record_history, record_states, callback, state):
-    check_problem(solver, problem)
-    if max_iter is None:
-        max_iter = solver.default_max_iter(problem)
-    max_iter = check_max_iter(max_iter)
-    tol = check_tol(tol)
-    state = solver.measure(problem, solver.init(problem)) if state is None else warm_start(solver, problem, state)
-    history = {k: [] for k in HISTORY_KEYS} if record_history else None
-    states = [state] if (record_states and not fast) else None
-    elapsed = 0.0
-    if history is not None:
-        _record(history, state, elapsed)
-    chunk = solver.steps_between_measures(problem) if fast else 1
-    # the cheap stop (stopping.py), or without it a measure after every chunk; the fixed-point watch from here
-    rule = StoppingRule(solver, problem, tol, cheap=fast and history is None, state=state)
-    start = int(state.n_iter)
-    interrupted = False
-    try:
-        while not rule.done(state) and int(state.n_iter) - start < max_iter:
-            n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
-            t0 = time.perf_counter()
-            if fast:
-                state = solver.advance(problem, state, n_steps, None if rule.cheap else tol)
-            else:
-                state = solver.step(problem, state)
-            elapsed += time.perf_counter() - t0
-            state = rule.after_chunk(state)  # measured when the rule says, the clock paused
-            if history is not None:
-                _record(history, state, elapsed)
-            if states is not None:
-                states.append(state)
-            if callback is not None and callback(state):
-                break
-            if rule.gives_up(state, n_steps):  # a NaN gap or a fixed point: not converged
-                break
-    except KeyboardInterrupt:  # Ctrl-C: `state` is the last completed state (one is assigned only once whole)
-        interrupted = True  # measure it below: the interrupt may fall between a step and its count
-    if interrupted or rule.unmeasured:
-        state = solver.measure(problem, state)  # what a result reports is always measured
-    if interrupted and history is not None and history["n_iter"][-1] != int(state.n_iter):
-        _record(history, state, elapsed)
-    if interrupted and states is not None and states[-1] is not state:
-        states.append(state)
-    converged, rounding, reason = certify(solver, problem, state, tol)
-    return SolveResult(
-        state=state,
-        n_iter=int(state.n_iter),
-        converged=converged,
-        primal=float(state.primal),
-        dual=float(state.dual),
-        gap=float(state.gap),
-        kkt=float(state.kkt),
-        history=history,
-        states=states,
-        interrupted=interrupted,
-        rounding=rounding,
-        reason=reason,
-    )
+        check_problem(solver, problem)
+        if max_iter is None:
+            max_iter = solver.default_max_iter(problem)
+        max_iter = check_max_iter(max_iter)
+        tol = check_tol(tol)
+        state = solver.measure(problem, solver.init(problem)) if state is None else warm_start(solver, problem, state)
+        history = {k: [] for k in HISTORY_KEYS} if record_history else None
+        states = [state] if (record_states and not fast) else None
+        elapsed = 0.0
+        if history is not None:
+            _record(history, state, elapsed)
+        chunk = solver.steps_between_measures(problem) if fast else 1
+        # the cheap stop (stopping.py), or without it a measure after every chunk; the fixed-point watch from here
+        rule = StoppingRule(solver, problem, tol, cheap=fast and history is None, state=state)
+        start = int(state.n_iter)
+        interrupted = False
+        try:
+            while not rule.done(state) and int(state.n_iter) - start < max_iter:
+                n_steps = min(chunk, max_iter - (int(state.n_iter) - start))
+                t0 = time.perf_counter()
+                if fast:
+                    state = solver.advance(problem, state, n_steps, None if rule.cheap else tol)
+                else:
+                    state = solver.step(problem, state)
+                elapsed += time.perf_counter() - t0
+                state = rule.after_chunk(state)  # measured when the rule says, the clock paused
+                if history is not None:
+                    _record(history, state, elapsed)
+                if states is not None:
+                    states.append(state)
+                if callback is not None and callback(state):
+                    break
+                if rule.gives_up(state, n_steps):  # a NaN gap or a fixed point: not converged
+                    break
+        except KeyboardInterrupt:  # Ctrl-C: `state` is the last completed state (one is assigned only once whole)
+            interrupted = True  # measure it below: the interrupt may fall between a step and its count
+        if interrupted or rule.unmeasured:
+            state = solver.measure(problem, state)  # what a result reports is always measured
+        if interrupted and history is not None and history["n_iter"][-1] != int(state.n_iter):
+            _record(history, state, elapsed)
+        if interrupted and states is not None and states[-1] is not state:
+            states.append(state)
+        converged, rounding, reason = certify(solver, problem, state, tol)
+        return SolveResult(
+            state=state,
+            n_iter=int(state.n_iter),
+            converged=converged,
+            primal=float(state.primal),
+            dual=float(state.dual),
+            gap=float(state.gap),
+            kkt=float(state.kkt),
+            history=history,
+            states=states,
+            interrupted=interrupted,
+            rounding=rounding,
+            reason=reason,
+        )
 
 
 def binary_gap_rounding(problem: Problem, alpha: Any, b: float, grad: Any, tight: bool = False) -> float:
