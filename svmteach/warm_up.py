@@ -41,8 +41,12 @@ def _binary():
 
 
 def _multiclass_linear():
+    import numpy as np
+
     from . import data
     from .estimators import MulticlassSVC
+    from .problems import MulticlassProblem
+    from .solvers import CSBlondel, WWExact, WWShark, iterate
 
     X, y = data.multiclass_blobs(n=30, k=3, seed=0)
     for loss, solver in (("ww", None), ("ww", "shark"), ("cs", None), ("llw", None)):
@@ -50,6 +54,14 @@ def _multiclass_linear():
             MulticlassSVC(loss=loss, solver=solver, fit_intercept=fit_intercept).fit(X, y)
     MulticlassSVC(loss="ww", solver="parallel", fit_intercept=False).fit(X, y)
     MulticlassSVC(loss="cs", solver="parallel", fit_intercept=False).fit(X, y)
+    # float32 data (data.synthetic_multiclass, notebook 8's sequential-versus-parallel race)
+    X32 = X.astype(np.float32)
+    MulticlassSVC(loss="ww", fit_intercept=False).fit(X32, y)
+    MulticlassSVC(loss="ww").fit(X32, y)
+    # the step paths the explorers and notebooks 6 and 7 watch, a block at a time
+    for loss, solver in (("ww", WWExact()), ("ww", WWShark()), ("cs", CSBlondel())):
+        for _ in iterate(solver, MulticlassProblem(X, y, loss=loss), max_iter=3):
+            pass
 
 
 def _multiclass_kernel():
