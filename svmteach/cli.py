@@ -86,6 +86,8 @@ def start_warm_up():
 def lab(args) -> int:
     if args.dir is None:  # a teacher's solutions never land in a student's working folder by default
         args.dir = "svmteach-solutions" if args.solutions else "svmteach-course"
+    if not args.dir.strip():  # Path("") is the current folder: the course would land among the user's files
+        args.parser.error(f"--dir {args.dir!r}: an empty name; give a folder for the course (or leave --dir out)")
     target = Path(args.dir).expanduser().resolve()
     if target.exists() and not target.is_dir():
         args.parser.error(f"--dir {args.dir}: this is a file, not a folder; give a folder for the course")

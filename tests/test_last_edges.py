@@ -364,3 +364,18 @@ def test_load_libsvm_reads_a_well_formed_file_with_scikit_learns_reader(tmp_path
             data.load_libsvm(path)
     path.write_text("1 3000000000:1\n")  # beyond scikit-learn's C int: read line by line
     assert data.load_libsvm(path)[0].shape == (1, 3_000_000_000)
+
+
+def test_lab_refuses_an_empty_folder_name(tmp_path, monkeypatch, capsys):
+    """``svmteach lab --dir ""`` copied the course into the current folder (``Path("")`` is ``.``): refused, naming
+    --dir, and nothing copied."""
+    from svmteach import cli
+
+    monkeypatch.chdir(tmp_path)
+    for empty in ("", "  "):
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(["lab", "--dir", empty, "--copy-only"])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "--dir" in err and "empty name" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
