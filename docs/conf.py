@@ -8,8 +8,6 @@ import re
 import shutil
 from pathlib import Path
 
-import mathjax  # django-static-mathjax: MathJax 3.2.2's own files, no dependencies (Django is not needed to build)
-
 import svmteach
 
 project = "svmteach"
@@ -45,7 +43,6 @@ html_title = f"svmteach {release}"
 #: the CDN shows formulas, not raw TeX.  mathjax_path is relative to _static; the files are copied there after the
 #: build (:func:`_copy_mathjax`): the TeX-and-MathML to HTML component, the TeX extensions it loads on demand, its
 #: fonts, its menu and the accessibility parts the menu turns on.
-MATHJAX_SOURCE = Path(mathjax.__file__).parent / "static" / "mathjax"
 MATHJAX_FILES = ("es5/tex-mml-chtml.js", "es5/input", "es5/output/chtml", "es5/ui", "es5/a11y", "es5/sre", "LICENSE")
 mathjax_path = "mathjax/tex-mml-chtml.js"
 
@@ -84,9 +81,14 @@ def _copy_mathjax(app, exception):
     its parts next to itself)."""
     if exception is not None or app.builder.format != "html":
         return
+    # django-static-mathjax ([docs] extra): MathJax 3.2.2's own files, no dependencies (Django is not needed);
+    # imported here, so that the docstring hooks above load (tests/test_docs.py) without the [docs] extra
+    import mathjax
+
+    source_root = Path(mathjax.__file__).parent / "static" / "mathjax"
     target = Path(app.outdir) / "_static" / "mathjax"
     for name in MATHJAX_FILES:
-        source, dest = MATHJAX_SOURCE / name, target / name.removeprefix("es5/")
+        source, dest = source_root / name, target / name.removeprefix("es5/")
         if source.is_dir():
             shutil.copytree(source, dest, dirs_exist_ok=True)
         else:

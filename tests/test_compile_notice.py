@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import numba
-import numpy as np
 import pytest
 
 from svmteach.compile_notice import compile_notice
