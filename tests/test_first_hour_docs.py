@@ -4,6 +4,7 @@ The build itself (about a minute) is the slow test; it runs where the [docs] ext
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -36,6 +37,10 @@ def test_a_notebook_has_one_top_level_heading_its_title(path):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
+    """The built site: the one .ci/run has just built (``SVMTEACH_DOCS_BUILD``: it runs this file after its docs
+    build, where the [docs] extra is installed), else a build of its own."""
+    if os.environ.get("SVMTEACH_DOCS_BUILD"):
+        return Path(os.environ["SVMTEACH_DOCS_BUILD"])
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
     pytest.importorskip("mathjax", reason="django-static-mathjax, of the [docs] extra")
