@@ -10,7 +10,7 @@ reused):
   cache entries (``*.nbc``) it wrote: an entry a notebook writes after the warm-up is a signature the warm-up
   missed.
 
-    python benchmarks/first_use.py [--notebooks 06 08 09] [--skip-types]
+    python benchmarks/first_use.py [--notebooks 06 08 09] [--skip-types] [--types "BinarySVC, dense float64" ...]
 """
 
 from __future__ import annotations
@@ -64,13 +64,13 @@ def warm(env):
     return timed([sys.executable, "-m", "svmteach.warm_up"], env)
 
 
-def per_type():
+def per_type(names):
     print("| first fit | cold: wall / CPU s | after the warm-up: wall / CPU s |\n|---|---|---|")
     with tempfile.TemporaryDirectory() as warmed:
         env_warm = environment(Path(warmed))
         wall, cpu = warm(env_warm)
         print(f"(the warm-up itself: {wall:.0f} s wall, {cpu:.0f} s CPU)", file=sys.stderr)
-        for name, code in TYPES.items():
+        for name, code in ((name, TYPES[name]) for name in names):
             with tempfile.TemporaryDirectory() as cold:
                 c = timed([sys.executable, "-c", PRELUDE + code], environment(Path(cold)))
             w = timed([sys.executable, "-c", PRELUDE + code], env_warm)
@@ -99,9 +99,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", nargs="*", default=["06", "08", "09"])
     parser.add_argument("--skip-types", action="store_true")
+    parser.add_argument("--types", nargs="*", default=list(TYPES), choices=list(TYPES), metavar="TYPE",
+                        help="the first fits to time (default: all)")
     args = parser.parse_args(argv)
     if not args.skip_types:
-        per_type()
+        per_type(args.types)
     if args.notebooks:
         per_notebook(args.notebooks)
 
