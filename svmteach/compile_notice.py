@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 
 _PACKAGE = __name__.split(".")[0]
 _depth = threading.local()  # nested blocks (an estimator's fit calls solve): the outermost one listens
@@ -28,6 +29,7 @@ def enabled() -> bool:
     return os.environ.get("SVMTEACH_COMPILE_NOTICE", "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
+@lru_cache(maxsize=1)  # one class, made on first use: numba is imported only by a fit
 def _listener_class():
     from numba.core import event
 
