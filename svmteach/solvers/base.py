@@ -23,6 +23,11 @@ hyperparameters only; its members:
   every ``state=`` after :func:`check_state`;
 - ``coefficients(problem, state)``: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass) as
   NumPy arrays; consumers ask for these, never for a field by name;
+- ``step_picture(state)``: what the step that made ``state`` did, its ``picture`` part (the ``State``'s
+  ``Picture`` NamedTuple, each field's shape in its docstring); a picture or a sentence of the step
+  (:mod:`svmteach.widgets.narration`) reads it by its type;
+- ``sample_violations(problem, state)``: (n,) each sample's KKT violation at ``coefficients``, computed when
+  asked (a pass over the data; :mod:`~svmteach.solvers.violations`), what "4 samples still violate KKT" counts;
 - ``still_is_fixed_point``: an epoch that moves no dual variable proves no later one will, so
   :func:`solve` stops there, not converged.  (A stagnant dual is no such sign: it reaches its
   optimum to rounding long before the primal does.)
@@ -162,6 +167,24 @@ class Solver(ABC):
     @abstractmethod
     def coefficients(self, problem: Problem, state: Any) -> tuple[Any, Any]:
         """The model of ``state`` as NumPy arrays: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass)."""
+
+    def step_picture(self, state: Any) -> Any:
+        """What the step that made ``state`` did: its ``picture`` part, a NamedTuple of ``State.Picture``'s type
+        whose docstring gives each field's shape (a start or a warm start: the picture of no step)."""
+        return state.picture
+
+    def sample_violations(self, problem: Problem, state: Any) -> Any:
+        """(n,) float64 NumPy array: each sample's KKT violation at the state's ``coefficients`` (0: its
+        condition holds), a pass over the data (:func:`~svmteach.solvers.violations.box_violations`, at the
+        state's b for a solver with a bias; :func:`~svmteach.solvers.violations.block_violations`, each block
+        as the loss's exact block kernel measures it)."""
+        from ..problems import MulticlassProblem
+        from .violations import block_violations, box_violations
+
+        alpha, model = self.coefficients(problem, state)
+        if isinstance(problem, MulticlassProblem):
+            return block_violations(problem, alpha, model)
+        return box_violations(problem, problem.xp.asarray(alpha), float(model))
 
     def converged(self, state: Any, tol: float) -> bool:
         """Whether the state's relative duality gap is at most ``tol`` (:func:`gap_reached`)."""
