@@ -131,7 +131,7 @@ def test_a_float_subclass_with_a_raising_conversion_fails():
 
 def test_patching_the_checker_does_not_pass_a_wrong_function(monkeypatch):
     # registered first so that the student's patches below are undone after the test
-    for name in ("agree", "coerce", "lockstep", "_right"):
+    for name in ("agree", "coerce", "watch", "_right"):
         monkeypatch.setattr(core, name, getattr(core, name))
 
     def cheats(P, D):
@@ -151,7 +151,7 @@ def test_patching_the_checker_does_not_pass_a_wrong_function(monkeypatch):
 
         r = exercises.check("relative_gap", rewrites)
         assert not r.passed and "wrong value" in r.failure.problem, r
-        # the solver runs' comparisons (lockstep in the exercise modules) hold their own copies too
+        # the solver runs' comparisons (watch in the exercise modules) hold their own copies too
         right_then_wrong = [0]
         n_cases = len(exercises.exercise("dca_update").cases())
 
@@ -161,7 +161,7 @@ def test_patching_the_checker_does_not_pass_a_wrong_function(monkeypatch):
             return value + 0.5 if right_then_wrong[0] > n_cases + 5 else value
 
         r = exercises.check("dca_update", late)
-        assert not r.passed and "diverges" in r.solver_run, r
+        assert not r.passed and "differs from the step at coordinate step" in r.solver_run, r
     finally:
         core.agree.__code__ = code
     assert exercises.check("relative_gap", ref("relative_gap")).passed

@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from .core import Case, Exercise, Mistake, agree, lockstep, relative
+from .core import Case, Exercise, Mistake, agree, relative, watch, watch_report
 
 # ---- shared small problems ------------------------------------------------------------------------
 
@@ -131,35 +131,53 @@ def _subgradient_cases():
     w = np.array([0.5, 0.5])  # margins 1, -1, 0.5, 0: the first point sits exactly on the margin
     cases.insert(1, Case("a point exactly on the margin (y_i w'x_i = 1), and a zero row",
                          dict(w=w, X=X, y=y, C=1.0),
-                         hint="a point with margin exactly 1 has loss 0 on both sides of w: the course takes "
-                              "its subgradient 0 (a strict < 1)"))
+                         hint="a point with margin exactly 1 sits at its hinge's kink: it may add anything from "
+                              "-C y_i x_i (counted) to 0 (left out), but nothing outside that segment"))
     cases.insert(2, Case("w = 0: every point is active", dict(w=np.zeros(2), X=X, y=y, C=2.0)))
     cases.append(Case("every margin above 1: only the regulariser remains",
                       dict(w=np.array([4.0, 4.0]), X=X[:2] * [[1, 1], [-1, 1]], y=np.array([1.0, 1.0]), C=1.0)))
     return cases
 
 
+def _hinge_subgradient_accept(inputs, value, expected):
+    """Another right subgradient: a point exactly on its margin (y_i w'x_i = 1) sits at the hinge's kink, where the
+    subdifferential of C max(0, 1 - y_i w'x_i) is the whole segment {-theta C y_i x_i : 0 <= theta <= 1}; the
+    reference takes theta = 0, and any theta in [0, 1] for each such point is as right (a bounded least-squares fit
+    of the thetas decides)."""
+    from scipy.optimize import lsq_linear
+
+    w, X, y, C = inputs.values()
+    margins = y * (X @ w)
+    on = np.abs(margins - 1.0) <= 1e-9  # at the kink, up to rounding
+    if not on.any():
+        return False
+    base = w - C * (X[(margins < 1.0) & ~on].T @ y[(margins < 1.0) & ~on])  # the sloped hinges, theta = 1
+    A = -C * (X[on] * y[on, None]).T  # (d, points at the kink): column i is -C y_i x_i
+    theta = lsq_linear(A, np.asarray(value, dtype=np.float64) - base, bounds=(0.0, 1.0)).x
+    return agree("array", value, base + A @ theta)
+
+
 def _subgradient_drive(fn, steps=200):
-    """Subgradient descent w <- w - g(w) / (t + 1), with ``fn`` and with the reference, against the library."""
+    """Subgradient descent w <- w - g(w) / (t + 1) with ``fn``, each call checked at the w the run reached."""
     from .. import PrimalSubgradient, iterate
 
     X, y, C = blobs()
-
-    def run(g):
-        w = np.zeros(X.shape[1])
-        for t in range(steps):
-            yield t, w
-            w = w - (1.0 / (t + 1)) * np.asarray(g(w, X, y, C), dtype=np.float64)
-
+    watched, record = watch(fn, hinge_subgradient, "array", _hinge_subgradient_accept)
+    w = np.zeros(X.shape[1])
+    for t in range(steps - 1):
+        w = w - (1.0 / (t + 1)) * np.asarray(watched(w, X, y, C), dtype=np.float64)
+    wrong = watch_report(record, "step")
+    if wrong:
+        return False, wrong
     problem = _problem(X, y, C)
-    library = ((s.n_iter, np.asarray(s.w)) for s in iterate(PrimalSubgradient("1/t"), problem, max_iter=steps - 1))
-    message, last, _ = lockstep(run(fn), library, "w", steps)
-    if message:
-        return False, message.replace("the reference run", "PrimalSubgradient")
-    P_star = optimum()[5]
-    P = 0.5 * float(last @ last) + C * float(np.maximum(0.0, 1.0 - y * (X @ last)).sum())
-    return True, (f"your subgradient drives w exactly as PrimalSubgradient(step_size='1/t') does for {steps} "
-                  f"steps: P = {P:.6g} there, against the optimum P* = {P_star:.6g} (subgradient descent is slow)")
+    library = np.asarray(list(iterate(PrimalSubgradient("1/t"), problem, max_iter=steps - 1))[-1].w)
+
+    def P(v):
+        return 0.5 * float(v @ v) + C * float(np.maximum(0.0, 1.0 - y * (X @ v)).sum())
+
+    return True, (f"your subgradient was right at every one of {steps - 1} steps of subgradient descent "
+                  f"(step 1/t): P = {P(w):.6g} at the end, as with PrimalSubgradient(step_size='1/t') "
+                  f"(P = {P(library):.6g}), against the optimum P* = {optimum()[5]:.6g} (subgradient descent is slow)")
 
 
 HINGE_SUBGRADIENT = Exercise(
@@ -167,16 +185,16 @@ HINGE_SUBGRADIENT = Exercise(
     signature="hinge_subgradient(w, X, y, C) -> array of shape (d,)",
     intro=(r"Write `hinge_subgradient(w, X, y, C)`: a subgradient of "
            r"$P(w) = \tfrac12 \|w\|^2 + C \sum_i \max(0,\, 1 - y_i w^\top x_i)$ (no bias: $b = 0$), that is "
-           r"$w - C \sum_{i:\, y_i w^\top x_i < 1} y_i x_i$. A point exactly on its margin contributes nothing, as in "
-           r"the solver above. Once your function is right, the check runs subgradient descent with it and compares "
+           r"$w - C \sum_{i:\, y_i w^\top x_i < 1} y_i x_i$. A point exactly on its margin sits at its hinge's kink, "
+           r"where the subdifferential of $C \max(0,\, 1 - y_i w^\top x_i)$ is the whole segment from "
+           r"$-C y_i x_i$ to $0$: the solver above takes $0$ (the strict $< 1$), and counting the point is as right. "
+           r"Once your function is right, the check runs subgradient descent with it and compares "
            r"every iterate with `PrimalSubgradient`."),
     equation=("g(w) = w - C * (sum of y_i x_i over the points with y_i w'x_i < 1): the regulariser gives w, each "
-              "hinge on its sloped part gives -C y_i x_i, a hinge at or past its kink gives 0"),
-    reference=hinge_subgradient, cases=_subgradient_cases, output="array",
+              "hinge on its sloped part gives -C y_i x_i, a hinge past its kink gives 0, and one exactly at its kink "
+              "anything between the two"),
+    reference=hinge_subgradient, cases=_subgradient_cases, output="array", accept=_hinge_subgradient_accept,
     mistakes=(
-        Mistake(lambda w, X, y, C: w - C * (X[y * (X @ w) <= 1].T @ y[y * (X @ w) <= 1]),
-                "you counted a point exactly on its margin: it has loss 0 on both sides, and the course's subgradient "
-                "leaves it out (margin < 1, not <= 1)"),
         Mistake(lambda w, X, y, C: -C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
                 "the regulariser 1/2 ||w||^2 is missing from your subgradient: it contributes w"),
         Mistake(lambda w, X, y, C: w + C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
@@ -419,16 +437,25 @@ def dca_run(update, gradient_update, Q, C, epochs):
 
 
 def _dca_compare(update, gradient_update, what):
+    """Dual coordinate ascent with the student's step (or gradient update), watched call by call, then its dual
+    against the library's optimum."""
     from .. import DualCoordinateAscent, solve
 
     X, y, C = blobs()
     problem = _problem(X, y, C)
     Q = np.asarray(problem.Q)
     epochs = 300
-    message, alpha, t = lockstep(dca_run(update, gradient_update, Q, C, epochs),
-                                 dca_run(dca_update, dca_gradient_update, Q, C, epochs), "alpha", epochs * len(y))
-    if message:
-        return False, message
+    if what == "step":
+        update, record = watch(update, dca_update, "float")
+    else:
+        gradient_update, record = watch(gradient_update, dca_gradient_update, "array")
+    alpha = None
+    for _, alpha in dca_run(update, gradient_update, Q, C, epochs):
+        if record["first"] is not None:
+            break
+    wrong = watch_report(record, "coordinate step")
+    if wrong:
+        return False, wrong
     D = float(alpha.sum() - 0.5 * alpha @ Q @ alpha)
     D_star = float(solve(DualCoordinateAscent(random_state=0), problem, tol=1e-12, max_iter=10**6).dual)
     ok = relative(D, D_star) < 1e-7
@@ -655,18 +682,26 @@ def smo_run(bounds, pair, K, y, C, steps):
 
 
 def _smo_compare(bounds, pair, what):
+    """SMO with the student's bounds (or pair step), watched call by call, then its dual against the library's."""
     X, y, C = blobs()
     K = X @ X.T
     steps = 5000
-    message, alpha, t = lockstep(smo_run(bounds, pair, K, y, C, steps), smo_run(smo_bounds, smo_pair_update, K, y, C, steps),
-                                 "alpha", steps)
-    if message:
-        return False, message
+    if what == "bounds":
+        bounds, record = watch(bounds, smo_bounds, "pair")
+    else:
+        pair, record = watch(pair, smo_pair_update, "pair", _smo_pair_tie)
+    alpha, t = None, 0
+    for t, alpha in smo_run(bounds, pair, K, y, C, steps):
+        if record["first"] is not None:
+            break
+    wrong = watch_report(record, "pair step")
+    if wrong:
+        return False, wrong
     v = alpha * y
     D = float(alpha.sum() - 0.5 * v @ K @ v)
     D_star = optimum()[6]
     ok = relative(D, D_star) < 1e-7
-    return ok, (f"SMO (maximal violating pair) with your {what} converges in {t + 1} pair steps on notebook 4's 30 blobs "
+    return ok, (f"SMO (maximal violating pair) with your {what} converges in {t} pair steps on notebook 4's 30 blobs "
                 f"to D = {D:.10g}; the library's solve() reaches D* = {D_star:.10g}" + ("" if ok else ": it stops short"))
 
 

@@ -24,6 +24,7 @@ import copy
 import ctypes
 import functools
 import html
+import inspect
 import math
 import numbers
 import re
@@ -789,6 +790,52 @@ def lockstep(student_run, reference_run, quantity: str, limit: int):
                     f"({max(bad.size, 1)} of {ref.size} entries differ)"), None, it
         last = ref
     return None, last, t
+
+
+def watch(fn, reference, output: str, accept=None):
+    """``(watched, record)``: ``fn`` for a solver run, with every call checked against ``reference`` on the same
+    arguments (to RTOL / ATOL, or another right answer by ``accept``).
+
+    The run follows the student's answers, never the reference's: a step written in another, algebraically equal
+    form differs from the reference in its last bits, and a run that compared whole paths would turn that into
+    another pair choice many steps later and call right work wrong.  Here each call is judged where it is made, on
+    the state the student's own run reached.  ``record["first"]`` is None, or ``(call, inputs, got, expected,
+    problem)`` of the first call that is wrong; ``record["calls"]`` counts the calls.
+    """
+    names = list(inspect.signature(reference).parameters)
+    record = {"calls": 0, "first": None}
+
+    def watched(*args):
+        record["calls"] += 1
+        given = copy.deepcopy(args)  # as they came: the student's function may change its arguments
+        got = fn(*args)
+        if record["first"] is None:
+            expected = reference(*copy.deepcopy(given))
+            inputs = dict(zip(names, given))
+            with np.errstate(all="ignore"):
+                value, problem = coerce(output, got, expected)
+                if not problem and not agree(output, value, expected) and not (
+                        accept is not None and accept(copy.deepcopy(inputs), value, expected)):
+                    problem = "wrong value"
+            if problem:
+                record["first"] = (record["calls"], inputs, got, expected, problem)
+        return got
+
+    return watched, record
+
+
+def watch_report(record, what: str = "call") -> str:
+    """The first wrong call of a watched run in words ('' when none was wrong)."""
+    if record["first"] is None:
+        return ""
+    call, inputs, got, expected, problem = record["first"]
+    said = f"returned {show(got)}" if problem == "wrong value" else problem
+    if problem == "wrong value" and show(got) == show(expected):
+        said, shown = f"returned {show(got, full=True)}", show(expected, full=True)
+    else:
+        shown = show(expected)
+    return (f"the run with your function differs from the step at {what} {call}: on the state the run reached "
+            f"there ({show_inputs(inputs)}) your function {said}, the step gives {shown}")
 
 
 def relative(a: float, b: float) -> float:

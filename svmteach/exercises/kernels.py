@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .binary import dca_gradient_update, dca_run, dca_update
-from .core import Case, Exercise, Mistake, lockstep, relative
+from .core import Case, Exercise, Mistake, relative, watch, watch_report
 
 
 def gaussian_gram(X, Z, gamma):
@@ -37,14 +37,16 @@ def _gram_drive(fn):
 
     X, y = data.moons(40, seed=0)
     X, y = np.asarray(X, float), np.asarray(y, float)
-    K = np.asarray(fn(X, X, 2.0), dtype=np.float64)
+    watched, record = watch(fn, gaussian_gram, "array")
+    K = np.asarray(watched(X, X, 2.0), dtype=np.float64)
+    wrong = watch_report(record, "call")
+    if wrong:
+        return False, wrong
     Q = y[:, None] * y[None, :] * K
     epochs = 300
-    message, alpha, _ = lockstep(dca_run(dca_update, dca_gradient_update, Q, 1.0, epochs),
-                                 dca_run(dca_update, dca_gradient_update, y[:, None] * y[None, :] * gaussian_gram(X, X, 2.0),
-                                         1.0, epochs), "alpha (dual coordinate ascent on your Gram matrix)", 40 * epochs)
-    if message:
-        return False, message
+    alpha = None
+    for _, alpha in dca_run(dca_update, dca_gradient_update, Q, 1.0, epochs):
+        pass
     D = float(alpha.sum() - 0.5 * alpha @ Q @ alpha)
     D_star = float(solve(DualCoordinateAscent(random_state=0), BinaryProblem(X, y, C=1.0, kernel="gaussian", gamma=2.0),
                          tol=1e-12, max_iter=10**6).dual)

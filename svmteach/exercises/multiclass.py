@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from .core import Case, Exercise, Mistake, Variant, lockstep, relative
+from .core import Case, Exercise, Mistake, Variant, relative, watch, watch_report
 
 #: the hint for a W read as d x k (one column per class, as some lecture notes write it)
 ORIENTATION = ("your function is right when W comes as d x k (one column per class): in this course W is k x d, "
@@ -117,12 +117,21 @@ def _ww_dual(alpha, X, y, M):
 
 
 def _ww_compare(gradient, step, what, C=1.0, M=1.0, epochs=60):
+    """Shark's steps with the student's gradient (or step), watched call by call, then the dual they reach against
+    the library's optimum."""
     X, y = clouds()
     k = int(y.max()) + 1
-    message, alpha, _ = lockstep(shark_run(X, y, k, C, M, gradient, step, epochs),
-                                 shark_run(X, y, k, C, M, ww_gradient, shark_step, epochs), "alpha", epochs * len(y))
-    if message:
-        return False, message
+    if what == "gradient":
+        gradient, record = watch(gradient, ww_gradient, "array")
+    else:
+        step, record = watch(step, shark_step, "float")
+    alpha = None
+    for _, alpha in shark_run(X, y, k, C, M, gradient, step, epochs):
+        if record["first"] is not None:
+            break
+    wrong = watch_report(record, "call")
+    if wrong:
+        return False, wrong
     D = _ww_dual(alpha, X, y, M)
     D_star = library_optimum("ww", C, M)[1]
     ok = relative(D, D_star) < 1e-6
@@ -304,12 +313,24 @@ def _block_with(projection):
 
 
 def _cs_compare(gradient, block, what, C=1.0, epochs=60):
+    """Blondel's block steps with the student's gradient, projection or block step, watched call by call, then the
+    dual they reach against the library's optimum."""
     X, y = clouds()
     k = int(y.max()) + 1
-    message, alpha, _ = lockstep(cs_run(X, y, k, C, gradient, block, epochs),
-                                 cs_run(X, y, k, C, cs_gradient, cs_block_update, epochs), "alpha", epochs * len(y))
-    if message:
-        return False, message
+    if what == "gradient":
+        gradient, record = watch(gradient, cs_gradient, "array")
+    elif what == "projection":
+        projection, record = watch(block, project_simplex, "array")
+        block = _block_with(projection)
+    else:
+        block, record = watch(block, cs_block_update, "array")
+    alpha = None
+    for _, alpha in cs_run(X, y, k, C, gradient, block, epochs):
+        if record["first"] is not None:
+            break
+    wrong = watch_report(record, "call")
+    if wrong:
+        return False, wrong
     D = _cs_dual(alpha, X, y)
     D_star = library_optimum("cs", C)[1]
     ok = relative(D, D_star) < 1e-6
@@ -421,7 +442,7 @@ PROJECT_SIMPLEX = Exercise(
                + 2.0), 0), "off by one: with rho entries kept (rho counted from 1), theta divides by rho"),
         Mistake(lambda v, z: project_simplex(-v, z), "you kept the smallest entries: sort in DECREASING order"),
     ),
-    drive=lambda fn: _cs_compare(cs_gradient, _block_with(fn), "projection"),
+    drive=lambda fn: _cs_compare(cs_gradient, fn, "projection"),
 )
 
 
@@ -528,12 +549,16 @@ def _gap_drive(fn):
     X, y = data.overlapping_blobs(30, seed=3)
     r = solve(SMO(), BinaryProblem(X, y, C=1.0), tol=1e-6, record_history=True, fast=False)
     h = r.history
-    mine = [float(fn(P, D)) for P, D in zip(h["primal"], h["dual"])]
+    watched, record = watch(fn, relative_gap, "float")
+    mine = [float(watched(float(P), float(D))) for P, D in zip(h["primal"], h["dual"])]
+    wrong = watch_report(record, "step")
+    if wrong:
+        return False, wrong
     first = next((t for t, g in enumerate(mine) if g <= 1e-6), None)
     stopped = len(mine) - 1
-    ok = first == stopped
-    return ok, (f"with your gap, an SMO run on notebook 4's 30 blobs with tol = 1e-6 stops after {first} steps; "
-                f"solve() stopped after {stopped}" + ("" if ok else ": they should agree"))
+    same = "as solve() did" if first == stopped else f"solve() after {stopped} (a gap within rounding of 1e-6)"
+    return True, (f"your gap is right at every one of the {len(mine)} steps of an SMO run on notebook 4's 30 blobs "
+                  f"with tol = 1e-6: with it the run stops after {first} steps, {same}")
 
 
 RELATIVE_GAP = Exercise(
