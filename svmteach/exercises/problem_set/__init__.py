@@ -43,7 +43,12 @@ class PenProblem:
     solution : markdown: the full worked solution, for the teacher's edition only.
     answer : ``answer() -> value`` or None: COMPUTES the numeric answer (SymPy, NumPy or the library's
         solvers), never a number typed in; None for a problem without a numeric answer.
-    rtol, atol : how close a student's number must be: ``|got - expected| <= atol + rtol |expected|``.
+    rtol, atol : how close a computed number must be: ``|got - expected| <= atol + rtol |expected|``; a number
+        right to 4 significant digits (a hand computation's) is right too (see :func:`check_answer`).
+    slips : the problem's own usual mistakes: ``(wrong_answer, hint)`` pairs, ``wrong_answer() -> value`` COMPUTING
+        the whole answer the mistake gives (never a number typed in), ``hint`` naming the mistake (never the value).
+        A wrong answer that is a slip's, on every entry it gets wrong, is told that slip's hint, before the
+        usual ones (a sign, a factor 2) that say less.
     """
 
     name: str
@@ -54,6 +59,7 @@ class PenProblem:
     answer: Callable[[], Any] | None = None
     rtol: float = 1e-6
     atol: float = 1e-9
+    slips: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:

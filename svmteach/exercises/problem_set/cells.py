@@ -20,7 +20,9 @@ HEADING = (
     "## Problems\n\n"
     "Pen-and-paper problems on this notebook: derive, prove, compute by hand, explain, predict. Work them on "
     "paper first. Where a problem has a numeric answer, the cell under it checks yours: replace `None` by your "
-    "answer (a number, or a list of numbers in the order the problem asks) and run it. It says whether the "
+    "answer (a number, or a list of numbers in the order the problem asks) and run it. A number worked out by "
+    "hand counts as right to 4 significant digits, rounded or cut off (3.142 or 3.141 for $\\pi$; a whole number, "
+    "such as a count, exactly); with fewer digits the check says it is close and asks for more. It says whether the "
     "answer is right and, when it is not, which entries are off and what kind of slip it looks like; it never "
     "shows the right value. The worked solutions are in the teacher's edition (`svmteach lab --solutions`)."
 )

@@ -195,7 +195,12 @@ PROBLEMS = (
             r"$2\sqrt2 \approx 2.828$, twice the hard margin. In general it is $\sqrt2 / C$ for $C \le 1$ and "
             r"$\sqrt2$ from $C = 1$ on (the hard margin is reached at a finite $C$, notebook 2). At "
             r"$C = \tfrac12$ point 1 sits exactly on the boundary ($y_1 f(x_1) = 0$, $\xi_1 = 1$)."),
-        answer=_margin_at_half),
+        answer=_margin_at_half, slips=(
+            (lambda: 1.0 / np.linalg.norm(ex.solved(C=0.5)[1]),
+             "that is sqrt 2: the hard margin's width (C >= 1), or half the width, 1/||w||, at C = 1/2: at C = 1/2 "
+             "the minimiser is w = (1/2, 1/2), and the width is 2/||w||"),
+            (lambda: np.linalg.norm(ex.solved(C=0.5)[1]), "that is ||w|| itself: the width is 2/||w||"),
+        )),
     PenProblem(
         name="01.7", title="Why the origin defeats a model without bias", kind="explain",
         statement=(

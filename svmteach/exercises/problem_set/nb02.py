@@ -133,7 +133,16 @@ PROBLEMS = (
             r"$y_1 f(x_1) = 2C - 1$, $P = D = 2C - C^2$. Point 1 is misclassified when $2C - 1 < 0$, that is "
             r"$C < \tfrac12$; it is on the boundary at $C = \tfrac12$ and inside the margin for "
             r"$\tfrac12 < C < 1$."),
-        answer=_alpha_b_quarter),
+        answer=_alpha_b_quarter, slips=(
+            (lambda: np.append(*ex.solved(C=1.0)[::2]),
+             "that is the hard-margin solution of problem 02.2: with C = 1/4 the box alpha_i <= C cuts it off"),
+            (lambda: np.append(ex.solved(C=0.25)[0], ex.Y[0] - ex.X[0] @ ex.solved(C=0.25)[1]),
+             "your b puts point 1 on its margin: point 1 is at the bound (alpha_1 = C), where y_1 f(x_1) <= 1 is "
+             "all the table says; b comes from a free support vector (0 < alpha_i < C), which is on its margin"),
+            (lambda: np.append(np.full(3, 0.25), ex.Y[1] - ex.X[1] @ (ex.X.T @ (np.full(3, 0.25) * ex.Y))),
+             "every alpha at C breaks the equality sum_i y_i alpha_i = 0 (the bias's condition): alpha_2 + alpha_3 "
+             "must equal alpha_1"),
+        )),
     PenProblem(
         name="02.4", title="What the duality gap certifies", kind="compute",
         statement=(

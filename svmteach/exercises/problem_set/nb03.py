@@ -115,7 +115,11 @@ PROBLEMS = (
             r"$\alpha_1 = 1 + 1/c^2 = 2$. $\alpha = (2, \tfrac12, \tfrac12)$, all below $C = 10$. In general "
             r"$\alpha_1 = 1 + 1/c^2$: a small $c$ needs a large $C$ before the penalised model can reach the "
             r"free-bias solution, and the augmented $\tilde Q = Q + c^2\,yy^\top$ couples every coordinate."),
-        answer=_constant_feature),
+        answer=_constant_feature, slips=(
+            (lambda: ex.solved(C=1.0)[0],
+             "that is the alpha of the free bias (problem 02.2): the penalised bias adds the third coordinate's "
+             "equation, c (-alpha_1 + alpha_2 + alpha_3) = b / c, which moves alpha_1"),
+        )),
     PenProblem(
         name="03.4", title="A coordinate step never decreases the dual", kind="prove",
         statement=(

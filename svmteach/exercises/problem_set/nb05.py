@@ -242,7 +242,14 @@ PROBLEMS = (
             r"near zero, and every point farther than a few $1/\sqrt\gamma$ from both training points gets "
             r"$f \approx 0$. This is notebook 5's “training accuracy 1.000 at $\gamma = 100$, which says "
             r"nothing about new points”."),
-        answer=_gamma_limits, rtol=1e-9, atol=1e-9),
+        answer=_gamma_limits, rtol=1e-9, atol=1e-9, slips=(
+            (lambda: [_gamma_limits()[0], 1.0, _gamma_limits()[2]],  # y_2 = +1, not shrunk
+             "entry 2: as gamma -> infinity each training point is fitted by its own bump, but RLS still shrinks "
+             "it: f(x_2) tends to y_2 / (1 + lambda), not to y_2"),
+            (lambda: [_gamma_limits()[0], _gamma_limits()[1], _gamma_limits()[1]],
+             "entry 3: x is not a training point: as gamma -> infinity even the bump of its nearest point, "
+             "exp(-gamma ||x - x_2||^2), goes to 0"),
+        )),
     PenProblem(
         name="05.6", title=r"Reading the coefficient curves $\|c(\lambda)\|$", kind="explain",
         statement=(

@@ -125,7 +125,15 @@ PROBLEMS = (
             r"factor is $0.25$: the equivalent $M = 1$ problem has the *smaller* optimal value: the substitution "
             r"$\alpha' = M^2 \alpha$ multiplies the objective by $M^2 = \tfrac14$. (The library's exact-block "
             r"solver on three blobs, run to a gap of $10^{-12}$, gives the ratio $0.25$ to ten digits.)"),
-        answer=_rescaled_dual_ratio, rtol=1e-7, atol=1e-9),
+        answer=_rescaled_dual_ratio, rtol=1e-7, atol=1e-9, slips=(
+            (lambda: _rescaled_dual_ratio() ** 0.5,
+             "that is M, not M^2: alpha' = M^2 alpha (W is linear in both M and alpha, so W_1(M^2 alpha) = M W_M"
+             "(alpha)), and the dual scales by M^2"),
+            (lambda: 1.0 / _rescaled_dual_ratio(),
+             "that is the ratio the other way up, D*_{1/2, 1} / D*_{1, 1/4}: the answer asks D*_{1, 1/4} / D*_{1/2, 1}"),
+            (lambda: _rescaled_dual_ratio() ** -0.5,
+             "that is 1/M the other way up: the dual scales by M^2, and the ratio asked is D*_{1, 1/4} / D*_{1/2, 1}"),
+        )),
     PenProblem(
         name="06.2", title="The Weston-Watkins dual of two samples and three classes", kind="compute",
         statement=(

@@ -151,7 +151,16 @@ PROBLEMS = (
             r"($\alpha^0 = C$), so only class 1 counts in the minimum: $v = 3/4 - 3/4 = 0$, optimal, although "
             r"the gradients differ (a class at its bound may have a smaller gradient). Check: "
             r"$P = \tfrac12(1/64 + 1/64) + \tfrac1{16}(1 - 1/2) = 3/64$ and $D = -(4/256 - 1/16) = 3/64$."),
-        answer=_one_sample, rtol=1e-8, atol=1e-9),
+        answer=_one_sample, rtol=1e-8, atol=1e-9, slips=(
+            (lambda: np.full(2, _one_sample()[0]),  # C = 1/16 answered with C = 1's minimiser
+             "entry 2 is the unconstrained minimiser of f(a) again: with C = 1/16 it lies outside the interval "
+             "0 <= a <= C, so the minimiser over the interval is its end"),
+            (lambda: np.array([cs_dual_optimum([[1.0]], [0], k=2, C=C)[0][0, 0] for C in (1.0, 1.0 / 16)]),
+             "your minimiser is that of x = 1: here x = 2, and w_m = alpha^m x, so the quadratic term of f(a) has "
+             "x^2 = 4 in it"),
+            (lambda: -_one_sample(),
+             "you gave alpha^1 = -a, the rival class's entry: the answer asks alpha^0, the own class's"),
+        )),
     PenProblem(
         name="07.3", title="One Blondel block update, by hand", kind="compute",
         statement=(
