@@ -17,7 +17,9 @@ methods without a bias.  Clicking the
 plot adds a point of class +1 (shift-click or right-click: class -1; the run goes on from the solution
 shown, the point ringed by a black square) or, in the
 "remove" mode of the click control (or with ctrl-click), removes the nearest
-point, as in LIBSVM's svm-toy.
+point, as in LIBSVM's svm-toy.  Dragging a point moves it, the fit following live from a warm start
+(:meth:`~svmteach.widgets.explorer.SolverExplorer.move_point`).  Under the figure, one sentence says what the step
+shown did and why (:mod:`svmteach.widgets.narration`).
 
 With ipympl (``%matplotlib widget``) the canvas is itself a widget and is redrawn
 in place; elsewhere the figure is shown in an ``Output`` widget and re-rendered.
@@ -38,7 +40,7 @@ from ..solvers.base import check_choice, check_tol
 from ..solvers.smo import RULES
 from ..viz import binary_legend_handles, class_colors, draw_class_regions, kkt_outlines
 from ..viz.parabola import ParabolaView
-from ..viz.regions import cell_grid, data_box
+from ..viz.regions import cell_grid
 from ..viz.smo_box import SMOBoxView
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, kernel_controls, log_slider_range
@@ -65,7 +67,8 @@ class BinaryExplorer(SolverExplorer):
     solver : {"smo", "dual_cd", "primal_subgradient"} (:func:`offered_solvers`);
     selection : SMO's working-set rule;  tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
-    may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
+    may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"} or None (None: "notebook", or
+    "classroom" after ``svmteach.classroom()``), the
     figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`; "classroom": for a projector).
 
     Attributes
@@ -73,12 +76,13 @@ class BinaryExplorer(SolverExplorer):
     widget : what to display.  sliders, buttons, dropdowns : dicts of the controls by name.
     play : the ipywidgets.Play driving animation.  state : the solver state shown.
     problem : the BinaryProblem being solved.  history : list of (n_iter, primal, dual, gap).
+    narration : the line under the figure (:func:`~svmteach.widgets.narration.narrate` of the state shown).
     step_view : the picture of the last step in ``ax_step`` (a ParabolaView, an SMOBoxView, or None
     for the subgradient method, whose steps move every alpha at once).
     """
 
     def __init__(self, X, y, C=1.0, kernel="linear", gamma=1.0, solver="smo", selection="second_order",
-                 tol=1e-4, random_state=0, time_budget=TIME_BUDGET, size="notebook"):
+                 tol=1e-4, random_state=0, time_budget=TIME_BUDGET, size=None):
         import ipywidgets as w
 
         self.X = np.array(check_X(X, "X", dtype=np.float64))
@@ -158,7 +162,7 @@ class BinaryExplorer(SolverExplorer):
     def _init_artists(self):
         """Create the artists once per data set; :meth:`redraw` only updates them."""
         X, y = self.problem.X, self.problem.y
-        self._xlim, self._ylim = data_box(X, 0.5)
+        self._xlim, self._ylim = self._data_box(X, 0.5)
         self._grid = cell_grid(self._xlim, self._ylim, GRID)
         for ax in (self.ax_data, self.ax_step, self.ax_alpha, self.ax_curve):
             ax.clear()
@@ -282,4 +286,5 @@ class BinaryExplorer(SolverExplorer):
         self.status.value = (f"<b>{self.dropdowns['solver'].value}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}"
                              f"{self.step_text()}")
+        self._narrate()
         self._figure_view.refresh()

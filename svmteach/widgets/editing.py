@@ -1,6 +1,7 @@
-"""Editing an explorer's data by clicking, as in LIBSVM's svm-toy: add a point, remove the nearest one.
+"""Editing an explorer's data by clicking, as in LIBSVM's svm-toy: add a point, remove the nearest one; and by
+dragging a point to a new place.
 
-Both return new arrays (the explorer then rebuilds its problem); removing never takes the
+Each returns new arrays (the explorer then rebuilds its problem); removing never takes the
 last point of a class, so the problem stays valid.
 """
 
@@ -45,6 +46,28 @@ def without_nearest(X, y, x1, x2):
         return X, y, None
     keep = np.arange(len(y)) != i
     return X[keep], y[keep], i
+
+
+def with_point_moved(X, i, x1, x2):
+    """A copy of ``X`` with point ``i`` at ``(x1, x2)`` (a drag: the labels stay).
+
+    Raises a ValueError naming ``x1, x2`` (and leaves the data as it was) unless both are finite numbers, and an
+    IndexError naming ``i`` unless it is a point of ``X``.
+    """
+    point = _finite_point(x1, x2, "the point was not moved")
+    if not (isinstance(i, (int, np.integer)) and -len(X) <= i < len(X)):
+        raise IndexError(f"i must index one of the {len(X)} points, got {i!r}")
+    X = np.array(X, dtype=np.float64)
+    X[i] = point
+    return X
+
+
+def nearest_within(points_px, at_px, radius_px):
+    """The index of the point nearest to ``at_px`` among ``points_px`` ((n, 2) display pixels) when it is at
+    most ``radius_px`` away, else None: what a press picks up for a drag."""
+    d2 = np.sum((np.asarray(points_px, dtype=np.float64) - np.asarray(at_px, dtype=np.float64)) ** 2, axis=1)
+    i = int(np.argmin(d2))
+    return i if d2[i] <= radius_px ** 2 else None
 
 
 def click_action(event, default):

@@ -1,4 +1,4 @@
-"""What the two solver explorers share: the step buttons, Play, the run loops, click editing, the figure.
+"""What the two solver explorers share: the step buttons, Play, the run loops, click and drag editing, the figure.
 
 A subclass (:class:`~svmteach.widgets.BinaryExplorer`, :class:`~svmteach.widgets.MulticlassExplorer`)
 defines its sliders and dropdowns, ``_make_solver``, ``_problem_on(X, y)`` (the problem of its
@@ -9,8 +9,11 @@ The figure is a 2 x 2 grid: the data (``ax_data``), the solver's own step (``ax_
 parabola of dual coordinate ascent, the box of SMO's pair, ... ; with ``step_view=False`` the data
 panel takes the whole left column instead), the dual variables (``ax_alpha``) and the primal and
 dual curves (``ax_curve``) with the relative gap on its own axis on the right (``ax_gap``), with a legend of
-the markers below (:meth:`_figure_legend`).  A point added by a click keeps the solution shown (a warm
-start, the new point's alpha = 0) and is ringed by a black square.
+the markers below (:meth:`_figure_legend`), and under the figure one sentence on the step shown (``narration``,
+:mod:`~svmteach.widgets.narration`).  A point added by a click keeps the solution shown (a warm
+start, the new point's alpha = 0) and is ringed by a black square.  A point dragged (pressed on, moved,
+released: :meth:`SolverExplorer._on_press`) moves with the mouse, the fit following from a warm start of the
+solution shown (:meth:`SolverExplorer.move_point`); a press released where it was is the click it always was.
 Its width and fonts follow ``size``; the sliders are as wide as the figure.
 """
 
@@ -25,8 +28,9 @@ import numpy as np
 from ..backend import one_blas_thread, to_numpy
 from ..solvers.base import check_max_iter
 from ..validation import check_positive
-from ..viz.regions import label_text
-from .editing import ADD, REMOVE, click_action, without_nearest
+from ..viz.regions import data_box, label_text
+from .editing import ADD, REMOVE, click_action, nearest_within, with_point_moved, without_nearest
+from .narration import narrate
 from .figure import (
     FIGURE_DPI,
     Displayed,
@@ -56,6 +60,12 @@ TIME_BUDGET = 3.0
 #: were in view.  (The "classroom" size, for a projector, is taller than such a window at any aspect that
 #: keeps its panels readable: it is scrolled.)
 ASPECT = 0.78
+
+#: A press at most this many pixels from a point picks it up for a drag (a press farther away is a click).
+PICK_RADIUS_PX = 8
+#: While a point is dragged, the fit follows at most every DRAG_INTERVAL seconds, each time from a warm start and
+#: for at most DRAG_SECONDS of solving; the release solves to ``tol`` within the time budget.
+DRAG_INTERVAL, DRAG_SECONDS = 0.15, 0.25
 
 #: The kernels both solver explorers offer (:mod:`svmteach.kernels`' canonical names), in their dropdown's order.
 KERNELS = ("linear", "gaussian", "polynomial", "laplacian")
@@ -123,6 +133,8 @@ class SolverExplorer(Displayed):
                            show_repeat=False,  # play and stop: a repeat button is 40 px of the row for nothing
                            layout=w.Layout(width="auto"))
         self.status = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
+        # under the figure: what the step shown did and why, in a sentence (narration.narrate)
+        self.narration = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
         for slider in self.sliders.values():  # long sliders: as wide as the figure, or as their share of a row
             slider.layout = w.Layout(width=f"{self.size.width_px}px")
             slider.style = {"description_width": "50px"}
@@ -139,7 +151,7 @@ class SolverExplorer(Displayed):
         wrap = w.Layout(flex_flow="row wrap", width=f"{self.size.width_px}px")
         controls = w.VBox([*rows, w.HBox([*self.buttons.values(), self.play, self.dropdowns["click"]], layout=wrap),
                            self.status])
-        self.widget = ExplorerBox([controls, self._figure_view.view])
+        self.widget = ExplorerBox([controls, self._figure_view.view, self.narration])
 
     def _share_row(self, widgets):
         """One row of ``widgets``, each an equal share of the figure's width."""
@@ -158,6 +170,11 @@ class SolverExplorer(Displayed):
         self.history = [self._record()]
         if redraw:
             self.redraw()
+
+    def _narrate(self):
+        """Set the line under the figure to the state's narration (:func:`~svmteach.widgets.narration.narrate`:
+        what its step did and why, the gap and how many samples still violate KKT)."""
+        self.narration.value = narrate(self.solver, self.problem, self.state)
 
     def _record(self):
         s = self.state
@@ -247,25 +264,31 @@ class SolverExplorer(Displayed):
     #: the point the last click added (drawn ringed by a black square), or None
     added_point = None
 
-    def _add_with_warm_start(self, X, y):
-        """Take the data ``(X, y)`` (the old data and one new point, last) and go on from the solution shown.
-
-        The old alpha with alpha = 0 for the new point is feasible for the new problem (the new
-        point's dual variable at its lower bound; SMO's y' alpha = 0 unchanged), so the run goes on
-        from there: ``solver.warm_start`` on a fresh state of the new problem carrying that alpha and
-        the step count, and the next steps show how the solver takes the new point in.  Restarting
-        at alpha = 0 threw the solution away and hid what one point changes.
-        """
-        previous, n = self.state, len(self.y)
-        alpha = np.asarray(to_numpy(previous.alpha), dtype=np.float64)
-        alpha = np.concatenate([alpha, np.zeros((len(y) - n, *alpha.shape[1:]))])
+    def _warm_start_on(self, X, y, alpha):
+        """Take the data ``(X, y)`` and go on from ``alpha`` (feasible for it): ``solver.warm_start`` on a fresh
+        state of the new problem carrying that alpha and the step count (its gradient, or W, recomputed for the
+        new data), measured; the curves go on."""
+        previous = self.state
         self.X, self.y = X, y
         self.problem = self._problem_on(X, y)
         fresh = self.solver.init(self.problem)
         start = fresh._replace(alpha=self.problem.xp.asarray(alpha), n_iter=previous.n_iter)
         self.state = self.solver.measure(self.problem, self.solver.warm_start(self.problem, start))
-        self.added_point = (float(X[-1, 0]), float(X[-1, 1]))
         self.history.append(self._record())
+
+    def _add_with_warm_start(self, X, y):
+        """Take the data ``(X, y)`` (the old data and one new point, last) and go on from the solution shown.
+
+        The old alpha with alpha = 0 for the new point is feasible for the new problem (the new
+        point's dual variable at its lower bound; SMO's y' alpha = 0 unchanged), so the run goes on
+        from there (:meth:`_warm_start_on`), and the next steps show how the solver takes the new point in.
+        Restarting at alpha = 0 threw the solution away and hid what one point changes.
+        """
+        n = len(self.y)
+        alpha = np.asarray(to_numpy(self.state.alpha), dtype=np.float64)
+        alpha = np.concatenate([alpha, np.zeros((len(y) - n, *alpha.shape[1:]))])
+        self._warm_start_on(X, y, alpha)
+        self.added_point = (float(X[-1, 0]), float(X[-1, 1]))
         self.redraw()
         self.status.value += (f" <i>(point added at ({X[-1, 0]:.2f}, {X[-1, 1]:.2f}), class {label_text(y[-1])}, ringed by a "
                               "black square: warm start from the solution shown, its \u03b1 = 0)</i>")
@@ -297,6 +320,86 @@ class SolverExplorer(Displayed):
             return
         self.added_point = None
         self._rebuild()
+
+    # ---- dragging a point ----------------------------------------------------------------------
+    #: the point held by a drag: ``(index, press event, moved)``, or None
+    _drag = None
+    #: the data panel's limits held while a point is dragged (the panel must not rescale under the mouse), or None
+    _held_box = None
+    #: when the fit last followed a drag (``time.perf_counter()``)
+    _drag_fit_at = -math.inf
+    #: where the mouse was last seen in the data panel while the fit waited (DRAG_INTERVAL), or None
+    _pending = None
+
+    def move_point(self, i, x1, x2, max_seconds=None):
+        """Move point ``i`` to ``(x1, x2)`` and go on from the solution shown, as a drag does.
+
+        The alpha shown stays feasible (the box [0, C_i], SMO's y' alpha = 0 and each multiclass block's set
+        do not depend on where a point is), so the run goes on from it (:meth:`_warm_start_on`: the gradient or
+        W recomputed for the moved point), then "to convergence" within ``max_seconds`` (default: the explorer's
+        ``time_budget``).  A ValueError naming ``x1, x2`` (and nothing moved) unless both are finite numbers.
+        """
+        X = with_point_moved(self.X, i, x1, x2)
+        if self.added_point is not None and np.array_equal(self.X[i], self.added_point):
+            self.added_point = (float(X[i, 0]), float(X[i, 1]))  # the ring follows the point it marks
+        self._warm_start_on(X, self.y, np.asarray(to_numpy(self.state.alpha), dtype=np.float64))
+        self.converge(max_seconds=max_seconds)
+        self.status.value += (f" <i>(point {i} moved to ({X[i, 0]:.2f}, {X[i, 1]:.2f}): warm start from the solution "
+                              "shown)</i>")
+
+    def _data_box(self, X, pad):
+        """The data panel's ``(xlim, ylim)``: those held by a drag, else :func:`~svmteach.viz.regions.data_box`."""
+        return self._held_box if self._held_box is not None else data_box(X, pad)
+
+    def _on_press(self, event):
+        """A press on the data panel: with the left button and no key, on a point (within :data:`PICK_RADIUS_PX`
+        pixels), pick it up for a drag (:meth:`_on_motion`, :meth:`_on_release`); anywhere else, the click of
+        :meth:`_on_click` (add, remove)."""
+        if event.inaxes is not self.ax_data or event.xdata is None:
+            return
+        if event.button == 1 and not event.key:
+            i = nearest_within(self.ax_data.transData.transform(self.X), (event.x, event.y), PICK_RADIUS_PX)
+            if i is not None:
+                self._drag = (i, event, False)
+                self._held_box = (self.ax_data.get_xlim(), self.ax_data.get_ylim())
+                self._drag_fit_at = -math.inf
+                return
+        self._on_click(event)
+
+    def _on_motion(self, event):
+        """The mouse moved: a point held follows it, and the fit follows from a warm start
+        (:meth:`move_point`, within :data:`DRAG_SECONDS`) at most every :data:`DRAG_INTERVAL` seconds, so that
+        the events of a quick drag do not queue up behind the fits."""
+        if self._drag is None or event.inaxes is not self.ax_data or event.xdata is None:
+            return
+        i, press, _ = self._drag
+        self._drag = (i, press, True)
+        if time.perf_counter() - self._drag_fit_at < DRAG_INTERVAL:
+            self._pending = (event.xdata, event.ydata)  # the release takes it
+            return
+        self._pending = None
+        self.move_point(i, event.xdata, event.ydata, max_seconds=DRAG_SECONDS)
+        self._drag_fit_at = time.perf_counter()
+
+    def _on_release(self, event):
+        """The mouse button was released: a point dragged lands where the mouse is (or where it was last in the
+        data panel) and the fit goes on to ``tol`` (within the time budget); a press released without a move was
+        a click (:meth:`_on_click`)."""
+        if self._drag is None:
+            return
+        (i, press, moved), self._drag = self._drag, None
+        try:
+            if not moved:
+                self._on_click(press)
+                return
+            if event.inaxes is self.ax_data and event.xdata is not None:
+                at = (event.xdata, event.ydata)
+            else:
+                at = self._pending or tuple(self.X[i])
+            self.move_point(i, *at)
+        finally:
+            self._held_box = None
+            self._pending = None
 
     def _on_click(self, event):
         """Add or remove a point where the data panel was clicked (see :func:`editing.click_action`)."""
@@ -366,8 +469,10 @@ class SolverExplorer(Displayed):
         self.ax_gap = self.ax_curve.twinx()  # the relative gap's own axis (see _init_curves)
         self._legend = None
         self._figure_view = FigureView(self.fig)
-        if self._figure_view.live:
-            self.fig.canvas.mpl_connect("button_press_event", self._on_click)
+        # press, drag and release on the data panel (an Agg canvas never sends these: a test sends them itself)
+        for name, handler in (("button_press_event", self._on_press), ("motion_notify_event", self._on_motion),
+                              ("button_release_event", self._on_release)):
+            self.fig.canvas.mpl_connect(name, handler)
 
     def _figure_legend(self, handles):
         """A legend of ``handles`` (the markers' meanings) under the panels, replacing the previous one

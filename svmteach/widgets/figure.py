@@ -45,9 +45,15 @@ SIZES = {
 
 
 def check_size(size):
-    """The :class:`FigureSize` named ``size`` (one of :data:`SIZES`), or raise a ValueError naming ``size``."""
+    """The :class:`FigureSize` named ``size`` (one of :data:`SIZES`), or raise a ValueError naming ``size``;
+    None: the default of the moment, "notebook", or "classroom" after ``svmteach.classroom()``
+    (:func:`svmteach.viz.presentation.classroom`)."""
     if isinstance(size, FigureSize):
         return size
+    if size is None:
+        from ..viz.presentation import default_size
+
+        size = default_size()
     if not isinstance(size, str) or size not in SIZES:
         raise ValueError(f"size must be one of {tuple(SIZES)}, got {size!r}")
     return SIZES[size]

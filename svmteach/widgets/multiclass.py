@@ -7,7 +7,8 @@ explorer's controls, :func:`svmteach.widgets.explorer.kernel_controls`), the los
 (the registry's choices for that loss and kernel, :func:`offered_solvers`), buttons "step", "10 steps", "to
 convergence", "reset", a Play widget, and what a click on the plot does (add a point of
 the chosen class, or remove the nearest point; shift-click or right-click adds a point
-of the next class, ctrl-click removes).  The figure shows the class regions (argmax of
+of the next class, ctrl-click removes; dragging a point moves it, the fit following from a warm start).  The
+figure shows the class regions (argmax of
 the scores, in the class palette of :mod:`svmteach.viz.palette`; with a kernel the scores of a grid point
 z are :math:`s_m(z) = \\sum_i A_{im} k(z, x_i)` over the support vectors, from the state through
 :func:`svmteach.multiclass_model.point_scores`, so the regions curve), the lines where the two
@@ -42,7 +43,7 @@ from ..solvers import MULTICLASS_SOLVERS, MulticlassState, make_multiclass_solve
 from ..solvers.base import check_tol
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
-from ..viz.regions import cell_grid, data_box, draw_score_boundaries
+from ..viz.regions import cell_grid, draw_score_boundaries
 from ..viz.shark_path import STILL, SharkPathView, block_movement
 from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
@@ -77,7 +78,8 @@ class MulticlassExplorer(SolverExplorer):
     (1e-2..1e2 on its slider, widened to hold it; greyed out with the linear kernel, which has none);
     tol : positive, the relative gap "to convergence" stops at;
     random_state : int;  time_budget : seconds one press of "to convergence" or one move of C
-    may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"}, the
+    may run before it stops short (and says so);  size : {"notebook", "classroom", "wide"} or None (None: "notebook", or
+    "classroom" after ``svmteach.classroom()``), the
     figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
 
     Attributes
@@ -85,12 +87,13 @@ class MulticlassExplorer(SolverExplorer):
     widget : what to display.  sliders, buttons, dropdowns : dicts of the controls by name.
     play : the ipywidgets.Play driving animation.  state : the solver state shown (measured).
     problem : the MulticlassProblem being solved.  history : list of (n_iter, primal, dual, gap).
+    narration : the line under the figure (:func:`~svmteach.widgets.narration.narrate` of the state shown).
     m_text : the HTML line under the M slider.  step_view : the picture of the last step in ``ax_step``
     (a SharkPathView, a SimplexView, or None where the solver's step has no picture here).
     """
 
     def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, kernel="linear", gamma=1.0, tol=1e-4,
-                 random_state=0, time_budget=TIME_BUDGET, size="notebook"):
+                 random_state=0, time_budget=TIME_BUDGET, size=None):
         import ipywidgets as w
 
         self.X = np.array(X, dtype=np.float64)
@@ -235,7 +238,7 @@ class MulticlassExplorer(SolverExplorer):
     def _init_artists(self):
         """Create the artists once per data set and solver; :meth:`redraw` only updates them."""
         X, codes, k = self.X, to_numpy(self.problem.codes), self.problem.k
-        self._xlim, self._ylim = data_box(X, 0.7)
+        self._xlim, self._ylim = self._data_box(X, 0.7)
         self._grid = cell_grid(self._xlim, self._ylim, GRID)
         for ax in (self.ax_data, self.ax_step, self.ax_alpha, self.ax_curve):
             ax.clear()
@@ -360,6 +363,7 @@ class MulticlassExplorer(SolverExplorer):
         self.status.value = (f"<b>{self.problem.loss_object.title}, {name}</b> step {s.n_iter}: primal {s.primal:.5g}, "
                              f"dual {s.dual:.5g}, relative gap {s.gap:.2e}, KKT violation {s.kkt:.2e}, "
                              f"{int(support.sum())} support vectors{self.step_text()}")
+        self._narrate()
         if getattr(self, "_relayout", False):
             self._relayout = False
             self._layout()

@@ -24,6 +24,7 @@ from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
 from ..viz.regions import cell_grid, data_box, draw_score_boundaries, label_text
 from .explorer import log_slider_range
+from .narration import rls_sentence
 from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, StatusLine, check_size, figure_inches,
                      fix_layout, paste_legend, style_axes)
 
@@ -43,18 +44,20 @@ class RLSPathExplorer(Displayed):
     lam : the lambda shown first (default: the leave-one-out best).
     X_test, y_test : held-out 2-D points and their labels (among y's classes), or None: their error
         rate against lambda is drawn beside the training and leave-one-out ones.
-    size : {"notebook", "classroom", "wide"}, the figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
+    size : {"notebook", "classroom", "wide"} or None (None: "notebook", or
+    "classroom" after ``svmteach.classroom()``), the figure's width and fonts (:data:`svmteach.widgets.figure.SIZES`).
 
     Attributes
     ----------
     widget : what to display.  sliders : {"lambda", "gamma"};  dropdowns : {"kernel"};
-    buttons : {"best lambda"};  state : dict with ``lam``, ``index`` (into ``lams``), ``kernel``,
+    buttons : {"best lambda"};  narration : the line under the figure
+    (:func:`~svmteach.widgets.narration.rls_sentence`);  state : dict with ``lam``, ``index`` (into ``lams``), ``kernel``,
     ``gamma``, ``coef`` (n, t) at lam, ``path`` (L, n, t), ``loo_mse`` (L,), ``loo_error_rate`` (L,),
     ``train_error_rate`` (L,), ``test_error_rate`` (L,) or None without held-out data, ``best_lam``.
     """
 
     def __init__(self, X, y, kernel="gaussian", gamma=1.0, lams=None, lam=None, X_test=None, y_test=None,
-                 size="notebook"):
+                 size=None):
         import ipywidgets as w
 
         self.X = np.asarray(check_X(X, "X", dtype=np.float64))
@@ -99,6 +102,8 @@ class RLSPathExplorer(Displayed):
                                                layout=w.Layout(width="auto"))}
         self.buttons = {"best lambda": w.Button(description="best lambda", layout=w.Layout(width="auto"))}
         self.status = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
+        # under the figure: the lambda shown in a sentence (narration.rls_sentence)
+        self.narration = StatusLine(layout=w.Layout(width=f"{self.size.width_px}px"))
         self._figure()
         self._compute()
         self.sliders["lambda"].value = self.state["best_lam"] if lam is None else float(lam)
@@ -111,7 +116,7 @@ class RLSPathExplorer(Displayed):
         self.buttons["best lambda"].on_click(lambda _: self._to_best())
         self.widget = ExplorerBox([self.sliders["lambda"], self.sliders["gamma"],
                                    w.HBox([self.dropdowns["kernel"], self.buttons["best lambda"]]),
-                                   self.status, self._figure_view.view])
+                                   self.status, self._figure_view.view, self.narration])
 
     # ---- model -------------------------------------------------------------------------------
     def _compute(self):
@@ -249,4 +254,5 @@ class RLSPathExplorer(Displayed):
         self.status.value = (f"lambda = {s['lam']:.3g}, gamma = {s['gamma']:.3g}: error rate training "
                              f"{s['train_error_rate'][i]:.3f}, leave-one-out {s['loo_error_rate'][i]:.3f}{held_out}; "
                              f"leave-one-out mean squared residual {s['loo_mse'][i]:.4f}; best lambda {s['best_lam']:.3g}")
+        self.narration.value = rls_sentence(s, len(self.X))
         self._figure_view.refresh()

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..projections import project_simplex_sort
 from ..viz.simplex import SimplexView, simplex_picture
+from .narration import simplex_sentence
 from .figure import (FIGURE_DPI, Displayed, ExplorerBox, FigureView, StatusLine, check_size, figure_inches, fix_layout,
                      style_axes)
 
@@ -26,16 +27,18 @@ class SimplexProjectionExplorer(Displayed):
     Parameters
     ----------
     beta_hat : the point projected (at least 2 entries);  z : the simplex's mass (0.1 to 10 on the slider);
-    seed : of the "random point" button;  size : {"notebook", "classroom", "wide"}, the figure's width and
+    seed : of the "random point" button;  size : {"notebook", "classroom", "wide"} or None (None: "notebook", or
+    "classroom" after ``svmteach.classroom()``), the figure's width and
     fonts (:data:`svmteach.widgets.figure.SIZES`), as for the other explorers.
 
     Attributes
     ----------
-    widget : what to display;  sliders : {"z"};  buttons : {"random point"};
+    widget : what to display;  sliders : {"z"};  buttons : {"random point"};  narration : the line under the
+    figure (:func:`~svmteach.widgets.narration.simplex_sentence`);
     state : dict with ``beta_hat``, ``z``, ``beta`` (the projection), ``theta`` and ``support``.
     """
 
-    def __init__(self, beta_hat=(2.5, 1.8, 0.9, 0.4, -0.3), z=4.0, seed=0, size="notebook"):
+    def __init__(self, beta_hat=(2.5, 1.8, 0.9, 0.4, -0.3), z=4.0, seed=0, size=None):
         import ipywidgets as w
         import matplotlib.pyplot as plt
 
@@ -49,6 +52,7 @@ class SimplexProjectionExplorer(Displayed):
                                            continuous_update=False)}
         self.buttons = {"random point": w.Button(description="random point")}
         self.status = StatusLine(layout=wide)
+        self.narration = StatusLine(layout=wide)  # under the figure: the projection in a sentence
         with plt.ioff():  # its size in pixels and its fonts those of the other explorers (the x label was cut)
             self.fig, self.ax = plt.subplots(figsize=figure_inches(self.size, ASPECT), dpi=FIGURE_DPI)
         self._figure_view = FigureView(self.fig)
@@ -59,7 +63,8 @@ class SimplexProjectionExplorer(Displayed):
         self.update(refresh=False)
         fix_layout(self.fig)  # once, with the first title and labels in place
         self._figure_view.refresh()
-        self.widget = ExplorerBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._figure_view.view])
+        self.widget = ExplorerBox([w.HBox([self.sliders["z"], self.buttons["random point"]]), self.status, self._figure_view.view,
+                                   self.narration])
 
     @property
     def _artists(self):
@@ -80,5 +85,6 @@ class SimplexProjectionExplorer(Displayed):
         self.state = {"beta_hat": self.beta_hat.copy(), "z": z, "beta": beta, "theta": theta, "support": support}
         self.view.update(simplex_picture(self.beta_hat, z, beta, theta))
         self.status.value = f"sum of the projection = {beta.sum():.4f} (= z)"
+        self.narration.value = simplex_sentence(self.state)
         if refresh:
             self._figure_view.refresh()
