@@ -46,6 +46,7 @@ _SOURCES = {
     "SMO": ".solvers", "DualCoordinateAscent": ".solvers", "PrimalSubgradient": ".solvers", "WWExact": ".solvers",
     "WWShark": ".solvers", "CSBlondel": ".solvers", "ParallelBlock": ".solvers", "InteriorPoint": ".solvers",
     "SolveResult": ".solvers", "iterate": ".solvers", "solve": ".solvers",
+    "classroom": ".viz.presentation",  # svmteach.classroom(): the explorers made after it at the classroom size
 }
 
 __all__ = list(_SOURCES)
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # what a type checker and the import-graph test read
     from .estimators import BinarySVC, MulticlassSVC, OneVsOneSVC, OneVsRestSVC, RLSClassifier
     from .kernels import Kernel, gram, make_kernel
     from .problems import BinaryProblem, MulticlassProblem
+    from .viz.presentation import classroom
     from .solvers import (
         SMO,
         CSBlondel,
