@@ -328,7 +328,7 @@ WRONG = {
     "hinge_losses": [
         ("no max(0, .)", lambda w, b, X, y: 1 - y * (X @ w + b), "negative"),
         ("the bias left out", lambda w, b, X, y: np.maximum(0, 1 - y * (X @ w)), "bias"),
-        ("off by one: 2 - margin", lambda w, b, X, y: np.maximum(0, 2 - y * (X @ w + b)), None),
+        ("off by one: 2 - margin", lambda w, b, X, y: np.maximum(0, 2 - y * (X @ w + b)), "margin 2"),
     ],
     "hinge_subgradient": [
         ("a sign error", lambda w, X, y, C: w + C * X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1], "sign"),
@@ -341,7 +341,7 @@ WRONG = {
         ("zero and bound swapped",
          lambda a, m, C, t: ("bound" if m >= 1 - t else "violated") if a <= t * C else
          ("zero" if m <= 1 + t else "violated") if a >= C - t * C else ("free" if abs(m - 1) <= t else "violated"),
-         None),
+         "'zero' and 'bound' are swapped"),
         ("returns a number", lambda a, m, C, t: 0, "'zero'"),
     ],
     "dual_objective": [
@@ -356,12 +356,13 @@ WRONG = {
     "dca_gradient_update": [
         ("a sign error", lambda g, Q, i, d: g + d * Q[:, i], "lowers"),
         ("only entry i", lambda g, Q, i, d: np.where(np.arange(len(g)) == i, g - d * Q[i, i], g), "every entry"),
-        ("the row of the next coordinate (off by one)", lambda g, Q, i, d: g - d * Q[:, (i + 1) % len(g)], None),
+        ("the row of the next coordinate (off by one)", lambda g, Q, i, d: g - d * Q[:, (i + 1) % len(g)],
+         "the next coordinate, i + 1"),
     ],
     "smo_bounds": [
         ("label patterns swapped", lambda ai, aj, yi, yj, C: ref("smo_bounds")(ai, aj, -yi, yj, C), "swapped"),
         ("no cap at C", lambda ai, aj, yi, yj, C: (max(0, aj - ai), C + aj - ai) if yi != yj else
-         (max(0, ai + aj - C), ai + aj), None),
+         (max(0, ai + aj - C), ai + aj), "H can pass C"),
     ],
     "smo_pair_update": [
         ("the CISC 371 eq. 30.13 (an erratum)",

@@ -100,6 +100,9 @@ HINGE_LOSSES = Exercise(
                 "your losses ignore b: f(x) = w'x + b, the bias belongs inside the margin"),
         Mistake(lambda w, b, X, y: np.maximum(0.0, 1.0 - (X @ w + b)),
                 "your losses ignore the labels: the margin is y_i f(x_i), the score times the label"),
+        Mistake(lambda w, b, X, y: np.maximum(0.0, 2.0 - y * (X @ w + b)),
+                "your hinge starts at margin 2: the loss is max(0, 1 - y_i f(x_i)), 0 from margin 1 on (on the "
+                "margin itself)"),
     ),
     drive=_hinge_drive,
 )
@@ -299,6 +302,11 @@ KKT_CATEGORY = Exercise(
                 ("free" if abs(m - 1) <= tol else "violated"),
                 "your conditions for alpha_i = 0 and alpha_i = C are swapped: which points may carry no weight, "
                 "those beyond the margin or those inside it?"),
+        Mistake(lambda a, m, C, tol: ("bound" if m >= 1 - tol else "violated") if a <= tol * C else
+                ("zero" if m <= 1 + tol else "violated") if a >= C - tol * C else
+                ("free" if abs(m - 1) <= tol else "violated"),
+                "your names 'zero' and 'bound' are swapped: 'zero' is alpha_i = 0, 'bound' is alpha_i = C (at the "
+                "bound of the box)"),
         Mistake(lambda a, m, C, tol: ("zero" if m >= 1 else "violated") if a == 0 else
                 ("bound" if m <= 1 else "violated") if a == C else
                 ("free" if m == 1 else "violated"),
@@ -533,6 +541,12 @@ DCA_GRADIENT_UPDATE = Exercise(
                 "your gradient moves the wrong way: g = 1 - Q alpha, so raising alpha_i lowers g by delta Q e_i"),
         Mistake(lambda g, Q, i, d: g - d * Q[i, i],
                 "every entry changes by its own amount, delta Q_ti: use the whole column, not Q_ii"),
+        Mistake(lambda g, Q, i, d: g - d * Q[:, (i + 1) % len(g)],
+                "you used the column of the next coordinate, i + 1: the column that moves g is that of the "
+                "coordinate that moved, Q[:, i]"),
+        Mistake(lambda g, Q, i, d: g - d * Q[:, i - 1],
+                "you used the column of the coordinate before, i - 1: the column that moves g is that of the "
+                "coordinate that moved, Q[:, i]"),
         Mistake(lambda g, Q, i, d: np.where(np.arange(len(g)) == i, g - d * Q[i, i], g),
                 "only g_i changed in your answer: every entry of g changes, since g_t depends on alpha_i through Q_ti"),
     ),
@@ -726,6 +740,9 @@ SMO_BOUNDS = Exercise(
                 "alpha_i + alpha_j constant"),
         Mistake(lambda ai, aj, yi, yj, C: (aj - ai, C + aj - ai) if yi != yj else (ai + aj - C, ai + aj),
                 "your segment leaves the square: the multipliers stay in [0, C], so L >= 0 and H <= C"),
+        Mistake(lambda ai, aj, yi, yj, C: (max(0.0, aj - ai), C + aj - ai) if yi != yj else
+                (max(0.0, ai + aj - C), ai + aj),
+                "your H can pass C: alpha_j <= C too, so H is the smaller of C and the line's own end"),
     ),
     drive=lambda fn: _smo_compare(fn, smo_pair_update, "bounds"),
 )

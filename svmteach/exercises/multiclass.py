@@ -262,6 +262,27 @@ def project_simplex(v, z):
     return np.maximum(v - theta, 0.0)
 
 
+def _positive(total):
+    """``total``, or a ZeroDivisionError when it is not positive (a mistake that says nothing there)."""
+    if not total > 0:
+        raise ZeroDivisionError("nothing to rescale")
+    return total
+
+
+def _simplex_slip(v, z, decreasing=True, divisor=1):
+    """The sorting projection with a usual slip, for the mistakes: the sort's order, or theta divided by
+    rho + ``divisor`` (index rho from np.nonzero, counted from 0)."""
+    u = np.sort(v)[::-1] if decreasing else np.sort(v)
+    css = np.cumsum(u) - z
+    j = np.arange(1, len(v) + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.nonzero(u - css / j > 0)[0][-1]
+    if rho + divisor == 0:  # a division by 0 decides: the slip does not say what it gives
+        raise ZeroDivisionError("the slip divides by 0 here")
+    theta = css[rho] / (rho + divisor)
+    return np.maximum(v - theta, 0.0)
+
+
 def cs_block_update(alpha_i, g_i, y_i, sqnorm_i, C):
     """Blondel's exact block step: the new alpha_i from the projection of beta_hat onto the simplex of mass z.
 
@@ -398,7 +419,8 @@ def _simplex_cases():
         Case(_cut_label("inside", np.array([0.5, 0.3, 0.2]), 1.0), dict(v=np.array([0.5, 0.3, 0.2]), z=1.0)),
         Case(_cut_label("outside", np.array([2.5, 1.8, 0.9, 0.4, -0.3]), 1.0),
              dict(v=np.array([2.5, 1.8, 0.9, 0.4, -0.3]), z=1.0),
-             hint="every entry is lowered by the same threshold theta and cut at 0; rescaling is not a projection"),
+             hint="every entry is lowered by the same threshold theta and cut at 0, with theta chosen so that the "
+                  "entries left sum to z"),
         Case("ties: all equal", dict(v=np.array([1.0, 1.0, 1.0]), z=1.0)),
         Case("ties at the top", dict(v=np.array([2.0, 2.0, 0.0]), z=1.0)),
         Case("an entry exactly at the threshold", dict(v=np.array([3.0, 1.0, 1.0]), z=2.0),
@@ -430,16 +452,21 @@ PROJECT_SIMPLEX = Exercise(
               "in decreasing order and rho is the largest j with u_j > (u_1 + ... + u_j - z) / j"),
     reference=project_simplex, cases=_simplex_cases, output="array",
     mistakes=(
-        Mistake(lambda v, z: np.maximum(v, 0) * z / np.maximum(v, 0).sum(),
+        Mistake(lambda v, z: np.maximum(v, 0) * z / _positive(np.maximum(v, 0).sum()),
                 "cutting the negative entries and rescaling is not the nearest point: the projection subtracts the "
                 "same threshold theta from every entry, then cuts at 0"),
         Mistake(lambda v, z: project_simplex(v, 1.0), "your entries sum to 1: they must sum to the mass z"),
         Mistake(lambda v, z: v - (v.sum() - z) / len(v),
                 "some of your entries are negative: the simplex has beta >= 0, so cut at 0 with a larger theta"),
-        Mistake(lambda v, z: np.maximum(v - (np.cumsum(np.sort(v)[::-1]) - z)[
-            np.nonzero(np.sort(v)[::-1] - (np.cumsum(np.sort(v)[::-1]) - z) / np.arange(1, len(v) + 1) > 0)[0][-1]]
-            / (np.nonzero(np.sort(v)[::-1] - (np.cumsum(np.sort(v)[::-1]) - z) / np.arange(1, len(v) + 1) > 0)[0][-1]
-               + 2.0), 0), "off by one: with rho entries kept (rho counted from 1), theta divides by rho"),
+        Mistake(lambda v, z: _simplex_slip(v, z, divisor=2),
+                "off by one in theta's divisor: an index counts from 0, so the index rho of the last entry kept means "
+                "rho + 1 entries kept, and theta divides by rho + 1 (you divided by rho + 2)"),
+        Mistake(lambda v, z: _simplex_slip(v, z, divisor=0),
+                "off by one in theta's divisor: an index counts from 0, so the index rho of the last entry kept means "
+                "rho + 1 entries kept, and theta divides by rho + 1 (you divided by rho)"),
+        Mistake(lambda v, z: _simplex_slip(v, z, decreasing=False),
+                "you sorted in increasing order: the entries kept are the largest, so u holds v sorted in DECREASING "
+                "order and theta comes from its first rho entries"),
         Mistake(lambda v, z: project_simplex(-v, z), "you kept the smallest entries: sort in DECREASING order"),
     ),
     drive=lambda fn: _cs_compare(cs_gradient, fn, "projection"),
