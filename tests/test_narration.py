@@ -95,6 +95,8 @@ def test_every_solver_an_explorer_drives_is_narrated_at_every_step(blobs, three,
         text = narration.narrate(solver, problem, state)
         assert text.startswith(narration.step_sentence(solver, problem, state))
         assert near(number_after(text, "Gap"), state.gap, rel=0.06)  # printed to 2 digits
+        if name != "smo":  # each sample's violation, whose largest is the state's own (SMO's is the pair gap m - M)
+            assert near(solver.sample_violations(problem, state).max(), state.kkt, 1e-9, 1e-12)
 
 
 def test_a_picture_without_a_sentence_is_an_error_not_a_blank(blobs):
