@@ -190,3 +190,17 @@ def test_move_point_refuses_what_is_not_a_point(blobs):
     with pytest.raises(IndexError, match="i must index"):
         ex.move_point(40, 0.0, 0.0)
     np.testing.assert_array_equal(ex.X, before)
+
+
+def test_a_release_where_the_last_motion_left_the_point_solves_on_without_a_new_warm_start(blobs, monkeypatch):
+    X, y = blobs
+    ex = BinaryExplorer(X, y, C=1.0, solver="primal_subgradient", time_budget=math.inf)
+    monkeypatch.setattr(explorer_module, "DRAG_SECONDS", 1e-9)  # a motion's fit: one chunk, short of tol
+    i = support_vector_to_drag(ex, np.ones(40))
+    calls = spy_on_warm_starts(ex)
+    send(ex, "button_press_event", ex.X[i])
+    moved = send(ex, "motion_notify_event", X[i] + 0.2)
+    assert len(calls) == 1 and not ex.state.gap <= ex.tol
+    send(ex, "button_release_event", (moved.xdata, moved.ydata))
+    assert len(calls) == 1 and ex.state.gap <= ex.tol  # the same point: no second warm start, solved to tol
+    np.testing.assert_allclose(ex.X[i], X[i] + 0.2, atol=1e-9)

@@ -396,7 +396,11 @@ class SolverExplorer(Displayed):
                 at = (event.xdata, event.ydata)
             else:
                 at = self._pending or tuple(self.X[i])
-            self.move_point(i, *at)
+            if np.array_equal(np.asarray(at, dtype=np.float64), self.X[i]):  # where the last motion's fit left it
+                if not self.state.gap <= self.tol:
+                    self.converge()
+            else:
+                self.move_point(i, *at)
         finally:
             self._held_box = None
             self._pending = None
