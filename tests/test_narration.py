@@ -164,6 +164,38 @@ def test_smo_says_which_pair_its_rule_chose_and_what_was_clipped(blobs, selectio
     assert len(clipped_seen) >= 2  # the film shows more than one case
 
 
+def test_with_samples_set_aside_smo_says_it_chose_among_the_active_ones():
+    """After LIBSVM's shrinking has set samples aside, the rules look at the active ones (the engine's ``active``):
+    the sentence says so, and i and j are the most violating and the best partner among those."""
+    X, y = data.overlapping_blobs(200, seed=4)
+    C, kernel = 10.0, "gaussian"
+    problem = BinaryProblem(X, y, C=C, kernel=kernel, gamma=GAMMA)
+    solver = make_solver("smo", "binary", kernel=kernel, random_state=0)
+    K = gram(X, kernel)
+    Q = (y[:, None] * y[None, :]) * K
+    checked = 0
+    state = solver.measure(problem, solver.init(problem))
+    for _ in range(260):
+        before, state = state, solver.measure(problem, solver.step(problem, state))
+        active = np.zeros(len(y), dtype=bool)
+        active[state.active] = True
+        if active.all() or solver.step_picture(state).i < 0:
+            continue
+        text = narration.step_sentence(solver, problem, state)
+        assert f"among the {active.sum()} of {len(y)} samples shrinking keeps active" in text
+        i, j = int(number_after(text, "i =")), int(number_after(text, "j ="))
+        a0 = np.asarray(before.alpha)
+        v = y * (1.0 - Q @ a0)
+        up, low = working_sets(y, a0, C)
+        up, low = up & active, low & active
+        assert up[i] and near(v[i], v[up].max(), 1e-9, 1e-12)
+        a = K[i, i] + np.diag(K) - 2 * K[i]
+        gain = np.where(low & (v < v[i]), (v[i] - v) ** 2 / np.where(a > 0, a, TAU), -np.inf)
+        assert near(gain[j], gain.max(), 1e-9, 1e-12)
+        checked += 1
+    assert checked >= 20
+
+
 # ---- dual coordinate ascent and the subgradient method ------------------------------------------------------
 @pytest.mark.parametrize("kernel", ["linear", "gaussian"])
 def test_dual_cd_says_the_coordinate_its_vertex_and_the_clip(blobs, kernel):

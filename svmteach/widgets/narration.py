@@ -57,14 +57,17 @@ def smo_sentence(solver, problem, state, p: PairPicture) -> str:
     i, j = int(p.i), int(p.j)
     d = float(p.E_j - p.E_i)  # E_t = b - y_t g_t, so E_j - E_i = y_i g_i - y_j g_j: the pair's violation
     eta = float(p.eta)
+    n, n_active = problem.n_samples, len(state.active)  # the engine's active samples (SMOEngine.active)
+    up, low = ("I_up", "I_low") if n_active == n else (f"I_up, among the {n_active} of {n} samples shrinking keeps "
+                                                       "active", "I_low's active samples")
     if solver.selection == "second_order":
         gain = d * d / (eta if eta > 0 else TAU)
-        chose = (f"SMO chose i = {i}, the most violating sample (largest y g over I_up), and j = {j}, the partner of "
-                 f"largest second-order gain b\u00b2/a = {g(gain)} over I_low (b = y_i g_i \u2212 y_j g_j = {g(d)}, "
+        chose = (f"SMO chose i = {i}, the most violating sample (largest y g over {up}), and j = {j}, the partner of "
+                 f"largest second-order gain b\u00b2/a = {g(gain)} over {low} (b = y_i g_i \u2212 y_j g_j = {g(d)}, "
                  f"a = \u03b7 = {g(eta)})")
     elif solver.selection == "max_violating_pair":
-        chose = (f"SMO chose the maximal violating pair, i = {i} (largest y g over I_up) and j = {j} (smallest y g "
-                 f"over I_low), its violation y_i g_i \u2212 y_j g_j = {g(d)}")
+        chose = (f"SMO chose the maximal violating pair, i = {i} (largest y g over {up}) and j = {j} (smallest y g "
+                 f"over {low}), its violation y_i g_i \u2212 y_j g_j = {g(d)}")
     else:
         chose = (f"SMO chose i = {i}, a KKT violator drawn at random, and j = {j}, a random partner "
                  f"(y_i g_i \u2212 y_j g_j = {g(d)})")
