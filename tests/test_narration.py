@@ -333,6 +333,25 @@ def test_an_exact_block_says_its_root_and_which_multipliers_sit_at_a_bound(three
     assert moved >= 5
 
 
+@pytest.mark.parametrize("name", ["exact", "shark"])
+def test_a_visit_that_sets_its_sample_aside_says_so(three, name):
+    """Shrinking sets a sample at rest aside when it is visited (the engine's ``active``): the sentence says that,
+    and only then."""
+    X, codes = three
+    problem = MulticlassProblem(X, codes, C=1.0, loss="ww")
+    solver = make_multiclass_solver(name, get_loss("ww"), random_state=0)
+    resting = 0
+    for before, after in film(solver, problem, 250):
+        text = narration.step_sentence(solver, problem, after)
+        i = int(number_after(text, "ample"))
+        set_aside = not after.active[i]
+        assert ("is at rest" in text) == set_aside
+        if set_aside:
+            np.testing.assert_array_equal(np.asarray(after.alpha)[i], np.asarray(before.alpha)[i])
+            resting += 1
+    assert resting >= 3
+
+
 def project_simplex(v, z):
     """The Euclidean projection of v onto {beta >= 0, sum beta = z} by sorting (Held et al. 1974)."""
     u = np.sort(v)[::-1]

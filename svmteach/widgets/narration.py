@@ -139,6 +139,9 @@ def visit_sentence(solver, problem, state, p: VisitPicture) -> str:
     C = float(to_numpy(problem.C_i)[i])
     moved = b.delta is not None and bool(np.any(np.asarray(b.delta) != 0))
     who = f"sample {i} (class {label})"
+    if not moved and not bool(np.asarray(state.active)[i]):  # the engine's (n,) active flags: set aside at this visit
+        return (f"{who[0].upper()}{who[1:]} is at rest (its block at its optimum with room to spare): shrinking sets "
+                "it aside for the next epochs, nothing moved.")
     if isinstance(b, SharkMoves):
         n_moves = len(b.moves_j)
         if n_moves == 0:
