@@ -4,10 +4,11 @@ For the solver explorers, :func:`narrate` reads what the solver contract gives (
 the step's picture (``solver.step_picture(state)``, a NamedTuple whose class documents every field), the measured
 gap (``state.gap``) and each sample's KKT violation (``solver.sample_violations``); the picture's type picks the
 sentence (:data:`STEP_SENTENCES`; a picture of no known type is a TypeError, never a silent blank).  A sentence reads,
-for instance, "SMO chose i = 3, the most violating sample (largest y g over I_up), and j = 7, the partner of largest
-second-order gain ...; α_j 0 → 0.5, clipped at H = 0.5 (its maximiser on the line: 0.72). Gap 3.2e-02: 4 samples
-still violate KKT by more than 0.001."  :func:`rls_sentence` and :func:`simplex_sentence` say the same of the RLS
-path explorer's and the simplex explorer's state.  Every number is printed to 3 significant digits.
+for instance, "SMO chose i = 12, the most violating sample (largest y g over I_up), and j = 29, the partner of largest
+second-order gain b²/a = 334 over I_low (b = y_i g_i − y_j g_j = 2, a = η = 0.012); α_j 0 → 1, clipped at H = 1 (its
+maximiser on the line: 166). Gap 9.2e-01: 19 samples still violate KKT by more than 0.001."  :func:`rls_sentence`
+and :func:`simplex_sentence` say the same of the RLS path explorer's and the simplex explorer's state.  Every number
+of a step is printed to 3 significant digits, the gap to 2.
 
 Written once here, so that what the narration claims is tested in one place (``tests/test_narration.py``).
 """
