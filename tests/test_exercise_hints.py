@@ -173,26 +173,50 @@ def _flipped_dca(alpha_i, g_i, Q_ii, C):
     return _box(alpha_i - g_i / Q_ii, 0.0, C) if Q_ii > 0 else alpha_i
 
 
-def test_a_second_failing_check_adds_the_equation_and_a_pass_forgets():
+def test_a_second_failing_check_adds_the_nudge_a_third_the_equation_and_a_pass_forgets():
     ex = exercises.exercise("dca_update")
     exercises.check("dca_update", ref("dca_update"))  # a pass: the next failure is a first one
     first = exercises.check("dca_update", _flipped_dca)
-    assert first.tier == 1 and ex.equation not in repr(first) and "hint=2" in repr(first), first
+    assert first.tier == 1 and ex.nudge not in repr(first) and ex.equation not in repr(first), first
+    assert "hint=2" in repr(first), first
     second = exercises.check("dca_update", _flipped_dca)
-    assert second.tier == 2 and f"the equation: {ex.equation}" in repr(second), second
+    assert second.tier == 2 and f"a nudge: {ex.nudge}" in repr(second) and ex.equation not in repr(second), second
+    assert "hint=3" in repr(second), second
+    third = exercises.check("dca_update", _flipped_dca)
+    assert third.tier == 3 and ex.nudge in repr(third) and f"the equation: {ex.equation}" in repr(third), third
+    assert exercises.check("dca_update", _flipped_dca).tier == 3  # and it stays there
     assert exercises.check("dca_update", ref("dca_update")).passed
     assert exercises.check("dca_update", _flipped_dca).tier == 1
 
 
-def test_hint_2_gives_the_equation_at_once_and_hint_1_never():
+def test_hint_3_gives_the_equation_at_once_hint_2_the_nudge_and_hint_1_neither():
     ex = exercises.exercise("shark_step")
     wrong = lambda g, a, q, M, C: -ref("shark_step")(g, a, q, M, C)  # noqa: E731
-    assert ex.equation in repr(exercises.check("shark_step", wrong, hint=2))
-    for _ in range(2):
-        assert ex.equation not in repr(exercises.check("shark_step", wrong, hint=1))
-    for bad in (0, 3, True, "2", 1.5):
-        with pytest.raises(ValueError, match="hint must be 1, 2 or None"):
+    assert ex.equation in repr(exercises.check("shark_step", wrong, hint=3))
+    two = repr(exercises.check("shark_step", wrong, hint=2))
+    assert ex.nudge in two and ex.equation not in two
+    for _ in range(3):
+        one = repr(exercises.check("shark_step", wrong, hint=1))
+        assert ex.equation not in one and ex.nudge not in one
+    for bad in (0, 4, True, "2", 1.5):
+        with pytest.raises(ValueError, match="hint must be 1, 2, 3 or None"):
             exercises.check("shark_step", wrong, hint=bad)
+
+
+WORDS_OF_A_FORMULA = re.compile(r"=|\bclip|\bmax\(|\bmin\(|/ \(|\bexp\(")
+
+
+def test_every_code_exercise_has_a_nudge_that_is_not_the_update():
+    """The second tier says which quantity or which constraint to look at; the result itself waits for the third:
+    no nudge writes the update (no '=' and no formula of the step), and none is the equation."""
+    for e in exercises.catalog():
+        if e.kind == "predict":
+            assert not e.nudge, e.name  # a prediction's second tier is its reasoning
+            continue
+        assert e.nudge and e.nudge not in e.equation, e.name
+        formula = re.sub(r"\(K \+ lambda I\)\^\{-1\}|G = |beta = r \(C_i - alpha_i - delta\)|"
+                         r"g = 1 - Q alpha", "", e.nudge)  # the names the nudges use for their quantities
+        assert not WORDS_OF_A_FORMULA.search(formula), (e.name, e.nudge)
 
 
 def _code_lines(fn):
@@ -210,7 +234,7 @@ def test_no_tier_prints_the_solution_code(name):
         for code in ("np.", "def ", "min(max(", "[:, None]"):
             assert code not in text, (name, code, text)
         assert not re.search(r"lambda( \w+(, \w+)*)?:", text), (name, text)
-    r = exercises.check(name, lambda *args: None, hint=2)
+    r = exercises.check(name, lambda *args: None, hint=3)
     shown = repr(r)
     for line in _code_lines(ex.reference):
         assert line not in shown, (name, line)
@@ -224,13 +248,37 @@ def test_a_third_of_the_exercises_ask_to_derive_first_or_to_predict():
     """Issue 28, section 3: at least a third derive before implementing, or predict and explain."""
     derive = [e for e in exercises.catalog() if e.kind == "derive"]
     predict = [e for e in exercises.catalog() if e.kind == "predict"]
-    assert len(derive) >= 6 and len(predict) >= 3 and 3 * (len(derive) + len(predict)) >= len(exercises.catalog())
+    assert len(derive) >= 12 and len(predict) >= 3 and 3 * (len(derive) + len(predict)) >= len(exercises.catalog())
     for e in derive:
         assert e.intro.startswith("**Derive, then write.**"), e.name
     for e in predict:
         assert e.intro.startswith("**Predict, then run.**"), e.name
     assert {e.name for e in derive} >= {"dca_update", "smo_bounds", "smo_pair_update", "shark_step", "cs_block_update",
-                                        "loo_residuals", "ww_gradient"}
+                                        "loo_residuals", "ww_gradient",  # and issue 46's five more:
+                                        "hinge_subgradient", "kkt_category", "dca_gradient_update", "cs_gradient",
+                                        "project_simplex"}
+
+
+DERIVED_IN_THE_TEXT = {  # what each newly derive-first exercise asks for, as the text before its intro would state it
+    "hinge_subgradient": r"w - C \sum_{i:\, y_i w^\top x_i < 1} y_i x_i",
+    "kkt_category": r"y_i f(x_i) \ge 1",
+    "dca_gradient_update": "Q_{:, i}",
+    "cs_gradient": r"w_m^\top x_i + \Delta_i^m",
+    "project_simplex": "by sorting as section 4 derives",
+}
+
+
+@pytest.mark.parametrize("name", list(DERIVED_IN_THE_TEXT))
+def test_a_derive_first_exercise_does_not_state_its_result_and_its_section_says_derive_first(name):
+    e = exercises.exercise(name)
+    assert DERIVED_IN_THE_TEXT[name] not in e.intro, e.intro
+    nb = nbformat.read(next(NOTEBOOKS.glob(f"{e.notebook}_*.ipynb")), as_version=4)
+    k = next(k for k, c in enumerate(nb.cells) if intro_name(c) == name)
+    earlier = [c.source for c in nb.cells[:k] if c.cell_type == "markdown"]
+    # the nearest "Derive first" note before the intro comes before the text that states the result
+    notes = [j for j, text in enumerate(earlier) if "*Derive first.*" in text]
+    assert notes, name
+    assert "exercise" in earlier[notes[-1]].split("*Derive first.*")[1][:120], earlier[notes[-1]][:300]
 
 
 def test_the_statement_is_the_intro_in_plain_text():
@@ -288,7 +336,13 @@ ANSWERED_BY = {
     "predict_rule_race": 'for rule in ["random", "max_violating_pair", "second_order"]',
 }
 #: derive-first exercises that come after the derivation, and why (the lesson's flow needs it)
-ANSWERED_BEFORE = {"cs_block_update": "it calls the student's project_simplex, whose exercise is in section 5"}
+ANSWERED_BEFORE = {"cs_block_update": "it calls the student's project_simplex, whose exercise is in section 5",
+                   # issue 46's five more: the section that answers opens with a "Derive first" note (tested below)
+                   "hinge_subgradient": "its check runs the section's PrimalSubgradient, which the text introduces",
+                   "kkt_category": "the KKT table closes Part II's proof of strong duality, which it completes",
+                   "dca_gradient_update": "the notebook's derivation check follows the formula it derives",
+                   "cs_gradient": "the slides' erratum on this gradient is shown before the exercise that avoids it",
+                   "project_simplex": "the projection's figure (section 5) comes before its exercise"}
 
 
 def test_each_derive_first_exercise_and_prediction_comes_before_its_answer():

@@ -17,9 +17,10 @@
   and, once every case passes, runs a solver with the student's step plugged in and compares the
   optimum it reaches with the library's.  It never raises for a mistake in the student's function
   (an exception, ``SystemExit``, an answer that cannot be read, an infinite loop: each call has a time limit).
-  Its hints come in two tiers: the first failure names the case and what is wrong with the answer (a
+  Its hints come in three tiers: the first failure names the case and what is wrong with the answer (a
   sign, a scale, a shape, a clip, a misread input); a second failing check of the same exercise in the
-  same session, or ``hint=2``, adds the equation of the step.  It never prints the solution's code.
+  same session, or ``hint=2``, adds a nudge (which quantity, which constraint to look at); a third, or
+  ``hint=3``, the equation of the step.  It never prints the solution's code.
 - :func:`solution`: the reference implementation, for teachers.
 - Each exercise's ``intro`` (markdown) is the one source of its notebook cell
   (:func:`~svmteach.exercises.notebooks.sync_intros`) and of its plain-text ``statement``.
@@ -68,19 +69,20 @@ def check(name: str, fn, *, hint: int | None = None, time_limit: float = CASE_TI
 
     Returns a :class:`~svmteach.exercises.core.CheckResult`: ``passed``, ``status``, ``n_cases`` and,
     when it fails, ``failure`` (the first failing case in plain words, with a hint).  ``hint``: 1 names the
-    failing case and what is wrong with the answer; 2 adds the equation of the step; None (the default)
-    gives 1 on the first failing check of ``name`` and 2 on the next ones, until one passes.  Each call of
+    failing case and what is wrong with the answer; 2 adds a nudge (which quantity, which constraint); 3 adds the
+    equation of the step; None (the default) gives 1 on the first failing check of ``name``, 2 on the second and 3
+    on the next ones, until one passes.  Each call of
     ``fn`` may take ``time_limit`` seconds and the solver run with it ``run_time_limit``: past that the check
-    fails and says so (an infinite loop?).  Only an unknown ``name``, a ``hint`` other than 1, 2 or None, or
+    fails and says so (an infinite loop?).  Only an unknown ``name``, a ``hint`` other than 1, 2, 3 or None, or
     a limit that is not a positive number raises (a ValueError).
     """
     ex = exercise(name)
     if hint is None:
-        tier = 2 if _FAILED_BEFORE[name] else 1
+        tier = min(1 + _FAILED_BEFORE[name], HINT_TIERS[-1])
     elif isinstance(hint, int) and not isinstance(hint, bool) and hint in HINT_TIERS:
         tier = hint
     else:
-        raise ValueError(f"hint must be 1, 2 or None, got {hint!r}")
+        raise ValueError(f"hint must be 1, 2, 3 or None, got {hint!r}")
     result = run_check(ex, fn, time_limit, run_time_limit, tier)
     if result.status == FAILED:
         _FAILED_BEFORE[name] += 1

@@ -86,6 +86,7 @@ def _hinge_drive(fn):
 
 HINGE_LOSSES = Exercise(
     name="hinge_losses", notebook="01", title="The hinge loss of every point",
+    nudge="the margin y_i f(x_i) decides: from which margin on is the loss 0, how does it grow below?",
     signature="hinge_losses(w, b, X, y) -> array of shape (n,)",
     intro=(r"Write `hinge_losses(w, b, X, y)`: the loss $\max(0,\, 1 - y_i (w^\top x_i + b))$ of every point, an "
            r"array of shape $(n,)$. It is $0$ on or beyond the margin and grows linearly inside it."),
@@ -185,17 +186,20 @@ def _subgradient_drive(fn, steps=200):
 
 HINGE_SUBGRADIENT = Exercise(
     name="hinge_subgradient", notebook="01", title="A subgradient of the primal",
+    nudge=("differentiate the terms one by one: the regulariser, then each hinge on the side of its kink "
+           "where its point sits (which side is flat?)"),
     signature="hinge_subgradient(w, X, y, C) -> array of shape (d,)",
-    intro=(r"Write `hinge_subgradient(w, X, y, C)`: a subgradient of "
-           r"$P(w) = \tfrac12 \|w\|^2 + C \sum_i \max(0,\, 1 - y_i w^\top x_i)$ (no bias: $b = 0$), that is "
-           r"$w - C \sum_{i:\, y_i w^\top x_i < 1} y_i x_i$. A point exactly on its margin sits at its hinge's kink, "
-           r"where the subdifferential of $C \max(0,\, 1 - y_i w^\top x_i)$ is the whole segment from "
-           r"$-C y_i x_i$ to $0$: the solver above takes $0$ (the strict $< 1$), and counting the point is as right. "
-           r"Once your function is right, the check runs subgradient descent with it and compares "
-           r"every iterate with `PrimalSubgradient`."),
+    intro=(r"**Derive, then write.** Take $P(w) = \tfrac12 \|w\|^2 + C \sum_i \max(0,\, 1 - y_i w^\top x_i)$ (no "
+           r"bias: $b = 0$). Differentiate it term by term where it is differentiable: the regulariser, a hinge whose "
+           r"point has $y_i w^\top x_i < 1$, and one whose point has $y_i w^\top x_i > 1$. At a kink, "
+           r"$y_i w^\top x_i = 1$, the hinge has two one-sided slopes: which vectors are subgradients there? Then write "
+           r"`hinge_subgradient(w, X, y, C)` returning one subgradient of $P$ at $w$, shape $(d,)$; at a kink any "
+           r"valid choice is accepted (the solver above takes the flat side). Once your function is right, the check "
+           r"runs subgradient descent with it and checks it at every step."),
     equation=("g(w) = w - C * (sum of y_i x_i over the points with y_i w'x_i < 1): the regulariser gives w, each "
               "hinge on its sloped part gives -C y_i x_i, a hinge past its kink gives 0, and one exactly at its kink "
               "anything between the two"),
+    kind="derive",
     reference=hinge_subgradient, cases=_subgradient_cases, output="array", accept=_hinge_subgradient_accept,
     mistakes=(
         Mistake(lambda w, X, y, C: -C * (X[y * (X @ w) < 1].T @ y[y * (X @ w) < 1]),
@@ -280,16 +284,21 @@ def _kkt_drive(fn):
 
 KKT_CATEGORY = Exercise(
     name="kkt_category", notebook="02", title="The KKT category of a point",
+    nudge=("start from the two complementary-slackness products, alpha_i times the slack of the margin "
+           "constraint and (C - alpha_i) times xi_i: each vanishes, and no slack is negative"),
     signature="kkt_category(alpha_i, margin_i, C, tol) -> 'zero' | 'free' | 'bound' | 'violated'",
-    intro=(r"Write `kkt_category(alpha_i, margin_i, C, tol)`, with `margin_i` $= y_i f(x_i)$. Return `'zero'` when "
-           r"$\alpha_i = 0$ and $y_i f(x_i) \ge 1$, `'free'` when $0 < \alpha_i < C$ and $y_i f(x_i) = 1$, `'bound'` "
-           r"when $\alpha_i = C$ and $y_i f(x_i) \le 1$, and `'violated'` when the margin breaks the condition of its "
-           r"multiplier. Compare up to `tol`: $\alpha_i \le \mathrm{tol}\, C$ counts as $0$, "
+    intro=(r"**Derive, then write.** With the slacks $\xi_i \ge 0$, complementary slackness says "
+           r"$\alpha_i (y_i f(x_i) - 1 + \xi_i) = 0$ and $(C - \alpha_i)\, \xi_i = 0$ at the optimum. For each kind of "
+           r"multiplier, $\alpha_i = 0$, $0 < \alpha_i < C$ and $\alpha_i = C$, work out what these force on the margin "
+           r"$y_i f(x_i)$. Then write `kkt_category(alpha_i, margin_i, C, tol)`, with `margin_i` $= y_i f(x_i)$: "
+           r"return `'zero'`, `'free'` or `'bound'` by the multiplier when the margin satisfies what you derived, and "
+           r"`'violated'` when it does not. Compare up to `tol`: $\alpha_i \le \mathrm{tol}\, C$ counts as $0$, "
            r"$\alpha_i \ge C - \mathrm{tol}\, C$ as $C$, and each margin condition holds up to `tol`. Mind the "
            r"erratum above."),
     equation=("complementary slackness: alpha_i (y_i f(x_i) - 1 + xi_i) = 0 and (C - alpha_i) xi_i = 0 with xi_i >= 0, "
               "so alpha_i = 0 needs y_i f(x_i) >= 1, 0 < alpha_i < C needs y_i f(x_i) = 1, alpha_i = C needs "
               "y_i f(x_i) <= 1 (each up to tol)"),
+    kind="derive",
     reference=kkt_category, cases=_kkt_cases, output="str", choices=KKT_CHOICES,
     mistakes=(
         Mistake(lambda a, m, C, tol: ("zero" if m > 1 else "violated") if a <= tol * C else
@@ -355,6 +364,7 @@ def _dual_drive(fn):
 
 DUAL_OBJECTIVE = Exercise(
     name="dual_objective", notebook="02", title="The dual objective",
+    nudge="two terms: the sum of the multipliers, and half a quadratic form whose matrix carries the labels",
     signature="dual_objective(alpha, y, K) -> float",
     intro=(r"Write `dual_objective(alpha, y, K)`: "
            r"$D(\alpha) = \sum_i \alpha_i - \tfrac12 \sum_{i,j} \alpha_i \alpha_j y_i y_j K_{ij}$, one number. The check "
@@ -473,6 +483,8 @@ def _dca_compare(update, gradient_update, what):
 
 DCA_UPDATE = Exercise(
     name="dca_update", notebook="03", title="One coordinate step, clipped to the box",
+    nudge=("expand D(alpha + t e_i) in t: which coefficient is g_i, which Q_ii? Then keep alpha_i + t in the "
+           "box"),
     signature="dca_update(alpha_i, g_i, Q_ii, C) -> float",
     intro=(r"**Derive, then write.** Fix every multiplier but $\alpha_i$ and move it by $t$. Show that the dual "
            r"$D(\alpha + t e_i)$ is a polynomial in $t$ whose coefficients are $D(\alpha)$, $g_i$ (the gradient "
@@ -530,11 +542,15 @@ def _dca_gradient_cases():
 
 DCA_GRADIENT_UPDATE = Exercise(
     name="dca_gradient_update", notebook="03", title="Keeping the gradient up to date",
+    nudge="g = 1 - Q alpha is linear in alpha: a change of alpha_i alone reaches g through one column of Q",
     signature="dca_gradient_update(grad, Q, i, delta) -> array of shape (n,)",
-    intro=(r"Write `dca_gradient_update(grad, Q, i, delta)`: the gradient $g = \mathbb{1} - Q\alpha$ after "
-           r"$\alpha_i$ moved by $\delta$, in $O(n)$. Return a new array and leave `grad` as it is: a solver's states "
-           r"are a film of the run, and a step that writes into the previous state spoils it."),
+    intro=(r"**Derive, then write.** The gradient of the dual is $g = \mathbb{1} - Q\alpha$. When $\alpha_i$ alone "
+           r"moves by $\delta$, which entries of $g$ change, and by how much? Write "
+           r"`dca_gradient_update(grad, Q, i, delta)` returning the new gradient in $O(n)$, not by recomputing "
+           r"$Q\alpha$ ($O(n^2)$). Return a new array and leave `grad` as it is: a solver's states are a film of the "
+           r"run, and a step that writes into the previous state spoils it."),
     equation="g = 1 - Q alpha, so moving alpha_i by delta changes every entry: g_t becomes g_t - delta Q_ti",
+    kind="derive",
     reference=dca_gradient_update, cases=_dca_gradient_cases, output="array",
     mistakes=(
         Mistake(lambda g, Q, i, d: g + d * Q[:, i],
@@ -721,6 +737,8 @@ def _smo_compare(bounds, pair, what):
 
 SMO_BOUNDS = Exercise(
     name="smo_bounds", notebook="04", title="SMO's bounds L and H",
+    nudge=("for each label pattern, the constant combination of alpha_i and alpha_j is a line: where does it "
+           "cross the sides of the square [0, C]^2?"),
     signature="smo_bounds(alpha_i, alpha_j, y_i, y_j, C) -> (L, H)",
     intro=(r"**Derive, then write.** The pair step keeps $y_i \alpha_i + y_j \alpha_j$ constant (so that "
            r"$\sum_t y_t \alpha_t = 0$ still holds), and both multipliers must stay in $[0, C]$. For each label "
@@ -749,6 +767,8 @@ SMO_BOUNDS = Exercise(
 
 SMO_PAIR_UPDATE = Exercise(
     name="smo_pair_update", notebook="04", title="SMO's step on the pair",
+    nudge=("psi is a parabola in t: find its top, then keep alpha_j + t in [L, H]; and alpha_i must stay on "
+           "the line"),
     signature="smo_pair_update(alpha_i, alpha_j, y_i, y_j, E_i, E_j, eta, L, H) -> (new_alpha_i, new_alpha_j)",
     intro=(r"**Derive, then write.** Move the pair along its line: $\alpha_j \to \alpha_j + t$ and "
            r"$\alpha_i \to \alpha_i - y_i y_j t$. Show that the dual changes by "

@@ -112,8 +112,10 @@ class Exercise:
     title, signature : str, what the student reads first.
     intro : str, the statement in markdown with LaTeX: the one source of the notebook's intro cell
         (:func:`~svmteach.exercises.notebooks.sync_intros`) and of :attr:`statement`, its plain text.
-    equation : str, the relevant equation in plain text: the second tier of hints (a second failing
-        check of the exercise, or ``check(..., hint=2)``); the solution code is never printed.
+    equation : str, the relevant equation in plain text: the third tier of hints (a third failing check of the
+        exercise, or ``check(..., hint=3)``; the second for an exercise without a ``nudge``); the solution code is
+        never printed.
+    nudge : str, the second tier: which quantity, which constraint to look at, never the result in words.
     reference : the reference solution (self-contained: it uses only ``np`` and ``math``).
     cases : ``cases() -> list[Case]``, seeded and reproducible.
     output : ``"float"``, ``"str"``, ``"array"`` (the shape of the expected value), ``"pair"``
@@ -152,6 +154,7 @@ class Exercise:
     drive: Callable | None = None
     choices: tuple = ()
     accept: Callable | None = None
+    nudge: str = ""
 
     @property
     def statement(self) -> str:
@@ -187,8 +190,9 @@ class Failure:
         return "\n".join(lines)
 
 
-#: the hint tiers: 1 names the case and what is wrong with the answer; 2 adds the equation of the step
-HINT_TIERS = (1, 2)
+#: the hint tiers: 1 names the case and what is wrong with the answer; 2 adds a nudge (which quantity, which
+#: constraint; the equation for an exercise without one); 3 adds the equation of the step
+HINT_TIERS = (1, 2, 3)
 
 
 @dataclass
@@ -200,8 +204,8 @@ class CheckResult:
     name : str;  status : ``"passed"``, ``"failed"`` or ``"not attempted yet"``.
     passed : bool;  n_cases : int, cases run;  n_passed : int, cases passed before the first failure.
     failure : :class:`Failure` or None;  solver_run : str, what the run with the student's step did
-    ('' when none was run).  tier : 1 or 2, the hints shown;  equation : str, the equation shown at
-    tier 2 ('' at tier 1).
+    ('' when none was run).  tier : 1, 2 or 3, the hints shown;  nudge : str, the nudge shown from tier 2 on;
+    equation : str, the equation shown at tier 3 (at tier 2 where the exercise has no nudge; '' before).
     """
 
     name: str
@@ -212,6 +216,7 @@ class CheckResult:
     solver_run: str = ""
     tier: int = 1
     equation: str = ""
+    nudge: str = ""
     prediction: bool = False  # an exercise of kind "predict": its second tier is the reasoning, not an equation
 
     @property
@@ -235,11 +240,18 @@ class CheckResult:
         if self.solver_run:
             parts.append(self.solver_run)
         behind = "the reasoning" if self.prediction else "the equation"
+        if self.nudge:
+            parts.append(f"  a nudge: {self.nudge}")
         if self.equation:
             parts.append(f"  {behind}: {self.equation}")
+        elif self.nudge:
+            parts.append(f"  (still stuck? run the check again, or exercises.check({self.name!r}, your_function, "
+                         f"hint=3), for the equation behind this step)")
         elif self.tier < 2:
+            what = (f"{behind} behind this prediction" if self.prediction else
+                    "a nudge (which quantity, which constraint), and once more for the equation behind this step")
             parts.append(f"  (stuck? run the check again, or exercises.check({self.name!r}, your_function, hint=2), "
-                         f"for {behind} behind this {'prediction' if self.prediction else 'step'})")
+                         f"for {what})")
         return "\n".join(parts)
 
     __str__ = text
@@ -567,11 +579,12 @@ def _run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
     """Run ``fn`` on every case of ``ex``; the first failure stops the check (see the module docstring).
 
     ``time_limit``: seconds each call may take; ``run_time_limit``: seconds for the solver run; ``tier``: 1
-    names the failing case and what is wrong with the answer, 2 adds the exercise's equation.
+    names the failing case and what is wrong with the answer, 2 adds the exercise's nudge, 3 its equation.
     """
     time_limit = _check_limit(time_limit, "time_limit")
     run_time_limit = _check_limit(run_time_limit, "run_time_limit")
-    equation = ex.equation if tier >= 2 else ""
+    nudge = ex.nudge if tier >= 2 else ""
+    equation = ex.equation if tier >= 3 or (tier == 2 and not ex.nudge) else ""
     if not callable(fn):
         return CheckResult(ex.name, FAILED, 0, 0, Failure(0, "", "", "", show(fn), f"{show(fn)} is not a function",
                                                           f"pass the function itself: check({ex.name!r}, my_function)"),
@@ -597,7 +610,7 @@ def _run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
             if ex.kind == "predict":  # the expected value IS the answer: never shown, the problem names what is wrong
                 expected_text = ""
             failure = Failure(number, case.label, show_inputs(case.inputs), expected_text, shown, problem, hint)
-            return CheckResult(ex.name, FAILED, len(cases), number - 1, failure, tier=tier, equation=equation)
+            return CheckResult(ex.name, FAILED, len(cases), number - 1, failure, tier=tier, equation=equation, nudge=nudge)
     # the first case once more, last: a function that keeps state between calls shows it here
     first = ex.reference(*copy.deepcopy(cases[0].inputs).values())
     again, shown, problem = _attempt(fn, cases[0], ex, first, time_limit)
@@ -609,7 +622,7 @@ def _run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
                           problem or "a different answer from the first call with the same inputs",
                           "a step must depend only on its arguments: does your function keep something between "
                           "calls (a counter, a global, a default list that grows)?")
-        return CheckResult(ex.name, FAILED, len(cases), len(cases), failure, tier=tier, equation=equation)
+        return CheckResult(ex.name, FAILED, len(cases), len(cases), failure, tier=tier, equation=equation, nudge=nudge)
     run = ""
     if ex.drive is not None:
         outcome, out = _within(run_time_limit, lambda: _drive(ex, fn))
@@ -620,7 +633,7 @@ def _run_check(ex: Exercise, fn, time_limit: float = CASE_TIME_LIMIT,
         else:
             ok, run = False, _timed_out(run_time_limit, out, "the solver run with your function")
         if not ok:
-            return CheckResult(ex.name, FAILED, len(cases), len(cases), None, run, tier=tier, equation=equation)
+            return CheckResult(ex.name, FAILED, len(cases), len(cases), None, run, tier=tier, equation=equation, nudge=nudge)
     return CheckResult(ex.name, PASSED, len(cases), len(cases), None, run)
 
 

@@ -57,6 +57,7 @@ def _gram_drive(fn):
 
 GAUSSIAN_GRAM = Exercise(
     name="gaussian_gram", notebook="05", title="A Gram matrix for the Gaussian kernel",
+    nudge="each entry needs the squared Euclidean distance between one row of X and one row of Z",
     signature="gaussian_gram(X, Z, gamma) -> array of shape (n, m)",
     intro=(r"Write `gaussian_gram(X, Z, gamma)`: the matrix of $\exp(-\gamma \|x_i - z_j\|^2)$ for the rows of `X` "
            r"$(n \times d)$ and `Z` $(m \times d)$, of shape $(n, m)$. The check also runs dual coordinate ascent on "
@@ -133,6 +134,8 @@ def _loo_drive(fn):
 
 LOO_RESIDUALS = Exercise(
     name="loo_residuals", notebook="05", title="Leave-one-out residuals without refitting",
+    nudge=("everything comes from G = (K + lambda I)^{-1}: the coefficients G y, and one number per point on "
+           "G's diagonal"),
     signature="loo_residuals(K, y, lam) -> array of shape (n,)",
     intro=(r"**Derive, then write.** Regularized least squares fits $c = (K + \lambda I)^{-1} y$ and predicts "
            r"$f(x_t) = \sum_s c_s K_{st}$. Write `loo_residuals(K, y, lam)` returning the $n$ leave-one-out residuals "

@@ -158,6 +158,8 @@ def _ww_gradient_cases():
 
 WW_GRADIENT = Exercise(
     name="ww_gradient", notebook="06", title="The gradient of the Weston-Watkins dual",
+    nudge=("which rows of W move when alpha_ij moves (remember alpha_{i y_i} moves with it), and what does "
+           "the linear term give?"),
     signature="ww_gradient(W, X, y, M) -> array of shape (n, k)",
     intro=(r"**Derive, then write.** The Weston-Watkins dual, minimised, is "
            r"$f(\alpha) = \tfrac12 \|W\|_F^2 - \sum_i \sum_{j \ne y_i} \alpha_{ij}$ with $W = -M \alpha^\top X$ "
@@ -212,6 +214,8 @@ def _shark_cases():
 
 SHARK_STEP = Exercise(
     name="shark_step", notebook="06", title="Shark's step size",
+    nudge=("the quadratic coefficient: how many rows of W move with m, and by how much each? Then the box "
+           "[0, C] for alpha_ij + m"),
     signature="shark_step(grad_ij, alpha_ij, sqnorm_i, M, C) -> float",
     intro=(r"**Derive, then write.** Shark moves $\alpha_{ij}$ (a rival, $j \ne y_i$) by $m$ and $\alpha_{i y_i}$ by "
            r"$-m$, so that the block still sums to $0$. With $W = -M \alpha^\top X$, show that the dual $f$ "
@@ -385,12 +389,18 @@ def _cs_gradient_cases():
 
 CS_GRADIENT = Exercise(
     name="cs_gradient", notebook="07", title="The Crammer-Singer partial gradient",
+    nudge=("alpha_i^m enters only w_m: differentiate 1/2 ||w_m||^2 and the linear term, and mind which "
+           "classes carry the constant Delta"),
     signature="cs_gradient(W, x, y) -> array of shape (k,)",
-    intro=(r"Write `cs_gradient(W, x, y)`: $g_i^m = w_m^\top x_i + \Delta_i^m$ for one sample, an array of shape "
-           r"$(k,)$, with $\Delta_i^m = 1$ for the rivals and $0$ for the own class. `W` is $(k, d)$ (row $m$ is "
-           r"$w_m$), `x` one sample $(d,)$, `y` its class code. Mind the erratum above."),
+    intro=(r"**Derive, then write.** The Crammer-Singer dual, minimised, is "
+           r"$f(\alpha) = \tfrac12 \|W\|_F^2 + \sum_i \sum_m \Delta_i^m \alpha_i^m$ with $W = \alpha^\top X$ (row $m$ is "
+           r"$w_m = \sum_i \alpha_i^m x_i$), $\Delta_i^m = 1$ for the rivals $m \ne y_i$ and $0$ for the own class. "
+           r"Differentiate $f$ in $\alpha_i^m$ and write the result with the score $w_m^\top x_i$. Then write "
+           r"`cs_gradient(W, x, y)`: the $k$ partial derivatives of one sample, an array of shape $(k,)$. `W` is "
+           r"$(k, d)$ (row $m$ is $w_m$), `x` one sample $(d,)$, `y` its class code. Mind the erratum above."),
     equation=("g_i^m = w_m'x_i + Delta_i^m with Delta_i^m = 1 for m != y_i and 0 for m = y_i: the derivative of "
               "1/2 ||W||_F^2 + sum_i sum_m Delta_i^m alpha_i^m with W = alpha' X in alpha_i^m"),
+    kind="derive",
     reference=cs_gradient, cases=_cs_gradient_cases, output="array",
     mistakes=(
         Mistake(lambda W, x, y: W @ x + 1.0 - 2.0 * (np.arange(W.shape[0]) == y),
@@ -445,11 +455,18 @@ def _simplex_cases():
 
 PROJECT_SIMPLEX = Exercise(
     name="project_simplex", notebook="07", title="The projection onto the simplex, by sorting",
+    nudge=("one threshold theta for every entry; the entries kept are the largest: how many are they, and "
+           "what must they sum to?"),
     signature="project_simplex(v, z) -> array of shape (k,)",
-    intro=(r"Write `project_simplex(v, z)`: the point of $\{\beta \ge 0,\ \mathbb{1}^\top\beta = z\}$ nearest to `v`, "
-           r"by sorting as section 4 derives. Ties and entries exactly at the threshold are among the cases."),
+    intro=(r"**Derive, then write.** The point of $\{\beta \ge 0,\ \mathbb{1}^\top\beta = z\}$ nearest to `v` "
+           r"minimises $\tfrac12 \|\beta - v\|^2$ there. Write its KKT conditions, with a multiplier $\theta$ for the "
+           r"sum and $\kappa_m \ge 0$ for each $\beta_m \ge 0$, and show that every entry is $v_m$ lowered by one "
+           r"threshold and cut at $0$. Which entries stay positive? Sort `v` in decreasing order and find how many, "
+           r"and $\theta$ from their sum. Then write `project_simplex(v, z)` by sorting. Ties and entries exactly at "
+           r"the threshold are among the cases."),
     equation=("beta_m = max(v_m - theta, 0) with theta = (u_1 + ... + u_rho - z) / rho, where u holds the entries of v "
               "in decreasing order and rho is the largest j with u_j > (u_1 + ... + u_j - z) / j"),
+    kind="derive",
     reference=project_simplex, cases=_simplex_cases, output="array",
     mistakes=(
         Mistake(lambda v, z: np.maximum(v, 0) * z / _positive(np.maximum(v, 0).sum()),
@@ -491,6 +508,8 @@ def _cs_block_cases():
 
 CS_BLOCK_UPDATE = Exercise(
     name="cs_block_update", notebook="07", title="Blondel's block update",
+    nudge=("the substitution beta = r (C_i - alpha_i - delta): what do the bound and the equality become? "
+           "Sum it over the classes for the mass"),
     signature="cs_block_update(alpha_i, g_i, y_i, sqnorm_i, C) -> array of shape (k,)",
     intro=(r"**Derive, then write.** With the other samples fixed, the dual (minimised) restricted to sample $i$'s "
            r"block is, in the move $\delta$ of the block, $g_i^\top \delta + \tfrac12 \|x_i\|^2 \|\delta\|^2$ plus a "
@@ -590,6 +609,7 @@ def _gap_drive(fn):
 
 RELATIVE_GAP = Exercise(
     name="relative_gap", notebook="08", title="The relative duality gap",
+    nudge="the difference P - D, relative to |P|, with its sign; and what to do when the primal is 0",
     signature="relative_gap(primal, dual) -> float",
     intro=(r"Every run of this notebook stopped on the relative duality gap. Write `relative_gap(primal, dual)`: "
            r"$(P - D) / |P|$, keeping its sign. When $P = 0$ there is nothing to divide by: return $0$ if $D = 0$ too, "
@@ -661,6 +681,8 @@ def _primal_drive(fn):
 
 MULTICLASS_PRIMAL = Exercise(
     name="multiclass_primal", notebook="08", title="The multiclass primal, both losses",
+    nudge=("one regulariser, two losses: for ww a hinge per rival, for cs a single hinge against the "
+           "strongest rival"),
     signature="multiclass_primal(W, X, y, C, loss, M) -> float",
     intro=(r"The cell above compared primal objectives. Write `multiclass_primal(W, X, y, C, loss, M)`: "
            r"$\tfrac12 \|W\|_F^2 + C \sum_i \ell_i$ with the Weston-Watkins "

@@ -152,8 +152,9 @@ def fill_problem_solutions(nb) -> list[str]:
 
 #: the last paragraph of every intro cell: how the check answers
 CHECK_LINE = ("Run the cell after it to check your function: it names the first case that goes wrong and what is "
-              "wrong with your answer. Run the check again (or pass `hint=2`) for the equation behind the step; it "
-              "never shows the solution.")
+              "wrong with your answer. Run the check again (or pass `hint=2`) for a nudge, which quantity or which "
+              "constraint to look at, and once more (`hint=3`) for the equation behind the step; it never shows the "
+              "solution.")
 
 
 def intro_name(cell) -> str | None:
