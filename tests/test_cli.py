@@ -342,6 +342,19 @@ def test_bench_reads_liblinear_weights_in_svmteach_class_order():
 
 @pytest.mark.slow  # tens of seconds: the whole run only (conftest.py's tiers)
 @pytest.mark.xdist_group("derivations")  # the worker that derives every model once: verify reads its cache
-def test_verify_runs_the_derivations(capsys):
+def test_verify_runs_the_derivations(capsys, monkeypatch):
+    from svmteach import derivations
+    from svmteach.derivations import __main__ as derivations_cli
+
+    derived = []
+
+    def cached_steps(models=None):  # each model derived once per process, as test_derivations.py reads them
+        keys = list(derivations.MODELS) if models is None else models
+        derived.extend(keys)
+        return [s for key in keys for s in derivations.steps(key)]
+
+    monkeypatch.setattr(derivations_cli, "all_steps", cached_steps)
     assert cli.main(["verify"]) == 0
-    assert "errata" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert derived == list(derivations.MODELS)  # verify asked for every model
+    assert re.search(r"\n\d+ verified, \d+ errata, \d+ caveats?, \d+ definitions, 0 failed\n$", out), out[-300:]
