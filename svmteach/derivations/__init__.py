@@ -26,7 +26,12 @@ name                           keys
 ``Lee-Lin-Wahba``              ``"llw"``, ``"lee_lin_wahba"``
 ``regularized least squares``  ``"rls"``
 ``kernel multiclass``          ``"kernel_multiclass"``
+``course material``            ``"course_material"``
 =============================  =========================================
+
+The last, ``course material``, holds the errata of the sources that no model's derivation meets on its way
+(a squared loss, a Matlab line, a lost bound, a constant step, two numberings of the classes, ...), each checked
+on a small instance where the printed statement fails.
 
 In a notebook, ``check(model, step_name)`` shows one step's check as a single collapsed line
 ("✔ checked by SymPy on a 3-point instance: holds") that opens on the instance and the formula;
@@ -36,8 +41,8 @@ In a notebook, ``check(model, step_name)`` shows one step's check as a single co
 
 from __future__ import annotations
 
-from . import (binary, crammer_singer, dual_cd, kernel_multiclass, lee_lin_wahba, primal_subgradient, rls, smo,
-               weston_watkins)
+from . import (binary, course_material, crammer_singer, dual_cd, kernel_multiclass, lee_lin_wahba, primal_subgradient,
+               rls, smo, weston_watkins)
 from .core import CAVEAT, DEFINITION, ERRATUM, FAILED, SOURCES, STATUSES, VERIFIED, Step
 from .display import Check, CheckTable
 
@@ -51,6 +56,7 @@ MODELS = {
     "lee_lin_wahba": lee_lin_wahba,
     "rls": rls,
     "kernel_multiclass": kernel_multiclass,
+    "course_material": course_material,
 }
 ALIASES = {"ww": "weston_watkins", "cs": "crammer_singer", "llw": "lee_lin_wahba",
            **{module.MODEL: key for key, module in MODELS.items()}}
