@@ -249,3 +249,34 @@ def test_the_squared_loss_term_is_another_classifier():
     squared = LinearSVC(loss="squared_hinge", C=1.0, fit_intercept=False, tol=1e-10, max_iter=200_000).fit(X, y)
     assert not np.allclose(hinge.coef_, squared.coef_, rtol=1e-2)
     assert step(COURSE, "Tikhonov regularization: the loss is not squared").status == ERRATUM
+
+
+def test_the_guide_lists_every_entry_of_the_course_material_model():
+    """One bullet per source of the model's steps in the guide's errata section, with as many entries as the tool."""
+    import nbformat
+    from pathlib import Path
+
+    guide = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "00_guide.ipynb", as_version=4)
+    (text,) = [c.source for c in guide.cells if c.source.startswith("## The errata of the course material")]
+    found = derivations.steps(COURSE)
+    for source in {s.source.split(",")[0] for s in found}:
+        short = {"Multiclass dual solvers slides": "The multiclass slides",
+                 "Weston-Watkins dual blog post": "The Weston-Watkins blog post"}.get(source, source)
+        assert f"- {short}" in text, source
+    said = {  # each entry of the tool, and the words the guide says it with
+        "Tikhonov regularization: the loss is not squared": "$V(y_i, f(x_i))^2$",
+        "the Matlab line: K + I*I for K + lambda I": "$\\mathbf K + I * I$",
+        "Towards the Dual: the box loses C": "losing $\\alpha_i \\le C$",
+        "Interpreting the solution: alpha_j = C, then alpha_i": "concludes about $\\alpha_i$",
+        "the non-separable case: the quantifier over w": "\"for every $w$\"",
+        "RLS: (K + lambda I) c = Y needs K invertible": "only when $\\mathbf K$ is invertible",
+        "eq. 30.13: no clip, alpha_j can turn negative": "eq. 30.13 is not clipped",
+        "b from any correctly classified support vector": "\"any correctly classified support vector\"",
+        "Algorithm 1: a constant step does not converge": "constant step $\\eta$ does not converge",
+        "the classes: 0..k-1 in the symbols, 1..k in the sums": "$1, \\dots, k$ in the sums",
+        "w_{y_i}: the sum reuses the index i": "sum over the fixed index $i$",
+        "dual RLS: alpha = (K + lambda I)^{-1} y is one solution": "is one solution of the dual",
+    }
+    assert set(said) == {s.name for s in found}
+    for name, words in said.items():
+        assert words in text, (name, words)

@@ -82,10 +82,10 @@ GAUSSIAN_GRAM = Exercise(
 
 
 def loo_residuals(K, y, lam):
-    """Leave-one-out residuals y_i - f_{-i}(x_i) of RLS, c_i / [(K + lam I)^{-1}]_ii; shape (n,)."""
-    G = np.linalg.inv(K + lam * np.eye(len(y)))  # (K + lambda I)^{-1}
-    c = G @ y  # the RLS coefficients on all the data
-    return c / np.diag(G)
+    """Leave-one-out residuals y_i - f_{-i}(x_i) of RLS, c_i / [G^{-1}]_ii with G = K + lam I; shape (n,)."""
+    G_inv = np.linalg.inv(K + lam * np.eye(len(y)))  # the inverse of G = K + lambda I
+    c = G_inv @ y  # the RLS coefficients on all the data
+    return c / np.diag(G_inv)
 
 
 def _loo_cases():
@@ -134,28 +134,29 @@ def _loo_drive(fn):
 
 LOO_RESIDUALS = Exercise(
     name="loo_residuals", notebook="05", title="Leave-one-out residuals without refitting",
-    nudge=("everything comes from G = (K + lambda I)^{-1}: the coefficients G y, and one number per point on "
-           "G's diagonal"),
+    nudge=("everything comes from the inverse of G = K + lambda I: the coefficients, and one number per point "
+           "on the inverse's diagonal"),
     signature="loo_residuals(K, y, lam) -> array of shape (n,)",
     intro=(r"**Derive, then write.** Regularized least squares fits $c = (K + \lambda I)^{-1} y$ and predicts "
            r"$f(x_t) = \sum_s c_s K_{st}$. Write `loo_residuals(K, y, lam)` returning the $n$ leave-one-out residuals "
            r"$y_i - f_{-i}(x_i)$ ($f_{-i}$ trained without point $i$) from the one inverse "
-           r"$G = (K + \lambda I)^{-1}$, without refitting. To find the formula: (1) show that $f_{-i}$ is also the "
-           r"fit on all $n$ points with $y_i$ replaced by $f_{-i}(x_i)$; (2) the fitted values $K G y$ are linear in "
-           r"$y$: deduce $y_i - f_{-i}(x_i) = (y_i - f(x_i)) / (1 - (KG)_{ii})$; (3) simplify the numerator and the "
-           r"denominator with $K G = I - \lambda G$. The check compares your residuals with refits that each leave "
+           r"$G^{-1}$ of $G = K + \lambda I$ (as in the text), without refitting. To find the formula: (1) show that $f_{-i}$ is also the "
+           r"fit on all $n$ points with $y_i$ replaced by $f_{-i}(x_i)$; (2) the fitted values $K G^{-1} y$ are linear "
+           r"in $y$: deduce $y_i - f_{-i}(x_i) = (y_i - f(x_i)) / (1 - (K G^{-1})_{ii})$; (3) simplify the numerator "
+           r"and the denominator with $K G^{-1} = I - \lambda G^{-1}$. The check compares your residuals with refits that each leave "
            r"one point out."),
-    equation=("y_i - f_{-i}(x_i) = (y_i - f(x_i)) / (1 - (K G)_ii) = c_i / G_ii, with G = (K + lambda I)^{-1} and "
-              "c = G y, because y - K G y = lambda G y = lambda c and 1 - (K G)_ii = lambda G_ii"),
+    equation=("y_i - f_{-i}(x_i) = (y_i - f(x_i)) / (1 - (K G^{-1})_ii) = c_i / (G^{-1})_ii, with G = K + lambda I "
+              "and c = G^{-1} y, because y - K G^{-1} y = lambda G^{-1} y = lambda c and 1 - (K G^{-1})_ii = "
+              "lambda (G^{-1})_ii"),
     kind="derive", reference=loo_residuals, cases=_loo_cases, output="array",
     mistakes=(
         Mistake(lambda K, y, lam: np.linalg.solve(K + lam * np.eye(len(y)), y) / np.diag(K + lam * np.eye(len(y))),
                 "you divided by the diagonal of K + lambda I; the formula divides by the diagonal of its INVERSE"),
         Mistake(lambda K, y, lam: y - K @ np.linalg.solve(K + lam * np.eye(len(y)), y),
                 "that is the training residual y - f(x), with the point in the fit; the leave-one-out residual is "
-                "larger, by the factor 1 / (1 - (K G)_ii)"),
+                "larger, by the factor 1 / (1 - (K G^{-1})_ii)"),
         Mistake(lambda K, y, lam: np.linalg.solve(K + lam * np.eye(len(y)), y),
-                "that is c = G y itself: step (3) divides it by something"),
+                "that is c = G^{-1} y itself: step (3) divides it by something"),
         Mistake(lambda K, y, lam: -loo_residuals(K, y, lam),
                 "your residuals have the wrong sign: the residual is y_i - f_{-i}(x_i)"),
     ),
