@@ -132,6 +132,9 @@ class Solver(ABC):
         Whether the explorers offer it: its steps can be watched one at a time.
     prefers_gpu : bool
         Meant for a GPU (every sample at once); slower than the sequential ones on a CPU.
+    chunked : bool
+        Whether it solves a :class:`~svmteach.chunked_problem.ChunkedMulticlassProblem` (a dask X, where its row
+        chunks live) instead of a problem in memory.
     """
 
     name: str = ""
@@ -146,6 +149,7 @@ class Solver(ABC):
     bias: bool = False
     explorable: bool = True
     prefers_gpu: bool = False
+    chunked: bool = False
 
     @classmethod
     def solves(cls, loss: MulticlassLoss) -> bool:
@@ -184,7 +188,7 @@ class Solver(ABC):
         alpha, model = self.coefficients(problem, state)
         if isinstance(problem, MulticlassProblem):
             return block_violations(problem, alpha, model)
-        return box_violations(problem, problem.xp.asarray(alpha), float(model))
+        return box_violations(problem, problem.xp.asarray(alpha), float(model), self.row_cache(state))
 
     def converged(self, state: Any, tol: float) -> bool:
         """Whether the state's relative duality gap is at most ``tol`` (:func:`gap_reached`)."""
@@ -284,6 +288,14 @@ def check_problem(solver, problem):
     TypeError naming ``problem``, the solver and what it needs."""
     from ..problems import BinaryProblem, MulticlassProblem
 
+    if bool(getattr(problem, "chunked", False)) != solver.chunked:
+        raise TypeError(f"problem: {type(solver).__name__} solves " + (
+            "a ChunkedMulticlassProblem (a dask X, where its chunks live), got "
+            f"{type(problem).__name__}: its data is in memory; use a solver of data in memory (WWExact, ...)"
+            if solver.chunked else
+            f"data in memory, got a {type(problem).__name__} (a dask X, where its chunks live): use CoCoA"))
+    if solver.chunked:
+        return problem
     needs = [kind for kind, able in ((BinaryProblem, solver.binary), (MulticlassProblem, solver.multiclass)) if able]
     if not isinstance(problem, tuple(needs)):
         other = ("for a MulticlassProblem use a multiclass solver (WWExact, CSBlondel, ...) or OneVsRestSVC / "

@@ -22,16 +22,18 @@ import math
 import numpy as np
 
 from .. import multiclass_model
-from .. import objectives as obj
 from ..backend import to_numpy
 from . import numba_multiclass as nm
+from .kernel_scores import exact_gradient
 
 
-def box_violations(problem, alpha, b: float = 0.0) -> np.ndarray:
-    """(n,) float64: each sample's KKT violation in the binary dual's box at ``alpha`` and the bias ``b``."""
+def box_violations(problem, alpha, b: float = 0.0, rows=None) -> np.ndarray:
+    """(n,) float64: each sample's KKT violation in the binary dual's box at ``alpha`` and the bias ``b``, from the
+    exact gradient (:func:`~svmteach.solvers.kernel_scores.exact_gradient`: the support vectors' kernel rows, from
+    the run's row cache ``rows`` when given; never all of K)."""
     xp = problem.xp
     alpha = xp.asarray(alpha, dtype=xp.float64)
-    g = 1.0 - problem.y * (obj.scores(problem, alpha) + float(b))  # dD / d alpha_i
+    g = exact_gradient(problem, alpha, rows) - problem.y * float(b)  # dD / d alpha_i = 1 - y_i (f_i + b)
     C = problem.C_i
     # alpha_i may grow (alpha_i < C_i): g_i > 0 violates; it may shrink (alpha_i > 0): g_i < 0 violates
     pg = xp.maximum(xp.where(alpha < C, g, 0.0), xp.where(alpha > 0.0, -g, 0.0))
