@@ -204,3 +204,20 @@ def test_a_release_where_the_last_motion_left_the_point_solves_on_without_a_new_
     send(ex, "button_release_event", (moved.xdata, moved.ydata))
     assert len(calls) == 1 and ex.state.gap <= ex.tol  # the same point: no second warm start, solved to tol
     np.testing.assert_allclose(ex.X[i], X[i] + 0.2, atol=1e-9)
+
+
+@pytest.mark.parametrize("make", [lambda: BinaryExplorer(*data.overlapping_blobs(40, seed=1)),
+                                  lambda: MulticlassExplorer(*data.multiclass_blobs(45, k=3, seed=2), loss="ww")])
+def test_a_drag_keeps_the_legend_and_the_panels_where_they_are(make):
+    """A drag redraws many times a second: the data change, not the markers or the titles, so the legend is not
+    pasted again nor the panels laid out again (the figure holds still around the point)."""
+    ex = make()
+    legend = ex._legend
+    places = [tuple(ax.get_position().bounds) for ax in ex.fig.axes]
+    i = support_vector_to_drag(ex, np.ones(len(ex.X)))
+    send(ex, "button_press_event", ex.X[i])
+    send(ex, "motion_notify_event", ex.X[i] + 0.2)
+    send(ex, "button_release_event", ex.X[i] + 0.1)
+    assert ex._legend is legend and [tuple(ax.get_position().bounds) for ax in ex.fig.axes] == places
+    ex.dropdowns["solver"].value = ex.dropdowns["solver"].options[1]  # another solver: its own legend
+    assert ex._legend is not legend

@@ -161,6 +161,7 @@ class BinaryExplorer(SolverExplorer):
     # ---- drawing -------------------------------------------------------------------------------
     def _init_artists(self):
         """Create the artists once per data set; :meth:`redraw` only updates them."""
+        same_kind = getattr(self, "_artists_for", (None, None))[1] is type(self.solver)
         X, y = self.problem.X, self.problem.y
         self._xlim, self._ylim = self._data_box(X, 0.5)
         self._grid = cell_grid(self._xlim, self._ylim, GRID)
@@ -193,8 +194,9 @@ class BinaryExplorer(SolverExplorer):
         self.ax_alpha.set_xticks([])
         self.ax_alpha.yaxis.set_major_locator(MaxNLocator(4))
         self._init_step_view()
-        self._figure_legend(binary_legend_handles() + (self.step_view.handles() if self.step_view else [])
-                            + [self._added_handle()])
+        if not (same_kind and self._legend is not None):  # new data, same solver: the same markers
+            self._figure_legend(binary_legend_handles() + (self.step_view.handles() if self.step_view else [])
+                                + [self._added_handle()])
         # the kernel between the training points and the grid does not depend on C: computed once
         self._grid_kernel = self.problem.kernel_with(self._grid[2])
         self._artists_for = (self.problem.X, type(self.solver))

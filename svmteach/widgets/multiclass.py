@@ -236,8 +236,11 @@ class MulticlassExplorer(SolverExplorer):
 
     # ---- drawing -------------------------------------------------------------------------------
     def _init_artists(self):
-        """Create the artists once per data set and solver; :meth:`redraw` only updates them."""
+        """Create the artists once per data set and solver; :meth:`redraw` only updates them.  New data for the same
+        solver and loss (a point added, removed or dragged) keeps the legend and the panels' places: its markers and
+        titles are those already laid out (a drag redraws many times a second)."""
         X, codes, k = self.X, to_numpy(self.problem.codes), self.problem.k
+        same_kind = getattr(self, "_artists_for", (None, None, None))[1:] == (type(self.solver), self.problem.loss)
         self._xlim, self._ylim = self._data_box(X, 0.7)
         self._grid = cell_grid(self._xlim, self._ylim, GRID)
         for ax in (self.ax_data, self.ax_step, self.ax_alpha, self.ax_curve):
@@ -263,11 +266,12 @@ class MulticlassExplorer(SolverExplorer):
                    xlabel="sample i", ylabel="dual weight")
         self._init_curves()
         self._init_step_view()
-        self._figure_legend(self._legend_handles())
+        if not (same_kind and self._legend is not None):
+            self._figure_legend(self._legend_handles())
         self._artists_for = (self.X, type(self.solver), self.problem.loss)
         # a new step view after the first layout: the panels are placed again once this redraw has set
         # their titles (the first layout is _start's)
-        self._relayout = hasattr(self, "widget")
+        self._relayout = hasattr(self, "widget") and not same_kind
 
     def _init_step_view(self):
         """The panel of the last step: Weston-Watkins' block (Shark's path and the exact jump), the
