@@ -466,3 +466,15 @@ def test_the_solver_explorers_show_the_narration_under_their_figure(blobs, three
         assert ex.narration.text == narration.narrate(ex.solver, ex.problem, ex.state)
         ex.buttons["10 steps"].click()
         assert ex.narration.text == narration.narrate(ex.solver, ex.problem, ex.state)
+
+
+def test_after_a_warm_start_the_narration_says_no_step_since(blobs, three):
+    from svmteach.widgets import BinaryExplorer, MulticlassExplorer
+
+    for ex, add in ((BinaryExplorer(*blobs, C=1.0, solver="dual_cd"), lambda ex: ex.add_point(0.3, 0.3)),
+                    (MulticlassExplorer(*three, loss="ww"), lambda ex: ex.add_point(0.3, 0.3, ex.labels[0]))):
+        ex.buttons["10 steps"].click()
+        add(ex)  # a warm start from the solution shown: no step in the state's picture
+        assert ex.narration.text.startswith("No step since the last warm start (a move of C or an edited point).")
+        ex.buttons["step"].click()
+        assert not ex.narration.text.startswith("No step")

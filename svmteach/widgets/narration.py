@@ -35,10 +35,8 @@ from ..solvers.ww_shark import SharkMoves
 KKT_TOL = 1e-3
 
 NO_STEP = "No step yet: the run starts here (press step)."
-#: A state with no step in its picture after some steps: a warm start (a move of C, an edited point), or a step
-#: that found nothing to do.
-NO_STEP_SINCE = ("No step since the last warm start (a move of C or an edited point) or nothing left to step on: "
-                 "{what}.")
+#: A state with no step in its picture after some steps: a warm start (a move of C, an edited point) shows none.
+NO_STEP_SINCE = "No step since the last warm start (a move of C or an edited point){what}."
 
 
 def g(x) -> str:
@@ -54,7 +52,8 @@ def smo_sentence(solver, problem, state, p: PairPicture) -> str:
     if p.i < 0:
         if state.n_iter == 0:
             return NO_STEP
-        return NO_STEP_SINCE.format(what="SMO finds no pair violating the KKT conditions beyond rounding")
+        return NO_STEP_SINCE.format(what=", or the last step found no pair violating the KKT conditions beyond "
+                                                 "rounding (a null step)")
     i, j = int(p.i), int(p.j)
     d = float(p.E_j - p.E_i)  # E_t = b - y_t g_t, so E_j - E_i = y_i g_i - y_j g_j: the pair's violation
     eta = float(p.eta)
@@ -91,7 +90,7 @@ def dual_cd_sentence(solver, problem, state, p: CoordinatePicture) -> str:
     """Dual coordinate ascent's step (:class:`~svmteach.solvers.numba_dual_cd.CoordinatePicture`): the coordinate
     of this epoch's order, the parabola's vertex and whether [0, C_i] clipped it."""
     if p.i < 0:
-        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="no coordinate was visited")
+        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="")
     i = int(p.i)
     if p.shrunk:
         return (f"Dual coordinate ascent set coordinate i = {i} aside (shrinking: it sits at a bound and its gradient "
@@ -115,7 +114,7 @@ def subgradient_sentence(solver, problem, state, p: SubgradientPicture) -> str:
     """The subgradient method's step (:class:`~svmteach.solvers.primal_subgradient.SubgradientPicture`): its step
     size and subgradient, and how many samples are inside the margin (those enter the next subgradient)."""
     if not math.isfinite(p.step_size):
-        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="no subgradient step taken")
+        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="")
     inside = int(np.sum(to_numpy(state.active)))
     return (f"The subgradient method stepped \u03b7 = {g(p.step_size)} (its {solver.step_size} schedule) along a "
             f"subgradient of norm {g(p.grad_norm)}, which moves every \u03b1_i at once; {inside} of "
@@ -134,7 +133,7 @@ def visit_sentence(solver, problem, state, p: VisitPicture) -> str:
     """A sequential multiclass solver's visit (:class:`~svmteach.solvers.multiclass_base.VisitPicture`): the
     sample of this epoch's order and what its block step did, by the type of the block's picture."""
     if p.i < 0:
-        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="no sample was visited")
+        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="")
     i, b = int(p.i), p.block
     label = problem.classes[int(b.y)]
     C = float(to_numpy(problem.C_i)[i])
@@ -176,7 +175,7 @@ def parallel_sentence(solver, problem, state, p: ParallelPicture) -> str:
     """The parallel solver's step (:class:`~svmteach.solvers.parallel_block.ParallelPicture`): every block solved
     alone, then the line search or the plane search."""
     if not math.isfinite(p.t):
-        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="no parallel step taken")
+        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="")
     if p.used_plane:
         a, b = p.plane
         how = (f"the plane of T \u2212 \u03b1 and the previous step gave the lower dual (a = {g(a)}, b = {g(b)}; the "
