@@ -226,8 +226,8 @@ def _constant_step_cycles():
         r"w \leftarrow w - \eta_t\, g, \quad \eta_t \to 0,\ \textstyle\sum_t \eta_t = \infty",
         r"w \leftarrow w - \eta \cdot g \quad (\eta \text{ constant})",
         P(fixed), P(sp.Integer(1)), f"{SLIDES}, Algorithm 1, line 11",
-        note=(r"Algorithm 1 steps by a constant $\eta$. The subgradient method with a constant step ends in a "
-              r"neighbourhood of the minimiser whose size shrinks with $\eta$, not at the minimiser: on a problem "
+        note=(r"Algorithm 1 steps by a constant $\eta$. The subgradient method with a constant step ends "
+              r"within a range of the optimal value that shrinks with $\eta$, not at the optimum: on a problem "
               r"whose minimiser sits at a kink of the hinge it settles into a cycle around it. Notebook 1 uses the "
               r"shrinking step $1/(t+1)$, and shows the cycle of the constant one on its own data."),
         on="on one point with C = 2 and a step of 1/4",
