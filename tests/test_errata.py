@@ -182,25 +182,24 @@ def test_a_constant_subgradient_step_cycles_and_a_shrinking_one_converges():
     assert step(COURSE, "Algorithm 1: a constant step does not converge").status == ERRATUM
 
 
-def test_the_unclipped_update_leaves_the_box_and_the_clipped_one_is_the_qp_optimum_on_the_segment():
-    """The three points on a line of the step, by brute force over the segment: the dual along the line is largest
-    at the clipped value 0, and the unclipped step is negative."""
-    x, yy = np.array([0.0, 1.0, 2.0]), np.array([-1.0, 1.0, 1.0])
+def test_the_unclipped_update_leaves_the_box_and_the_best_feasible_step_is_no_move():
+    """The three points on a line of the step, by brute force along the constraint line: from alpha = (5/4, 0, 5/4)
+    the pair (2, 1) can only move both up (alpha_2 >= 0), the dual falls that way, so the best feasible step is none;
+    eq. 30.13 as printed gives alpha_1 = -1/2."""
+    x, yy = np.array([0.0, 1.0, 3.0]), np.array([-1.0, 1.0, 1.0])
     K = np.outer(x, x)
-    alpha = np.array([0.25, 0.0, 0.25])
+    alpha = np.array([1.25, 0.0, 1.25])
 
     def dual(a):
         v = a * yy
         return a.sum() - 0.5 * v @ K @ v
 
-    t = np.linspace(-alpha[2], alpha[1], 100_001)  # alpha_3 + t in [0, 1/4], alpha_2 - t
-    values = [dual(alpha + np.array([0.0, -s, s])) for s in t]
-    best = alpha[2] + t[int(np.argmax(values))]
-    assert abs(best - 0.0) < 1e-4  # the clipped step
-    f = (alpha * yy) @ K  # no bias
-    E = f - yy
-    unclipped = alpha[2] + yy[2] * (E[1] - E[2]) / (x[1] - x[2]) ** 2
-    assert unclipped == pytest.approx(-0.25)
+    t = np.linspace(0.0, 5.0, 50_001)  # y_1 != y_2: both move by t, and alpha_2 + t >= 0
+    best = t[int(np.argmax([dual(alpha + np.array([s, s, 0.0])) for s in t]))]
+    assert best == 0.0
+    E = (alpha * yy) @ K - yy  # no bias
+    printed = alpha[0] + (E[0] - E[1]) / (x[1] - x[0]) ** 2  # alpha_j + s_ij (E_j - E_i), j = 1, i = 2
+    assert printed == pytest.approx(-0.5)
     assert step(COURSE, "eq. 30.13: no clip, alpha_j can turn negative").status == ERRATUM
 
 

@@ -152,33 +152,36 @@ def _rls_needs_invertible_k():
 
 
 def _unclipped_update():
-    # x = 0, 1, 2 on a line with y = (-1, +1, +1), alpha = (1/4, 0, 1/4), the pair (i, j) = (2, 3), no bias needed
-    x, y = [0, 1, 2], [-1, 1, 1]
-    alpha = [sp.Rational(1, 4), 0, sp.Rational(1, 4)]
+    # x = 0, 1, 3 on a line with y = (-1, +1, +1), alpha = (5/4, 0, 5/4), the pair (i, j) = (2, 1), no bias needed
+    x, y = [0, 1, 3], [-1, 1, 1]
+    alpha = [sp.Rational(5, 4), sp.Integer(0), sp.Rational(5, 4)]
     w = sum(a * yy * xx for a, yy, xx in zip(alpha, y, x))
     E = [w * xx - yy for xx, yy in zip(x, y)]  # E_k = w'x_k + b - y_k with b = 0 (the step does not depend on b)
-    i, j = 1, 2
-    eta = (x[i] - x[j]) ** 2
-    unclipped = alpha[j] + y[j] * (E[i] - E[j]) / eta  # Platt's step, with the sign of notebook 4
-    L = 0  # y_i = y_j and the hard margin: alpha_j ranges over [0, alpha_i + alpha_j]
-    H = alpha[i] + alpha[j]
-    clipped = min(max(unclipped, L), H)
+    i, j = 1, 0
+    s_ij = sp.Rational(1, (x[i] - x[j]) ** 2)
+    printed = alpha[j] + s_ij * (E[j] - E[i])  # eq. 30.13 as printed
+    platt = alpha[j] + y[j] * (E[i] - E[j]) * s_ij  # with the sign of notebook 4: the same here, y_j = -1
+    L = max(0, alpha[j] - alpha[i])  # y_i != y_j: alpha_j - alpha_i is constant; the hard margin has no H
+    clipped = max(printed, L)
     feasible_before = all(a >= 0 for a in alpha) and sum(a * yy for a, yy in zip(alpha, y)) == 0
     return erratum(
         MODEL, "eq. 30.13: no clip, alpha_j can turn negative",
-        r"\alpha_j^{\rm new} = \min\bigl(\max\bigl(\alpha_j + y_j (E_i - E_j)/\eta,\ L\bigr),\ H\bigr)",
+        r"\alpha_j^{\rm new} = \max\bigl(\alpha_j + y_j (E_i - E_j)/\eta,\ L\bigr), \quad L = \max(0, \alpha_j - "
+        r"\alpha_i) \ (y_i \ne y_j, \text{ hard margin})",
         r"\alpha_j \leftarrow \alpha_j + s_{ij}(E_j - E_i)",
-        unclipped, clipped, f"{CISC}, eq. 30.13",
-        note=(r"Besides its sign (the erratum of the SMO model), eq. 30.13 moves $\alpha_j$ to the top of the "
-              r"parabola without clipping it to the segment the box cuts from the constraint line. The notes list "
-              r"the upper bound $\alpha_k \le C$ among 'other considerations', but the lower bound $\alpha \ge 0$ "
-              r"of their own hard-margin dual is broken too: from a feasible point the unclipped step can give a "
-              r"negative multiplier."),
-        on="on three points on a line", also=[("the starting point is feasible", feasible_before),
-                                              ("the unclipped value is negative", unclipped < 0)],
-        instance=(r"$x = 0, 1, 2$ with $y = (-1, +1, +1)$, the linear kernel, $\alpha = (\tfrac14, 0, \tfrac14)$, "
-                  r"the pair $(i, j) = (2, 3)$: the step with the corrected sign gives $\alpha_3 = -\tfrac14$, "
-                  r"the clipped one $0$"))
+        printed, clipped, f"{CISC}, eq. 30.13",
+        note=(r"Eq. 30.13 moves $\alpha_j$ to the top of the dual along the constraint line without clipping it to "
+              r"the segment that the feasible set cuts from that line. The notes list the upper bound "
+              r"$\alpha_k \le C$ among 'other considerations', but the lower bound $\alpha \ge 0$ of their own "
+              r"hard-margin dual is broken too: from a feasible point the printed step can give a negative "
+              r"multiplier (here $y_j = -1$, where the printed sign agrees with Platt's, so the sign erratum of "
+              r"the SMO model plays no part)."),
+        on="on three points on a line",
+        also=[("the starting point is feasible", feasible_before), ("the printed value is negative", printed < 0),
+              ("the printed step is Platt's here", printed == platt)],
+        instance=(r"$x = 0, 1, 3$ with $y = (-1, +1, +1)$, the linear kernel, $\alpha = (\tfrac54, 0, \tfrac54)$, "
+                  r"the pair $(i, j) = (2, 1)$: the printed step gives $\alpha_1 = -\tfrac12$ (and $\alpha_2$ "
+                  r"would follow to $-\tfrac74$); on the segment the best is not to move, $\alpha_1 = \tfrac54$"))
 
 
 def _bias_from_a_bound_vector():
