@@ -53,7 +53,7 @@ def smo_sentence(solver, problem, state, p: PairPicture) -> str:
         if state.n_iter == 0:
             return NO_STEP
         return NO_STEP_SINCE.format(what=", or the last step found no pair violating the KKT conditions beyond "
-                                                 "rounding (a null step)")
+                                         "rounding (a null step)")
     i, j = int(p.i), int(p.j)
     d = float(p.E_j - p.E_i)  # E_t = b - y_t g_t, so E_j - E_i = y_i g_i - y_j g_j: the pair's violation
     eta = float(p.eta)
