@@ -313,6 +313,16 @@ def multiclass_measures(problem, alpha, W):
     """``(P, D, kkt)``: :func:`multiclass_primal` at ``W``, :func:`multiclass_dual` at ``alpha`` with its weights
     ``W`` and :func:`multiclass_kkt_violation` (a loss's largest violation over the samples), the scores made a block
     of rows at a time (:func:`multiclass_row_blocks`): the same numbers to rounding, in O(d k) beside X."""
+    penalty, linear, kkt = multiclass_sample_terms(problem, alpha, W)
+    norm2 = multiclass_model.squared_norm(problem, alpha, W)
+    return float(0.5 * norm2 + penalty), float(linear - 0.5 * norm2), float(kkt)
+
+
+def multiclass_sample_terms(problem, alpha, W):
+    """``(penalty, linear, kkt)``: the sums over the samples in the objectives, :math:`\\sum_i C_i \\ell_i(W)` of the
+    primal and the dual's linear term :math:`\\ell(\\alpha)`, and the largest KKT violation (what the primal and
+    the dual add to :math:`\\pm\\tfrac12 \\|W\\|_F^2`): separable over the samples, so a data set in parts sums them
+    (:mod:`svmteach.solvers.cocoa`)."""
     xp = problem.xp
     loss = problem.loss_object
     penalty, linear, kkt = 0.0, 0.0, -math.inf
@@ -326,8 +336,7 @@ def multiclass_measures(problem, alpha, W):
         del part, S  # one block at a time (multiclass_row_blocks)
     if problem.sample_weight is None:
         penalty *= problem.C
-    norm2 = multiclass_model.squared_norm(problem, alpha, W)
-    return float(0.5 * norm2 + penalty), float(linear - 0.5 * norm2), float(kkt)
+    return float(penalty), float(linear), float(kkt)
 
 
 def multiclass_gap_rounding(problem, alpha, W) -> float:

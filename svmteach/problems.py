@@ -19,6 +19,7 @@ from .kernels import (Kernel, canonical_kernel_name, check_kernel_finite, check_
 from .losses import MulticlassLoss, get_loss
 from .rows import DesignMatrix, is_sparse, row_squared_norms, stored
 from .validation import (check_bias, check_C, check_labels, check_positive, check_sample_weight, check_squared_norms,
+                         part_labels,
                          check_X, placed, readonly, readonly_view, with_bias_column)
 
 
@@ -251,6 +252,10 @@ class MulticlassProblem(Problem):
         True: the problem keeps a read-only copy of X.  False (the estimators' fits): X itself, behind a read-only
         view, when it needs no conversion (C-contiguous float32 or float64, a CSR in canonical form); the caller
         must then not change X while the problem is in use.
+    classes : array of shape (k,) or None
+        The labels of the whole data set when this problem is a part of it (a row chunk of a dask array,
+        :mod:`svmteach.chunked_problem`): y's labels must be among them, a part may lack some classes, and its
+        weights may all be 0.  None: the labels found in y.
 
     Attributes
     ----------
@@ -268,7 +273,7 @@ class MulticlassProblem(Problem):
     def __init__(self, X: ArrayLike, y: ArrayLike, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0,
                  device: str | None = None, sample_weight: ArrayLike | None = None, bias: float | None = None,
                  kernel: str | Kernel = "linear", gamma: float | str = "scale", degree: int = 3,
-                 coef0: float = 1.0, copy: bool = True) -> None:
+                 coef0: float = 1.0, copy: bool = True, classes: ArrayLike | None = None) -> None:
         loss = get_loss(loss).name
         bias = check_bias(bias)
         kernel_name = getattr(kernel, "name", None) or canonical_kernel_name(kernel)
@@ -284,7 +289,8 @@ class MulticlassProblem(Problem):
             if bias is not None and not math.isfinite(bias * bias):
                 raise ValueError(f"bias={bias:g} adds bias**2 to every kernel value, which overflows; use a smaller "
                                  "intercept_scaling")
-        classes, codes = check_labels(y, X.shape[0], "y")
+        part = classes is not None
+        classes, codes = check_labels(y, X.shape[0], "y") if classes is None else part_labels(y, X.shape[0], classes)
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
         M = check_positive(M, "M")
@@ -297,7 +303,8 @@ class MulticlassProblem(Problem):
                              f"|x_i|^2 = {float(xp.max(sqnorm)):.3g}) is beyond float64's range; use a smaller M (the "
                              "problem with M and C is the one with M=1 and C M**2, W scaled by 1/M: the same classifier)")
         self._build(design=design, C=check_C(C), loss=loss, M=M, device=device,
-                    sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, classes=classes,
+                    sample_weight=check_sample_weight(sample_weight, X.shape[0], xp, all_zero=part), bias=bias,
+                    classes=classes,
                     codes=readonly(xp.asarray(codes.astype(np.int64))), kernel=kernel,
                     sqnorm=readonly(sqnorm))
 

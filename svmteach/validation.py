@@ -15,7 +15,21 @@ from .backend import array_namespace, concat, is_numpy, to_device, to_numpy
 from .rows import is_sparse, row_blocks
 
 
+def is_dask(A) -> bool:
+    """Whether ``A`` is a dask collection (told by its type's module: dask itself is never imported here)."""
+    return type(A).__module__.split(".", 1)[0] == "dask"
+
+
+def reject_dask(A, name):
+    """A TypeError naming ``name`` for a dask array: ``np.asarray`` would gather it whole into this process."""
+    if is_dask(A):
+        raise TypeError(f"{name} is a dask array: svmteach never gathers one into this process; MulticlassSVC (every "
+                        "linear loss) and BinarySVC (linear kernel) fit it where it lives (solver='cocoa', "
+                        f"svmteach.solvers.cocoa); here, compute it first ({name}.compute()) if it fits in memory")
+
+
 def _reject_sparse(A, name):
+    reject_dask(A, name)
     if is_sparse(A):
         raise TypeError(f"{name} is a sparse matrix: sparse input is not supported here; pass a dense array ({name}.toarray())")
 
@@ -151,6 +165,7 @@ def _first_missing(arr):
 def placed(X, device, name: str = "X"):
     """``X`` on ``device`` (:func:`~svmteach.backend.to_device`); a sparse X stays on the host (NumPy and
     SciPy): ``device="gpu"`` refuses it naming ``name``, ``"auto"`` keeps it on the CPU."""
+    reject_dask(X, name)
     if is_sparse(X):
         if device == "gpu":
             raise TypeError(f"{name} is sparse: sparse data is solved on the CPU; pass {name}.toarray() to use device='gpu'")
@@ -205,6 +220,21 @@ def check_labels(y, n_samples: int, name: str = "y"):
     return classes, codes.reshape(-1)
 
 
+def part_labels(y, n_samples: int, classes, name: str = "y"):
+    """``(classes, codes)`` of a part of a data set whose labels are ``classes`` (sorted, distinct): y checked
+    as :func:`check_labels` checks it, each label's index into ``classes``; a label not among them is a
+    ValueError naming ``name``."""
+    found, codes = check_labels(y, n_samples, name)
+    classes = np.asarray(classes)
+    where = np.searchsorted(classes, found)
+    inside = where < len(classes)
+    if not np.all(inside) or not np.array_equal(classes[where], found):
+        missing = found[~inside] if not np.all(inside) else found[classes[np.minimum(where, len(classes) - 1)] != found]
+        raise ValueError(f"{name} holds labels that are not among the data set's classes {classes.tolist()}: "
+                         f"{missing[:5].tolist()}")
+    return classes, where[codes]
+
+
 def check_positive(value, name: str, none_means: str | None = None):
     """Return ``value`` as a positive finite float, or raise a TypeError / ValueError naming ``name``.
 
@@ -226,11 +256,12 @@ def check_C(C) -> float:
     return check_positive(C, "C")
 
 
-def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sample_weight"):
+def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sample_weight", all_zero: bool = False):
     """Return ``sample_weight`` as a read-only (n,) float64 array of the problem's namespace, or None.
 
     Sample i's penalty is :math:`C_i = C w_i` (LIBSVM's per-instance C).  Weights must be finite and
-    >= 0 (0 drops the sample: its box is {0}), with at least one positive.
+    >= 0 (0 drops the sample: its box is {0}), with at least one positive (unless ``all_zero``: a part of a
+    data set, whose whole is checked).
     """
     if sample_weight is None:
         return None
@@ -245,7 +276,7 @@ def check_sample_weight(sample_weight, n_samples: int, xp=np, name: str = "sampl
         raise ValueError(f"{name} contains NaN or infinity")
     if np.any(w < 0):
         raise ValueError(f"{name} has negative weights (the smallest is {w.min():g}); weights must be >= 0")
-    if not np.any(w > 0):
+    if not all_zero and not np.any(w > 0):
         raise ValueError(f"{name} is zero for every sample: at least one weight must be positive")
     return readonly(xp.asarray(w))
 

@@ -52,6 +52,18 @@ def random_multiclass(n, d, k, seed):
     return X, y
 
 
+def chunked_problem(X, y, loss):
+    """The problem as a dask array in two row chunks, solved in this process (CoCoA's; TypeError without dask)."""
+    try:
+        import dask.array as da
+    except ImportError:
+        raise TypeError("dask is not installed") from None
+    from svmteach.chunked_problem import ChunkedMulticlassProblem, Here
+
+    return ChunkedMulticlassProblem(da.from_array(X, chunks=(len(X) // 2, X.shape[1])), y, C=1.0, loss=loss,
+                                    executor=Here())
+
+
 def problems_for(cls, wrap=np.asarray):
     """The small problems ``cls`` solves: a linear binary one (first) if it is a binary solver, and one for
     each loss of the registry (read at the call: a loss registered later is tried too) that it accepts if it
@@ -65,7 +77,8 @@ def problems_for(cls, wrap=np.asarray):
     X, y = random_multiclass(n=40, d=3, k=4, seed=1)
     for loss in LOSSES:
         try:
-            problem = MulticlassProblem(wrap(X), y, C=1.0, loss=loss)
+            problem = (chunked_problem(X, y, loss) if cls.chunked else
+                       MulticlassProblem(wrap(X), y, C=1.0, loss=loss))
             make(cls).init(problem)
         except (TypeError, ValueError):  # a loss this package or this solver does not have
             continue
@@ -170,6 +183,9 @@ def test_coefficients_are_numpy_arrays(cls, problem):
     for _ in range(5):
         state = solver.step(problem, state)
     alpha, second = solver.coefficients(problem, state)
+    if cls.chunked:  # alpha stays where its chunks live: a dask array, computed here for the comparison
+        assert type(alpha).__module__.startswith("dask.") and alpha.shape == tuple(state.alpha.shape)
+        alpha, state = alpha.compute(), state._replace(alpha=state.alpha.compute())
     assert type(alpha) is np.ndarray and alpha.shape == tuple(state.alpha.shape)
     np.testing.assert_array_equal(alpha, to_numpy(state.alpha))
     if isinstance(problem, BinaryProblem):
@@ -185,6 +201,7 @@ def test_coefficients_come_back_to_numpy_from_array_api_strict(cls):
         state = solver.step(problem, solver.init(problem))
         assert not isinstance(state.alpha, np.ndarray)  # the run stayed in the problem's library
         alpha, second = solver.coefficients(problem, state)
+        alpha = alpha.compute() if cls.chunked else alpha  # a dask array (its parts are NumPy, where they live)
         assert type(alpha) is np.ndarray
         assert isinstance(second, float) if isinstance(problem, BinaryProblem) else type(second) is np.ndarray
 
@@ -192,6 +209,11 @@ def test_coefficients_come_back_to_numpy_from_array_api_strict(cls):
 def primal_from_coefficients(problem, alpha, second):
     """The course's primal at what ``coefficients`` returned, in NumPy: the binary formula, or the multiclass
     loss's own ``sample_losses`` at the scores recomputed from the returned W (no switch on its name)."""
+    if getattr(problem, "chunked", False):  # its parts, here in this process (rows scaled by problem.scale), as one
+        parts = problem.parts
+        problem = MulticlassProblem(np.vstack([np.asarray(p.X) / problem.scale for p in parts]),
+                                    np.concatenate([p.classes[p.codes] for p in parts]), C=problem.C, loss=problem.loss)
+        alpha = alpha.compute()
     X, C = np.asarray(to_numpy(problem.X), dtype=np.float64), float(problem.C)
     if isinstance(problem, BinaryProblem):  # linear kernel: w = X'(alpha y)
         y = np.asarray(to_numpy(problem.y), dtype=np.float64)

@@ -172,4 +172,6 @@ def test_every_registered_solver_declares_its_capabilities(name):
     if cls.multiclass:
         assert any(cls.solves(get_loss(loss)) for loss in ("ww", "cs", "llw"))
         assert make_solver(name, "multiclass", loss=next(get_loss(loss) for loss in ("ww", "cs", "llw")
-                                                         if cls.solves(get_loss(loss))), bias=False).bias is False
+                                                         if cls.solves(get_loss(loss))), bias=False,
+                           chunked=cls.chunked).bias is False
+    assert isinstance(cls.chunked, bool)

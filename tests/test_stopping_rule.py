@@ -29,10 +29,18 @@ def binary_problem(kernel="linear"):
     return BinaryProblem(X, y, C=1.0, kernel=kernel)
 
 
-def multiclass_problem(loss):
+def multiclass_problem(loss, chunked=False):
+    """A small multiclass problem in memory, or with ``chunked`` the same as a dask array in three row chunks
+    (solved in this process: the chunked solvers')."""
     rng = np.random.default_rng(2)
     y = np.arange(60) % 3
     X = rng.normal(scale=2.0, size=(3, 4))[y] + rng.normal(size=(60, 4))
+    if chunked:
+        import dask.array as da
+
+        from svmteach.chunked_problem import ChunkedMulticlassProblem, Here
+
+        return ChunkedMulticlassProblem(da.from_array(X, chunks=(20, 4)), y, C=1.0, loss=loss, executor=Here())
     return MulticlassProblem(X, y, C=1.0, loss=loss)
 
 
@@ -71,7 +79,9 @@ def spied(cls):
 def test_every_advance_stops_where_the_shared_rule_says(cls, kind, monkeypatch):
     """A spy on StoppingRule.reached: ``advance(..., tol)`` returns the state the rule said stop at, the first
     it said so of; without tol the rule stops nothing."""
-    problem = binary_problem() if kind == "binary" else multiclass_problem(kind)
+    if cls.chunked:
+        pytest.importorskip("dask.array")
+    problem = binary_problem() if kind == "binary" else multiclass_problem(kind, cls.chunked)
     verdicts = []
     reached = StoppingRule.reached
 

@@ -26,6 +26,7 @@ from ..rows import is_sparse, stored
 from ..problems import Problem
 from ..solvers import InteriorPoint, solve
 from ..solvers.base import SolveResult, Solver
+from ..validation import is_dask
 from .columns import record_features
 from .direct import finish_directly
 from .progress import fit_progress
@@ -87,8 +88,9 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
         check_class_weight(self.class_weight)
 
     @abstractmethod
-    def make_solver(self, sparse: bool = False) -> Solver:
-        """The solver of the parameters (for sparse X with ``sparse``), built by the registry."""
+    def make_solver(self, sparse: bool = False, chunked: bool = False) -> Solver:
+        """The solver of the parameters (for sparse X with ``sparse``, a dask X with ``chunked``), built by the
+        registry."""
 
     @abstractmethod
     def problem_for(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Problem:
@@ -122,7 +124,8 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
         """
         self.check_params()
         record_features(self, X)
-        solver = self.make_solver(sparse=is_sparse(X))
+        chunked = is_dask(X)  # solved where its row chunks live (svmteach.solvers.cocoa), never gathered
+        solver = self.make_solver(sparse=is_sparse(X) and not chunked, chunked=chunked)
         with compile_notice(f"{type(self).__name__}'s {solver.name} solver"):  # a first use says it compiles
             problem = self.problem_for(X, y, sample_weight)
             if solver.prefers_gpu and is_numpy(problem.xp):
@@ -137,7 +140,7 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
             taken = result.n_iter - (start.n_iter if start is not None else 0)  # this fit's steps
             result = self.model_result(solver, problem, result)
             direct = None
-            if self.solver is None and not result.interrupted:  # a small problem the default could not finish
+            if self.solver is None and not result.interrupted and not chunked:  # a small problem the default could not finish
                 direct = finish_directly(problem, result, self.tol, solver.bias, self.record_history)
                 if direct is not None:
                     direct = self.model_result(InteriorPoint(bias=solver.bias), problem, direct)
@@ -153,8 +156,8 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
                                                                                  if self.max_iter is None else "")
                 why = (f"stopped after {limit}" if taken >= budget else
                        f"stopped after {self.n_iter_} epochs, before {limit}, {STALLED}")
-                warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why, stored(problem.design),
-                                   problem)
+                warn_not_converged(self, self.fit_label(solver, problem), result, self.tol, why,
+                                   None if chunked else stored(problem.design), problem)
             remember(self, problem, result, self.warm_start)
             self.solver_ = solver.name
             self.classes_ = problem.classes

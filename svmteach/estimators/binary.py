@@ -172,9 +172,14 @@ class BinarySVC(DualSVC):
                              coef0=self.coef0, device=self.device, bias=self.bias_column(self.solver_name(sparse), sparse),
                              sample_weight=sample_weights(y, sample_weight, self.class_weight))
 
-    def make_solver(self, sparse: bool = False) -> Solver:
+    def make_solver(self, sparse: bool = False, chunked: bool = False) -> Solver:
         """The solver :meth:`solver_name` names, built by :func:`~svmteach.solvers.make_solver`, which refuses
-        one that does not take sparse X, the kernel, or ``fit_intercept=False``."""
+        one that does not take sparse X, the kernel, or ``fit_intercept=False``; a dask X (``chunked``) is refused
+        naming X (two classes on a dask X: MulticlassSVC, whose two-class model is the binary one's)."""
+        if chunked:
+            raise TypeError("X is a dask array: BinarySVC fits data in memory only for now; MulticlassSVC fits a dask "
+                            "X where its chunks live (solver='cocoa'), two classes included, or compute X first "
+                            "(X.compute())")
         name = self.solver_name(sparse)
         return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
                            selection=self.selection, random_state=self.random_state, cache_size=self.cache_size,

@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..backend import to_numpy
+from ..chunked_problem import ChunkedMulticlassProblem
 from ..kernels import Kernel, canonical_kernel_name
 from ..losses import MulticlassLoss, get_loss
 from ..multiclass_model import kernel_scores
@@ -16,6 +17,7 @@ from ..solvers.base import Solver
 from ..solvers.registry import check_solver
 from .base import CONSTRAINTS, KERNEL_CONSTRAINTS, POSITIVE, DualSVC
 from .prediction import check_fitted, check_predict_X, linear_scores
+from ..validation import is_dask
 from .weights import sample_weights
 
 
@@ -131,11 +133,12 @@ class MulticlassSVC(DualSVC):
         if self.solver is not None:
             check_solver(self.solver, "multiclass", loss)
 
-    def make_solver(self, sparse: bool = False) -> Solver:
+    def make_solver(self, sparse: bool = False, chunked: bool = False) -> Solver:
         """The solver the parameters name (:func:`~svmteach.solvers.make_multiclass_solver`, which refuses one
-        that does not solve the loss or, with ``sparse``, take sparse X)."""
+        that does not solve the loss or, with ``sparse``, take sparse X; with ``chunked``, a dask X, solver=None
+        is CoCoA+ and a solver of data in memory is refused)."""
         return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse,
-                                      kernel=self._kernel_name(), cache_size=self.cache_size,
+                                      kernel=self._kernel_name(), chunked=chunked, cache_size=self.cache_size,
                                       defaults=self.solver_defaults())
 
     def _kernel_name(self) -> str:
@@ -147,6 +150,12 @@ class MulticlassSVC(DualSVC):
         (``copy=False``): do not change X while the problem is in use."""
         self.check_params()
         bias = self.intercept_scaling if self.fit_intercept else None
+        if is_dask(X):  # solved where its row chunks live (svmteach.solvers.cocoa)
+            if self.device == "gpu":
+                raise ValueError("device='gpu' with a dask X: the row chunks are solved on their workers' CPUs; "
+                                 "leave device='cpu'")
+            return ChunkedMulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, bias=bias,
+                                            sample_weight=sample_weight, class_weight=self.class_weight)
         return MulticlassProblem(X, y, C=self.C, loss=self.loss, M=self.M, device=self.device, bias=bias,
                                  sample_weight=sample_weights(y, sample_weight, self.class_weight),
                                  kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0,
@@ -161,6 +170,17 @@ class MulticlassSVC(DualSVC):
         support_vectors_ and their rows of A (another kernel)."""
         bias = problem.bias
         alpha, W = solver.coefficients(problem, result.state)
+        if getattr(problem, "chunked", False):  # alpha stays where its chunks live: a dask array
+            import dask.array as da
+
+            self._alpha = alpha
+            self.support_ = da.flatnonzero(da.any(alpha != 0, axis=1))
+            self.dual_coef_ = alpha[self.support_]
+            self._n_samples, self._kernel = problem.n_samples, problem.kernel
+            self._coef = np.ascontiguousarray(W if bias is None else W[:, :-1])
+            self.intercept_ = np.zeros(problem.k) if bias is None else W[:, -1] * bias
+            return
+        self.__dict__.pop("_alpha", None)
         alpha, W = to_numpy(alpha), to_numpy(W)
         self.support_ = np.flatnonzero(np.any(alpha != 0, axis=1))
         self.dual_coef_ = np.ascontiguousarray(alpha[self.support_])
@@ -190,8 +210,11 @@ class MulticlassSVC(DualSVC):
 
     @property
     def alpha_(self) -> np.ndarray:
-        """(n, k) dual variables of the fit: ``dual_coef_`` in the rows ``support_``, zeros elsewhere."""
+        """(n, k) dual variables of the fit: ``dual_coef_`` in the rows ``support_``, zeros elsewhere (a dask array,
+        where its chunks live, after a fit on a dask X)."""
         check_fitted(self, "dual_coef_")
+        if "_alpha" in vars(self):
+            return self._alpha
         alpha = np.zeros((self._n_samples, len(self.classes_)))
         alpha[self.support_] = self.dual_coef_
         return alpha
@@ -199,6 +222,8 @@ class MulticlassSVC(DualSVC):
     def scores(self, X: ArrayLike) -> np.ndarray:
         """The (n, k) class scores :math:`w_m^\\top \\phi(x) + b_m`, X dense or sparse (linear kernel)."""
         check_fitted(self, "dual_coef_")
+        if is_dask(X):  # each row chunk scored where it lives
+            return X.map_blocks(self.scores, dtype=np.float64, chunks=(X.chunks[0], (len(self.classes_),)))
         if self._kernel.is_linear:
             return linear_scores(self, X, self._coef) + self.intercept_
         X = to_numpy(check_predict_X(self, X))
@@ -220,4 +245,6 @@ class MulticlassSVC(DualSVC):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         check_fitted(self, "dual_coef_")
+        if is_dask(X):  # a dask array of labels, each row chunk predicted where it lives
+            return X.map_blocks(self.predict, dtype=self.classes_.dtype, drop_axis=1)
         return self.classes_[np.argmax(self.scores(X), axis=1)]

@@ -56,6 +56,12 @@ def scale_advice(X) -> str:
             "with sklearn.pipeline.make_pipeline and sklearn.preprocessing.StandardScaler")
 
 
+def chunked_budget_advice(problem) -> str:
+    """A sentence for a fit on row chunks (CoCoA+) that spent the default budget: rounds grow with the chunks."""
+    return (f". CoCoA+'s rounds grow with the number of row chunks ({problem.n_parts} here; benchmarks/RESULTS.md, "
+            "\"Past one machine\"): use fewer, larger chunks (X.rechunk), raise max_iter, or a smaller C")
+
+
 def budget_advice(problem, label: str) -> str:
     """A sentence for a fit that spent the default budget short of ``tol`` on features :func:`scale_advice` finds
     well scaled (raw pixels of 0 .. 16, say, at C = 1000): what to do, the interior-point method included when it
@@ -82,9 +88,10 @@ def warn_not_converged(est, label: str, result, tol: float, why: str, X, problem
     if result.reason:
         warnings.warn(f"{type(est).__name__} ({label}): {result.reason}", ConvergenceWarning, stacklevel=3)
         return
-    advice = scale_advice(X)
+    chunked = getattr(problem, "chunked", False)
+    advice = "" if X is None else scale_advice(X)
     if not advice and problem is not None and getattr(est, "max_iter", None) is None:
-        advice = budget_advice(problem, label)
+        advice = chunked_budget_advice(problem) if chunked else budget_advice(problem, label)
     warnings.warn(f"{type(est).__name__} ({label}) {why} with relative duality gap {result.gap:.3g} > tol={tol:g}"
                   + advice, ConvergenceWarning, stacklevel=3)
 

@@ -33,6 +33,11 @@ def warm_state(est, solver, problem):
     state = getattr(previous, "state", None)
     if state is None or not isinstance(state, getattr(type(solver), "State", ())):
         return None
+    if getattr(problem, "chunked", False):  # the solver scales each part where it lives (CoCoA.warm_start)
+        same = (len(state.part_states) == problem.n_parts and np.array_equal(est.classes_, problem.classes)
+                and getattr(est, "_fit_n_columns", None) == problem.n_features
+                and np.array_equal(getattr(est, "_fit_sizes", None), problem.sizes))
+        return state if same else None
     old_C = getattr(est, "_fit_C_i", None)
     alpha = to_numpy(state.alpha)
     if (old_C is None or len(old_C) != problem.n_samples or alpha.shape[0] != problem.n_samples
@@ -60,12 +65,15 @@ def warm_state(est, solver, problem):
 def remember(est, problem, result, warm_start: bool):
     """Keep what the next warm start needs (the final state, each sample's bound and label) when
     ``warm_start``; otherwise keep only the result's numbers (a lean model: no state, no copy of the data)."""
-    if warm_start:
+    if warm_start and getattr(problem, "chunked", False):  # the state keeps each part's C_i where it lives
+        est.result_ = result
+        est._fit_sizes, est._fit_n_columns = problem.sizes.copy(), problem.n_features
+    elif warm_start:
         est.result_ = result
         est._fit_C_i = to_numpy(problem.C_i).copy()
         est._fit_y = labels(problem).copy()
         est._fit_n_columns = problem.n_features
     else:
         est.result_ = result._replace(state=None, states=None)
-        for name in ("_fit_C_i", "_fit_y", "_fit_n_columns"):
+        for name in ("_fit_C_i", "_fit_y", "_fit_n_columns", "_fit_sizes"):
             est.__dict__.pop(name, None)

@@ -170,7 +170,8 @@ class Solver(ABC):
 
     @abstractmethod
     def coefficients(self, problem: Problem, state: Any) -> tuple[Any, Any]:
-        """The model of ``state`` as NumPy arrays: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass)."""
+        """The model of ``state`` as NumPy arrays: ``(alpha, b)`` (binary) or ``(alpha, W)`` (multiclass); a
+        ``chunked`` solver's alpha is a dask array, where its chunks live (never gathered)."""
 
     def step_picture(self, state: Any) -> Any:
         """What the step that made ``state`` did: its ``picture`` part, a NamedTuple of ``State.Picture``'s type

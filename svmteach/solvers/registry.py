@@ -81,12 +81,13 @@ def multiclass_solver_names(loss) -> tuple:
 
 
 def make_solver(name: str, kind: str, *, loss=None, sparse: bool = False, kernel: str | None = None,
-                bias: bool | None = None, defaults: Mapping | None = None, **params) -> Solver:
+                bias: bool | None = None, chunked: bool = False, defaults: Mapping | None = None, **params) -> Solver:
     """The registered solver ``name`` for a problem of ``kind`` ("binary" or "multiclass").
 
     It is checked against what is asked, each refusal naming ``solver``: the multiclass ``loss`` object
     it must solve, a sparse X (``sparse``), the ``kernel`` by name, ``bias`` (True: the unpenalised
-    bias of the binary dual, False: none); their defaults ask nothing.  ``params`` are the caller's
+    bias of the binary dual, False: none), ``chunked`` (a dask X, solved where its chunks live, or in memory:
+    each solver does one of the two); their defaults ask nothing.  ``params`` are the caller's
     parameters (``random_state``, ``selection``, ``cache_size``, ...): the solver gets those its
     ``__init__`` names (all of them if it takes ``**kwargs``), and ``bias`` when asked; one it does not
     take is refused (:func:`constructor_parameters`) unless ``defaults`` holds it at that value (a parameter
@@ -99,6 +100,11 @@ def make_solver(name: str, kind: str, *, loss=None, sparse: bool = False, kernel
         able = tuple(n for n in choices if SOLVERS[n].takes_sparse)
         raise TypeError(f"solver={name!r} does not take sparse X; the solvers that do are {able}, "
                         "or pass X.toarray()")
+    if bool(chunked) != cls.chunked:
+        able = tuple(n for n in choices if SOLVERS[n].chunked == bool(chunked))
+        raise ValueError(f"solver={name!r} solves " + ("data in memory; a dask X is solved where it lives by "
+                         if chunked else "a dask X chunked by rows; X here is in memory: use ") + f"{able} (solver=None "
+                         "chooses it)" + ("; or compute X first (X.compute())" if chunked else ""))
     kernel = None if kernel is None else canonical_kernel_name(getattr(kernel, "name", kernel))
     if kernel is not None and kernel not in cls.kernels:
         able = tuple(n for n in choices if kernel in SOLVERS[n].kernels)
