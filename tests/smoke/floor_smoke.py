@@ -56,6 +56,8 @@ def test_the_floors_are_the_ones_declared_and_installed():
     assert pinned["pandas"] == extra_floor("pandas"), "pandas: floor-constraints.txt and the test extra disagree"
     assert floors and set(floors) <= set(pinned), f"pin every declared floor: {set(floors) - set(pinned)}"
     assert {name: pinned[name] for name in floors} == floors, "floor-constraints.txt and pyproject.toml disagree"
+    for name in ("dask", "distributed"):  # the [dask] extra's floors, listed in the test extra too
+        assert pinned[name] == extra_floor(re.escape(name + "[array]") if name == "dask" else name), name
     installed = {name: version(name) for name in pinned}
     assert installed == pinned, "this environment is not the floor environment"
 
@@ -271,3 +273,17 @@ def test_an_explorer_steps(blobs):
     explorer = BinaryExplorer(X, y, C=1.0)
     explorer.buttons["10 steps"].click()
     assert explorer.state.n_iter == 10 and "step 10" in explorer.status.text
+
+
+def test_a_dask_array_is_fitted_where_its_chunks_live(iris):
+    """The [dask] extra at its floor: CoCoA+ on a LocalCluster (two worker processes) reaches the in-memory fit."""
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    X, y = iris
+    ref = svmteach.MulticlassSVC(C=0.1, fit_intercept=False, tol=1e-8).fit(X, y)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster):
+        est = svmteach.MulticlassSVC(C=0.1, fit_intercept=False, tol=1e-4).fit(da.from_array(X, chunks=(50, 5)), y)
+    assert est.solver_ == "cocoa" and est.result_.converged
+    assert (est.result_.primal - ref.result_.dual) / est.result_.primal <= 1e-4 + 1e-9

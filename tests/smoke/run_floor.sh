@@ -19,7 +19,7 @@ venv="$work/venv"
 . "$venv/bin/activate"
 export NUMBA_CACHE_DIR="$venv/numba-cache"  # the floor's numba keeps out of the checkout's own cache
 
-python -m pip install -q -c tests/smoke/floor-constraints.txt -e . pytest nbval pandas  # pip's cache is reused
+python -m pip install -q -c tests/smoke/floor-constraints.txt -e ".[dask]" pytest nbval pandas  # pip's cache is reused
 python -m pip check
 python -m pytest -p no:cacheprovider --disable-warnings tests/smoke/floor_smoke.py notebooks/02_lagrangian_dual_kkt.ipynb \
   tests/test_cli.py::test_lab_serves_the_course_as_the_current_user
