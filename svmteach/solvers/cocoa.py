@@ -45,8 +45,6 @@ class CoCoAIterate(NamedTuple):
     Attributes
     ----------
     n_iter : int, rounds so far.
-    alpha : (n, k) dask array of the parts' blocks of alpha, where they live (never gathered: a lazy view of the
-        parts' states; ``alpha.compute()`` brings it here).
     W : (k, d) float64 weights (d with the bias column): :math:`\\sum_k W_k`, the parts' shares summed.
     primal, dual, gap, kkt : float, measured (NaN until then; every measure sums the parts' terms).
     violation : float, the largest block violation of the last round's epochs, each against its part's local
@@ -54,7 +52,6 @@ class CoCoAIterate(NamedTuple):
     """
 
     n_iter: int
-    alpha: Any
     W: Any
     primal: float
     dual: float
@@ -73,10 +70,12 @@ class CoCoAEngine(NamedTuple):
     part_W : tuple of K (k, d) float64 arrays, each part's share :math:`W_k = A(\\alpha_{[k]})^\\top X_{[k]}`.
     part_states : tuple of K handles of each part's entry (:func:`start_part`): its sequential solver's state and
         bounds, where the part lives.
+    shapes : tuple of K ``(n_k, k)``, the parts' blocks of alpha.
     lost : int, parts started again after a lost worker, over the run.
     """
 
     parts: tuple
+    shapes: tuple
     part_W: tuple
     part_states: tuple
     lost: int = 0
@@ -84,10 +83,22 @@ class CoCoAEngine(NamedTuple):
 
 class CoCoAState(ThreePartState):
     """The state of :class:`CoCoA` after ``n_iter`` rounds: ``iterate`` (:class:`CoCoAIterate`) and ``engine``
-    (:class:`CoCoAEngine`); a round draws nothing (no picture)."""
+    (:class:`CoCoAEngine`); a round draws nothing (no picture).  ``alpha`` is not stored here: it stays with the
+    parts (the property is a lazy view of it)."""
 
     __slots__ = ()
     Iterate, Engine = CoCoAIterate, CoCoAEngine
+
+    @property
+    def alpha(self):
+        """(n, k) dask array of the parts' blocks of alpha, where they live: a lazy view of the parts' states (no
+        task runs until it is computed; ``alpha.compute()`` brings it here)."""
+        import dask
+        import dask.array as da
+
+        pieces = [da.from_delayed(dask.delayed(part_alpha, pure=True)(entry), shape=shape, dtype=np.float64)
+                  for entry, shape in zip(self.part_states, self.shapes)]
+        return da.concatenate(pieces, axis=0)
 
 
 def start_part(part, solver):
@@ -142,16 +153,6 @@ def part_alpha(entry):
     return np.asarray(entry[0].alpha)
 
 
-def alpha_array(problem, entries):
-    """The (n, k) dask array of the parts' blocks of alpha: a lazy view of their entries (no task runs now)."""
-    import dask
-    import dask.array as da
-
-    pieces = [da.from_delayed(dask.delayed(part_alpha, pure=True)(entry), shape=(int(n), problem.k), dtype=np.float64)
-              for entry, n in zip(entries, problem.sizes)]
-    return da.concatenate(pieces, axis=0)
-
-
 class CoCoA(Solver):
     """CoCoA+ on a :class:`~svmteach.chunked_problem.ChunkedMulticlassProblem` (module docstring): a step is a
     round (every part ``local_epochs`` epochs, the changes added), every round measured.
@@ -190,7 +191,8 @@ class CoCoA(Solver):
         check_problem(self, problem)
         entries = each(problem, start_part, problem.parts, self.part_solvers(problem))
         zero = np.zeros((problem.k, problem.n_features))
-        return CoCoAState.of(n_iter=0, alpha=alpha_array(problem, entries), W=zero, parts=problem.parts,
+        return CoCoAState.of(n_iter=0, W=zero, parts=problem.parts,
+                             shapes=tuple((int(n), problem.k) for n in problem.sizes),
                              part_W=tuple(zero for _ in entries), part_states=tuple(entries), primal=math.nan,
                              dual=math.nan, gap=math.nan, kkt=math.nan)
 
@@ -208,8 +210,7 @@ class CoCoA(Solver):
                 state = self.restart_lost(problem, state)
                 continue
             part_W = [w for w, _ in back]
-            return state._replace(n_iter=state.n_iter + 1, alpha=alpha_array(problem, done), W=sum_parts(part_W),
-                                  part_W=tuple(part_W),
+            return state._replace(n_iter=state.n_iter + 1, W=sum_parts(part_W), part_W=tuple(part_W),
                                   part_states=tuple(done), primal=math.nan, dual=math.nan, gap=math.nan,
                                   kkt=math.nan, violation=max(v for _, v in back))
         raise AssertionError("unreachable")
@@ -227,7 +228,6 @@ class CoCoA(Solver):
             entries[k] = problem.executor.submit(start_part, part, solvers[k])
             part_W[k] = np.zeros_like(part_W[k])
         return state._replace(parts=tuple(parts), part_states=tuple(entries), part_W=tuple(part_W),
-                              alpha=alpha_array(problem, entries),
                               W=sum_parts(part_W), lost=state.lost + len(lost))
 
     def measure(self, problem, state: CoCoAState) -> CoCoAState:
@@ -260,8 +260,7 @@ class CoCoA(Solver):
         done = each(problem, warm_part, problem.parts, state.part_states, self.part_solvers(problem),
                     shared=(problem.scale,))
         part_W = [w for w, _ in problem.gather([problem.executor.submit(news, h) for h in done])]
-        state = state._replace(W=sum_parts(part_W), alpha=alpha_array(problem, done), parts=problem.parts,
-                               part_W=tuple(part_W),
+        state = state._replace(W=sum_parts(part_W), parts=problem.parts, part_W=tuple(part_W),
                                part_states=tuple(done), violation=math.nan)
         return self.measure(problem, state)
 
