@@ -213,3 +213,23 @@ def test_a_worker_killed_mid_fit_is_survived_with_a_true_certificate(client):
     assert (run.primal - ref.dual) / run.primal <= 1e-3 + 1e-9  # the certificate is true: within tol of the optimum
     assert run.dual <= ref.primal * (1 + 1e-12)
     client.wait_for_workers(2, timeout=START_DEADLINE)  # the nanny has started a fresh worker
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dask-cluster")
+def test_a_part_whose_state_is_lost_starts_again_and_the_certificate_stays_true(client):
+    """A part's state gone from the cluster (cancelled here; a worker lost with data dask cannot recompute): the
+    round starts that part again at alpha = 0, its share out of W, and the run still reaches a true certificate."""
+    X, y = synthetic_multiclass(n=2000, d=8, k=3, seed=4, dtype=np.float64)
+    problem = ChunkedMulticlassProblem(da.from_array(X, chunks=(500, 8)), y, C=0.05, bias=1.0)
+    solver = CoCoA(random_state=0)
+    state = solver.init(problem)
+    for _ in range(3):
+        state = solver.step(problem, state)
+    client.cancel([state.part_states[1]])
+    state = solver.step(problem, state)
+    assert state.lost == 1 and state.n_iter == 4
+    np.testing.assert_array_equal(state.W, sum(state.part_W))  # W is the parts' shares, part 1's from alpha = 0
+    run = solve(solver, problem, tol=1e-3, max_iter=5000, state=state)
+    ref = solve(WWExact(random_state=0), MulticlassProblem(X, y, C=0.05, bias=1.0), tol=1e-10)
+    assert run.converged and (run.primal - ref.dual) / run.primal <= 1e-3 + 1e-9
