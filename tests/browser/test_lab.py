@@ -120,6 +120,9 @@ class Page:
         page = self.page = self.browser.new_page(viewport={"width": width, "height": height})
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # a server error names its URL (the console only says "Failed to load resource": a 500 seen once under load)
+        page.on("response", lambda r: self.errors.append(f"HTTP {r.status} from {r.request.method} {r.url}")
+                if r.status >= 500 else None)
         page.add_init_script(PROBE)
         # a workspace of its own, reset: the server's other notebooks stay closed
         page.goto(f"{lab}/lab/workspaces/{notebook.split('_')[0]}/tree/{notebook}?reset")
