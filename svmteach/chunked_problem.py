@@ -20,7 +20,6 @@ Without a ``dask.distributed`` client the parts are computed by dask's default s
 from __future__ import annotations
 
 import math
-from operator import itemgetter
 
 import numpy as np
 
@@ -212,8 +211,7 @@ class ChunkedMulticlassProblem:
         object.__setattr__(self, "_fields", dict(
             parts=parts, recipes=tuple(recipes), sizes=np.array([n for n, _ in summaries], dtype=np.int64),
             scale=scale, classes=classes, C=C, loss=loss, M=M, bias=bias,
-            n_features=int(X.shape[1]) + (bias is not None), kernel=make_kernel("linear"), executor=executor,
-            sample_weight=sample_weight, dtype=np.dtype(X.dtype)))
+            n_features=int(X.shape[1]) + (bias is not None), kernel=make_kernel("linear"), executor=executor))
 
     def __getattr__(self, name):
         fields = self.__dict__.get("_fields", {})
@@ -248,10 +246,6 @@ class ChunkedMulticlassProblem:
     def gather(self, handles):
         """The values of ``handles`` (futures on a cluster), brought to this process."""
         return self.executor.gather(handles)
-
-    def item(self, handles, index):
-        """Each handle's entry ``index`` (a handle of a tuple), where it lives."""
-        return [self.executor.submit(itemgetter(index), h) for h in handles]
 
     def __repr__(self):
         return (f"ChunkedMulticlassProblem(n_samples={self.n_samples}, n_features={self.n_features}, k={self.k}, "

@@ -226,13 +226,11 @@ def part_labels(y, n_samples: int, classes, name: str = "y"):
     ValueError naming ``name``."""
     found, codes = check_labels(y, n_samples, name)
     classes = np.asarray(classes)
-    where = np.searchsorted(classes, found)
-    inside = where < len(classes)
-    if not np.all(inside) or not np.array_equal(classes[where], found):
-        missing = found[~inside] if not np.all(inside) else found[classes[np.minimum(where, len(classes) - 1)] != found]
+    missing = found[~np.isin(found, classes)]
+    if len(missing):
         raise ValueError(f"{name} holds labels that are not among the data set's classes {classes.tolist()}: "
                          f"{missing[:5].tolist()}")
-    return classes, where[codes]
+    return classes, np.searchsorted(classes, found)[codes]
 
 
 def check_positive(value, name: str, none_means: str | None = None):

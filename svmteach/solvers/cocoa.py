@@ -198,14 +198,16 @@ class CoCoA(Solver):
 
     def step(self, problem, state: CoCoAState) -> CoCoAState:
         """One round (module docstring); a part lost with its worker starts again (at most ``RETRIES`` times)."""
-        for attempt in range(RETRIES + 1):
-            V = state.W if problem.scale == 1.0 else state.W / problem.scale
+        tries = 0
+        while True:
+            V = scaled_model(problem, state.W)
             done = each(problem, local_round, state.parts, state.part_states, self.part_solvers(problem),
                         shared=(V, self.local_epochs, problem.scale))
             try:
                 back = problem.gather([problem.executor.submit(news, h) for h in done])
             except Exception as error:  # noqa: BLE001 - a lost worker (distributed's errors differ by version)
-                if attempt == RETRIES or not lost_worker(error):
+                tries += 1
+                if tries > RETRIES or not lost_worker(error):
                     raise
                 state = self.restart_lost(problem, state)
                 continue
@@ -213,7 +215,6 @@ class CoCoA(Solver):
             return state._replace(n_iter=state.n_iter + 1, W=sum_parts(part_W), part_W=tuple(part_W),
                                   part_states=tuple(done), primal=math.nan, dual=math.nan, gap=math.nan,
                                   kkt=math.nan, violation=max(v for _, v in back))
-        raise AssertionError("unreachable")
 
     def restart_lost(self, problem, state: CoCoAState) -> CoCoAState:
         """``state`` with every part lost with its worker built again from X (:meth:`~svmteach.chunked_problem.
@@ -231,7 +232,7 @@ class CoCoA(Solver):
                               W=sum_parts(part_W), lost=state.lost + len(lost))
 
     def measure(self, problem, state: CoCoAState) -> CoCoAState:
-        V = state.W if problem.scale == 1.0 else state.W / problem.scale
+        V = scaled_model(problem, state.W)
         terms = problem.gather(each(problem, part_terms, state.parts, state.part_states, shared=(V,)))
         penalty = math.fsum(t[0] for t in terms)
         linear = math.fsum(t[1] for t in terms)
@@ -245,7 +246,7 @@ class CoCoA(Solver):
         against the scaled model: the same bound in the whole model's units, its :math:`\\|\\delta\\|^2` term K
         times larger) summed, and the rounding of :math:`W = \\sum_k W_k` (at most :math:`K\\,\\mathrm{EPS}
         \\sum_k |W_k|` an entry) in :math:`\\|W\\|_F^2`."""
-        V = state.W if problem.scale == 1.0 else state.W / problem.scale
+        V = scaled_model(problem, state.W)
         parts = problem.gather(each(problem, part_rounding, state.parts, state.part_states, shared=(V,)))
         spread = len(state.part_W) * EPS * np.sqrt(np.sum(sum_parts([np.abs(w) for w in state.part_W]) ** 2))
         return float(math.fsum(parts) + 2.0 * spread * np.sqrt(np.sum(state.W * state.W)) + spread ** 2)
@@ -280,6 +281,11 @@ class CoCoA(Solver):
         """``DEFAULT_EPOCHS`` rounds per part: the rounds CoCoA+ needs grow about with the number of parts
         (``benchmarks/RESULTS.md``, "Past one machine")."""
         return DEFAULT_EPOCHS * max(problem.n_parts, 1)
+
+
+def scaled_model(problem, W):
+    """W as the parts' scaled rows read it: :math:`W / \\sqrt{K}` (W itself for one part, bit for bit)."""
+    return W if problem.scale == 1.0 else W / problem.scale
 
 
 def each(problem, fn, parts, *per_part, shared=()):
