@@ -76,6 +76,9 @@ def solution_copy(source, dest) -> list[str]:
     nb = nbformat.read(source, as_version=4)
     names = fill_solutions(nb)
     fill_problem_solutions(nb)  # the problem set's worked solutions and computed answers (teacher's edition)
+    from .kit import fill_exam_key
+
+    fill_exam_key(nb)  # the guide's exam: its answer key (teacher's edition only)
     nbformat.write(nb, dest)
     return names
 
