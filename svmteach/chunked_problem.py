@@ -1,8 +1,9 @@
-"""A multiclass problem whose rows stay where a dask array keeps them: one part per row chunk, on its worker.
+"""A problem whose rows stay where a dask array keeps them: one part per row chunk, on its worker.
 
-:class:`ChunkedMulticlassProblem` takes a dask array X chunked by rows (NumPy or SciPy sparse chunks) and its
-labels, and builds, where each row chunk is computed, a :class:`~svmteach.problems.MulticlassProblem` of those
-rows (validated there, with the whole data set's classes and each sample's C).  Nothing of X comes to the
+:class:`ChunkedMulticlassProblem` and :class:`ChunkedBinaryProblem` take a dask array X chunked by rows (NumPy or
+SciPy sparse chunks) and its labels, and build, where each row chunk is computed, a
+:class:`~svmteach.problems.MulticlassProblem` (or :class:`~svmteach.problems.BinaryProblem`, linear kernel) of
+those rows (validated there, with the whole data set's classes and each sample's C).  Nothing of X comes to the
 client: it keeps the parts' handles (``dask.distributed`` futures), their sizes and the classes.  The CoCoA+
 solver (:mod:`svmteach.solvers.cocoa`) runs its rounds on these parts.
 
@@ -24,7 +25,7 @@ import math
 import numpy as np
 
 from .losses import MulticlassLoss, get_loss
-from .problems import MulticlassProblem
+from .problems import BinaryProblem, MulticlassProblem
 from .rows import is_sparse
 from .validation import check_bias, check_C, check_labels, check_positive, is_dask, part_labels
 
@@ -134,9 +135,10 @@ def class_multipliers(class_weight, classes, counts):
     return np.array([float(class_weight.get(c, 1.0)) for c in classes.tolist()])
 
 
-def make_part(X, y, sample_weight, multipliers, classes, C, loss, M, bias, scale):
-    """The :class:`~svmteach.problems.MulticlassProblem` of one row chunk (run where the chunk is): its rows times
-    ``scale`` (a sparse chunk kept sparse, CSR), the whole data set's ``classes``, :math:`C_i = C w_i`."""
+def make_part(X, y, sample_weight, multipliers, classes, C, bias, scale, binary, loss, M):
+    """The problem of one row chunk (run where the chunk is): a :class:`~svmteach.problems.BinaryProblem` (linear
+    kernel) with ``binary``, else a :class:`~svmteach.problems.MulticlassProblem` of ``loss`` and ``M``; its rows
+    times ``scale`` (a sparse chunk kept sparse, CSR), the whole data set's ``classes``, :math:`C_i = C w_i`."""
     if is_sparse(X):
         import scipy.sparse as sp
 
@@ -149,8 +151,10 @@ def make_part(X, y, sample_weight, multipliers, classes, C, loss, M, bias, scale
     if multipliers is not None:
         _, codes = part_labels(y, len(y), classes)
         weights = multipliers[codes] if weights is None else weights * multipliers[codes]
-    return MulticlassProblem(X, y, C=C, loss=loss, M=M, sample_weight=weights,
-                             bias=None if bias is None else bias * scale, copy=False, classes=classes)
+    bias = None if bias is None else bias * scale
+    if binary:
+        return BinaryProblem(X, y, C=C, sample_weight=weights, bias=bias, classes=classes)
+    return MulticlassProblem(X, y, C=C, loss=loss, M=M, sample_weight=weights, bias=bias, copy=False, classes=classes)
 
 
 def part_summary(part):
@@ -158,51 +162,47 @@ def part_summary(part):
     return part.n_samples, bool(np.any(part.C_i > 0))
 
 
-class ChunkedMulticlassProblem:
-    """A linear multiclass SVM (every loss of :mod:`svmteach.losses`) on a dask array X chunked by rows, each row
-    chunk a :class:`~svmteach.problems.MulticlassProblem` where it lives (module docstring): the problem
-    ``MulticlassProblem(X.compute(), ...)`` is, never gathered.  Immutable.
-
-    Parameters
-    ----------
-    X : dask array (n, d), NumPy or SciPy sparse chunks;  y : (n,) dask array or array;
-    C, loss, M, bias : as for :class:`~svmteach.problems.MulticlassProblem`;
-    sample_weight : (n,) dask array, array or None;  class_weight : None, "balanced" or {label: weight}, as the
-    estimators take it;  executor : where the parts live (None: :func:`current_executor`, the current
-    ``dask.distributed`` client, else this process).
+class ChunkedProblem:
+    """What :class:`ChunkedMulticlassProblem` and :class:`ChunkedBinaryProblem` share: the parts, each a row chunk's
+    problem where the chunk lives (module docstring), built once from X.  Immutable.
 
     Attributes
     ----------
     parts : K handles (futures on a cluster) of the parts' problems;  recipes : the K dask delayed that build
     them from X (built again after a lost worker);  sizes : (K,) samples per part;  scale : :math:`\\sqrt{K}`;
-    classes, k, n_samples, n_features (d + 1 with a bias), C, loss, M, bias, kernel (linear): a
-    MulticlassProblem's.
+    classes, n_samples, n_features (d + 1 with a bias), C, bias, kernel (linear): the in-memory problem's;
+    binary : bool, whether the parts are binary problems;  executor : where the parts live.
     """
 
     chunked = True
+    binary = False
     xp = np
 
-    def __init__(self, X, y, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0,
-                 sample_weight=None, bias: float | None = None, class_weight=None, executor=None) -> None:
+    def _build(self, X, y, C, sample_weight, bias, class_weight, executor, loss=None, M=None, **fields) -> None:
+        """Validate the arguments and build the parts where X's row chunks live (``loss`` and ``M``: a multiclass
+        part's, passed to :func:`make_part`; ``fields``: the subclass's own attributes)."""
         if not is_dask(X):
-            raise TypeError(f"X must be a dask array for a ChunkedMulticlassProblem, got {type(X).__name__} (use "
-                            "MulticlassProblem for data in memory)")
+            raise TypeError(f"X must be a dask array for a {type(self).__name__}, got {type(X).__name__} (use "
+                            f"{type(self).__name__.replace('Chunked', '')} for data in memory)")
         import dask
 
         from .kernels import make_kernel
 
         blocks, sizes = row_blocks(X)
-        C, M, bias = check_C(C), check_positive(M, "M"), check_bias(bias)
-        loss = get_loss(loss).name
+        C, bias = check_C(C), check_bias(bias)
         classes, counts = labels_and_counts(y, sum(sizes))
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a classifier needs at least two")
+        if self.binary and len(classes) > 2:
+            raise ValueError(f"y has {len(classes)} classes; a binary SVM needs exactly two: use "
+                             "ChunkedMulticlassProblem / MulticlassSVC for more")
         multipliers = class_multipliers(class_weight, classes, counts)
         ys = aligned(y, sizes, "y")
         weights = [None] * len(sizes) if sample_weight is None else aligned(sample_weight, sizes, "sample_weight")
         executor = current_executor() if executor is None else executor
         scale = math.sqrt(sum(n > 0 for n in sizes))
-        recipes = [dask.delayed(make_part, pure=True)(b, yk, wk, multipliers, classes, C, loss, M, bias, scale)
+        recipes = [dask.delayed(make_part, pure=True)(b, yk, wk, multipliers, classes, C, bias, scale, self.binary,
+                                                      loss, M)
                    for b, yk, wk, n in zip(blocks, ys, weights, sizes) if n > 0]  # an empty chunk is no part
         parts = tuple(executor.compute(recipes))
         summaries = executor.gather([executor.submit(part_summary, part) for part in parts])
@@ -210,8 +210,8 @@ class ChunkedMulticlassProblem:
             raise ValueError("sample_weight is zero for every sample: at least one weight must be positive")
         object.__setattr__(self, "_fields", dict(
             parts=parts, recipes=tuple(recipes), sizes=np.array([n for n, _ in summaries], dtype=np.int64),
-            scale=scale, classes=classes, C=C, loss=loss, M=M, bias=bias,
-            n_features=int(X.shape[1]) + (bias is not None), kernel=make_kernel("linear"), executor=executor))
+            scale=scale, classes=classes, C=C, bias=bias, n_features=int(X.shape[1]) + (bias is not None),
+            kernel=make_kernel("linear"), executor=executor, **fields))
 
     def __getattr__(self, name):
         fields = self.__dict__.get("_fields", {})
@@ -227,16 +227,8 @@ class ChunkedMulticlassProblem:
         return int(self.sizes.sum())
 
     @property
-    def k(self) -> int:
-        return len(self.classes)
-
-    @property
     def n_parts(self) -> int:
         return len(self.parts)
-
-    @property
-    def loss_object(self) -> MulticlassLoss:
-        return get_loss(self.loss)
 
     def rebuilt(self, lost):
         """The handles of the parts whose indices are in ``lost``, built again from X (a worker that held them was
@@ -247,6 +239,67 @@ class ChunkedMulticlassProblem:
         """The values of ``handles`` (futures on a cluster), brought to this process."""
         return self.executor.gather(handles)
 
+
+class ChunkedMulticlassProblem(ChunkedProblem):
+    """A linear multiclass SVM (every loss of :mod:`svmteach.losses`) on a dask array X chunked by rows, each row
+    chunk a :class:`~svmteach.problems.MulticlassProblem` where it lives (module docstring): the problem
+    ``MulticlassProblem(X.compute(), ...)`` is, never gathered.  Immutable.
+
+    Parameters
+    ----------
+    X : dask array (n, d), NumPy or SciPy sparse chunks;  y : (n,) dask array or array;
+    C, loss, M, bias : as for :class:`~svmteach.problems.MulticlassProblem`;
+    sample_weight : (n,) dask array, array or None;  class_weight : None, "balanced" or {label: weight}, as the
+    estimators take it;  executor : where the parts live (None: :func:`current_executor`, the current
+    ``dask.distributed`` client, else this process).
+
+    Attributes
+    ----------
+    :class:`ChunkedProblem`'s, and k, loss, M: a MulticlassProblem's.
+    """
+
+    def __init__(self, X, y, C: float = 1.0, loss: str | MulticlassLoss = "ww", M: float = 1.0,
+                 sample_weight=None, bias: float | None = None, class_weight=None, executor=None) -> None:
+        M = check_positive(M, "M")
+        loss = get_loss(loss).name
+        self._build(X, y, C, sample_weight, bias, class_weight, executor, loss=loss, M=M)
+        vars(self)["_fields"].update(loss=loss, M=M)
+
+    @property
+    def k(self) -> int:
+        return len(self.classes)
+
+    @property
+    def loss_object(self) -> MulticlassLoss:
+        return get_loss(self.loss)
+
     def __repr__(self):
         return (f"ChunkedMulticlassProblem(n_samples={self.n_samples}, n_features={self.n_features}, k={self.k}, "
                 f"parts={self.n_parts}, loss={self.loss!r}, C={self.C:g})")
+
+
+class ChunkedBinaryProblem(ChunkedProblem):
+    """A linear binary SVM (no unpenalised bias: the intercept, if any, is the constant feature ``bias``) on a
+    dask array X chunked by rows, each row chunk a :class:`~svmteach.problems.BinaryProblem` where it lives
+    (module docstring): the problem ``BinaryProblem(X.compute(), ...)`` is, never gathered.  Immutable.
+
+    Parameters
+    ----------
+    X : dask array (n, d), NumPy or SciPy sparse chunks;  y : (n,) dask array or array of exactly two labels
+    (``classes[1]`` coded +1);  C, bias : as for :class:`~svmteach.problems.BinaryProblem`;
+    sample_weight, class_weight, executor : as for :class:`ChunkedMulticlassProblem`.
+
+    Attributes
+    ----------
+    :class:`ChunkedProblem`'s.
+    """
+
+    binary = True
+
+    def __init__(self, X, y, C: float = 1.0, sample_weight=None, bias: float | None = None, class_weight=None,
+                 executor=None) -> None:
+        self._build(X, y, C, sample_weight, bias, class_weight, executor)
+
+    def __repr__(self):
+        return (f"ChunkedBinaryProblem(n_samples={self.n_samples}, n_features={self.n_features}, "
+                f"parts={self.n_parts}, C={self.C:g})")

@@ -126,6 +126,45 @@ def linear_model_primal(problem, w, b=0.0) -> tuple[float, float]:
     return 0.5 * norm2 + loss, err
 
 
+def linear_weights(problem, alpha):
+    """:math:`w = X^\\top (\\alpha \\circ y)` (d,) in float64, the linear kernel's weights (its bias column's
+    included); alpha = 0 gives w = 0 without a pass over X."""
+    from .rows import transpose_times
+
+    xp = problem.xp
+    if not bool(xp.any(alpha != 0)):
+        return xp.zeros(problem.n_features, dtype=xp.float64)
+    return transpose_times(problem.X, (alpha * problem.y)[:, None], xp)[:, 0]
+
+
+def linear_sample_terms(problem, alpha, w):
+    """``(penalty, linear, kkt)`` of a linear binary problem at the weights ``w``: :math:`\\sum_i C_i
+    \\max(0, 1 - y_i x_i^\\top w)`, the dual's linear term :math:`\\sum_i \\alpha_i` and the largest KKT
+    violation (no bias), what the primal and the dual add to :math:`\\pm\\tfrac12\\|w\\|^2`: separable over the
+    samples, so a data set in parts sums them (:mod:`svmteach.solvers.cocoa`), as
+    :func:`multiclass_sample_terms`."""
+    xp = problem.xp
+    f = problem.X @ xp.asarray(w, dtype=xp.float64)
+    hinge = xp.maximum(1.0 - problem.y * f, 0.0)
+    return (float(xp.sum(problem.C_i * hinge)), float(xp.sum(alpha)),
+            kkt_violation(problem, alpha, f, bias=False) if problem.n_samples else -math.inf)
+
+
+def linear_part_rounding(problem, alpha, w) -> float:
+    """A bound on the rounding of this part's share of :math:`P - D` at ``w``, the weights of the whole data set
+    summed over its parts, in float64 (:func:`gap_rounding` at the scores :math:`X w`, each known to
+    :math:`\\mathrm{EPS}\\, \\|x_i\\| \\|w\\|`), and of the part's share of w as formed from alpha: its
+    error :math:`\\|\\delta\\| \\le 2\\,\\mathrm{EPS} \\sum_i \\alpha_i \\|x_i\\|` moves :math:`\\|w\\|^2` by up to
+    :math:`2 \\|w\\| \\|\\delta\\| + \\|\\delta\\|^2` (as :func:`multiclass_gap_rounding`)."""
+    xp = problem.xp
+    w = xp.asarray(w, dtype=xp.float64)
+    alpha = xp.asarray(alpha, dtype=xp.float64)
+    xn = xp.sqrt(xp.maximum(xp.asarray(problem.diag, dtype=xp.float64), 0.0))  # ||x_i||
+    wn = math.sqrt(float(xp.sum(w * w)))
+    delta = 2.0 * EPS * float(xp.sum(alpha * xn))
+    return gap_rounding(problem, alpha, problem.X @ w, 0.0, xn * wn) + 2.0 * wn * delta + delta * delta
+
+
 #: Entries of a block of kernel rows (or of |X|) that :func:`score_magnitudes` holds at once (32 MB).
 MAGNITUDE_BLOCK = 2**22
 

@@ -117,6 +117,10 @@ class BinaryProblem(Problem):
     bias : float or None
         Linear kernel only: append a constant feature of this value to X (LIBLINEAR's ``-B``), an
         intercept penalised with w.  None: X as given.
+    classes : array of shape (2,) or None
+        The two labels of the whole data set when this problem is a part of it (a row chunk of a dask array,
+        :mod:`svmteach.chunked_problem`): y's labels must be among them, a part may hold one of them only, and
+        its weights may all be 0.  None: the labels found in y.
 
     Attributes
     ----------
@@ -130,13 +134,15 @@ class BinaryProblem(Problem):
 
     def __init__(self, X: ArrayLike, y: ArrayLike, C: float = 1.0, kernel: str | Kernel = "linear",
                  gamma: float | str = "scale", degree: int = 3, coef0: float = 1.0, device: str | None = None,
-                 sample_weight: ArrayLike | None = None, bias: float | None = None) -> None:
+                 sample_weight: ArrayLike | None = None, bias: float | None = None,
+                 classes: ArrayLike | None = None) -> None:
         X = placed(X, device)
         sparse = is_sparse(X)
         bias = check_bias(bias)
         X = check_X(X, "X", dtype=np.float64 if sparse or is_numpy(array_namespace(X)) else None, accept_sparse=True,
                     bias=bias)
-        classes, codes = check_labels(y, X.shape[0], "y")
+        part = classes is not None
+        classes, codes = check_labels(y, X.shape[0], "y") if classes is None else part_labels(y, X.shape[0], classes)
         if len(classes) < 2:
             raise ValueError(f"y has one class ({classes[0]!r}); a binary SVM needs exactly two")
         if len(classes) > 2:
@@ -163,7 +169,8 @@ class BinaryProblem(Problem):
             check_kernel_finite(X, kernel)
             check_kernel_psd(X, kernel)
         self._build(X=X, y=readonly(xp.asarray(np.where(codes == 1, 1.0, -1.0), dtype=X.dtype)), C=check_C(C),
-                    sample_weight=check_sample_weight(sample_weight, X.shape[0], xp), bias=bias, kernel=kernel,
+                    sample_weight=check_sample_weight(sample_weight, X.shape[0], xp, all_zero=part), bias=bias,
+                    kernel=kernel,
                     classes=classes, device=device, **cached)
 
     @property

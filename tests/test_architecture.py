@@ -125,7 +125,7 @@ FLOORS = [
     {"losses"},
     {"multiclass_model"},  # the multiclass data seam: W (linear) or the training scores S (kernel)
     {"problems", "objectives"},
-    {"solvers", "rls", "chunked_problem"},  # chunked_problem: a dask X's row chunks, each a MulticlassProblem
+    {"solvers", "rls", "chunked_problem"},  # chunked_problem: a dask X's row chunks, each a MulticlassProblem or BinaryProblem
     {"estimators", "viz"},
     {"widgets", "derivations", "warm_up", "__init__"},  # __init__: the flat public API; warm_up: the course's fits
     {"exercises"},

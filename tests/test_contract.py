@@ -52,16 +52,19 @@ def random_multiclass(n, d, k, seed):
     return X, y
 
 
-def chunked_problem(X, y, loss):
-    """The problem as a dask array in two row chunks, solved in this process (CoCoA's; TypeError without dask)."""
+def chunked_problem(X, y, loss=None):
+    """The problem as a dask array in two row chunks, solved in this process (CoCoA's; TypeError without dask):
+    binary without a ``loss``."""
     try:
         import dask.array as da
     except ImportError:
         raise TypeError("dask is not installed") from None
-    from svmteach.chunked_problem import ChunkedMulticlassProblem, Here
+    from svmteach.chunked_problem import ChunkedBinaryProblem, ChunkedMulticlassProblem, Here
 
-    return ChunkedMulticlassProblem(da.from_array(X, chunks=(len(X) // 2, X.shape[1])), y, C=1.0, loss=loss,
-                                    executor=Here())
+    Xd = da.from_array(X, chunks=(len(X) // 2, X.shape[1]))
+    if loss is None:
+        return ChunkedBinaryProblem(Xd, y, C=1.0, executor=Here())
+    return ChunkedMulticlassProblem(Xd, y, C=1.0, loss=loss, executor=Here())
 
 
 def problems_for(cls, wrap=np.asarray):
@@ -71,7 +74,10 @@ def problems_for(cls, wrap=np.asarray):
     found = []
     if cls.binary:
         X, y = random_binary(n=40, d=3, seed=1)
-        found.append(BinaryProblem(wrap(X), y, C=1.0, kernel="linear"))
+        try:
+            found.append(chunked_problem(X, y) if cls.chunked else BinaryProblem(wrap(X), y, C=1.0, kernel="linear"))
+        except TypeError:  # no dask here
+            pass
     if not cls.multiclass:
         return found
     X, y = random_multiclass(n=40, d=3, k=4, seed=1)
@@ -84,6 +90,11 @@ def problems_for(cls, wrap=np.asarray):
             continue
         found.append(problem)
     return found
+
+
+def is_binary(problem) -> bool:
+    """Whether ``problem`` is a binary one, in memory or chunked."""
+    return isinstance(problem, BinaryProblem) or getattr(problem, "binary", False)
 
 
 CASES = [pytest.param(cls, p, id=f"{cls.__name__}-{getattr(p, 'loss', 'binary')}")
@@ -192,7 +203,7 @@ def test_coefficients_are_numpy_arrays(cls, problem):
         alpha, expected = alpha.compute(), expected.compute()
     assert type(alpha) is np.ndarray and alpha.shape == tuple(expected.shape)
     np.testing.assert_array_equal(alpha, to_numpy(expected))
-    if isinstance(problem, BinaryProblem):
+    if is_binary(problem):
         assert isinstance(second, float)  # the bias b (0.0 for the solvers without one)
     else:
         assert type(second) is np.ndarray and second.shape == (problem.k, problem.n_features)
@@ -207,16 +218,17 @@ def test_coefficients_come_back_to_numpy_from_array_api_strict(cls):
         alpha, second = solver.coefficients(problem, state)
         alpha = alpha.compute() if cls.chunked else alpha  # a dask array (its parts are NumPy, where they live)
         assert type(alpha) is np.ndarray
-        assert isinstance(second, float) if isinstance(problem, BinaryProblem) else type(second) is np.ndarray
+        assert isinstance(second, float) if is_binary(problem) else type(second) is np.ndarray
 
 
 def primal_from_coefficients(problem, alpha, second):
     """The course's primal at what ``coefficients`` returned, in NumPy: the binary formula, or the multiclass
     loss's own ``sample_losses`` at the scores recomputed from the returned W (no switch on its name)."""
     if getattr(problem, "chunked", False):  # its parts, here in this process (rows scaled by problem.scale), as one
-        parts = problem.parts
-        problem = MulticlassProblem(np.vstack([np.asarray(p.X) / problem.scale for p in parts]),
-                                    np.concatenate([p.classes[p.codes] for p in parts]), C=problem.C, loss=problem.loss)
+        parts, X = problem.parts, np.vstack([np.asarray(p.X) / problem.scale for p in problem.parts])
+        problem = (BinaryProblem(X, np.concatenate([p.y for p in parts]), C=problem.C) if problem.binary else
+                   MulticlassProblem(X, np.concatenate([p.classes[p.codes] for p in parts]), C=problem.C,
+                                     loss=problem.loss))
         alpha = alpha.compute()
     X, C = np.asarray(to_numpy(problem.X), dtype=np.float64), float(problem.C)
     if isinstance(problem, BinaryProblem):  # linear kernel: w = X'(alpha y)

@@ -168,7 +168,7 @@ def test_every_registered_solver_declares_its_capabilities(name):
         assert isinstance(flag, bool)
     if cls.binary:
         for bias in cls.bias_options:
-            assert make_solver(name, "binary", bias=bias).bias is bias
+            assert make_solver(name, "binary", bias=bias, chunked=cls.chunked).bias is bias
     if cls.multiclass:
         assert any(cls.solves(get_loss(loss)) for loss in ("ww", "cs", "llw"))
         assert make_solver(name, "multiclass", loss=next(get_loss(loss) for loss in ("ww", "cs", "llw")

@@ -24,8 +24,15 @@ from svmteach.solvers.stopping import KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, 
 TOL = 0.05  # every solver reaches it within a few hundred steps or epochs here
 
 
-def binary_problem(kernel="linear"):
+def binary_problem(kernel="linear", chunked=False):
+    """A small binary problem in memory, or with ``chunked`` the same as a dask array in three row chunks (solved in
+    this process)."""
     X, y = random_binary(n=60, d=3, seed=4)
+    if chunked:
+        import dask.array as da
+        from svmteach.chunked_problem import ChunkedBinaryProblem, Here
+
+        return ChunkedBinaryProblem(da.from_array(X, chunks=(20, 3)), y, C=1.0, executor=Here())
     return BinaryProblem(X, y, C=1.0, kernel=kernel)
 
 
@@ -81,7 +88,7 @@ def test_every_advance_stops_where_the_shared_rule_says(cls, kind, monkeypatch):
     it said so of; without tol the rule stops nothing."""
     if cls.chunked:
         pytest.importorskip("dask.array")
-    problem = binary_problem() if kind == "binary" else multiclass_problem(kind, cls.chunked)
+    problem = binary_problem(chunked=cls.chunked) if kind == "binary" else multiclass_problem(kind, cls.chunked)
     verdicts = []
     reached = StoppingRule.reached
 

@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..backend import to_numpy
+from ..chunked_problem import ChunkedBinaryProblem
 from ..kernels import Kernel, canonical_kernel_name, gram
 from ..problems import BinaryProblem
 from ..rows import is_sparse, transpose_times
@@ -18,6 +19,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from .base import CONSTRAINTS, KERNEL_CONSTRAINTS, POSITIVE, DualSVC
 from .prediction import check_fitted, check_predict_X, linear_scores
+from ..validation import is_dask
 from .weights import sample_weights
 
 
@@ -30,7 +32,9 @@ class BinarySVC(DualSVC):
 
     ``solver="smo"`` fits an unpenalised bias b (LIBSVM's ``SVC``); the others solve the no-bias
     problem, with a constant feature for the intercept (LIBLINEAR's ``-B``).  X is dense or, with the
-    linear kernel, SciPy sparse (converted once to CSR, never made dense).
+    linear kernel, SciPy sparse (converted once to CSR, never made dense), or a dask array chunked by rows (linear
+    kernel): solved where its chunks live by CoCoA+ (``solver="cocoa"``, :mod:`svmteach.solvers.cocoa`), never
+    gathered.
 
     Parameters
     ----------
@@ -39,8 +43,8 @@ class BinarySVC(DualSVC):
     gamma : float or {"scale", "auto"}, default "scale"
     degree : int, default 3
     coef0 : float, default 1.0
-    solver : {None, "smo", "dual_cd", "primal_subgradient", "interior_point"}, default None
-        Any name of :data:`svmteach.solvers.BINARY_SOLVERS`.  None: ``"dual_cd"`` for the linear
+    solver : {None, "smo", "dual_cd", "primal_subgradient", "interior_point", "cocoa"}, default None
+        Any name of :data:`svmteach.solvers.BINARY_SOLVERS`.  None: ``"cocoa"`` for a dask X; ``"dual_cd"`` for the linear
         kernel (O(d) steps with w kept; a penalised intercept, so ask for ``"smo"`` to get SVC's
         unpenalised bias); other kernels ``"smo"``, or ``"dual_cd"`` with ``fit_intercept=False``.
         Either is finished by ``"interior_point"`` (:class:`~svmteach.solvers.InteriorPoint`) when it
@@ -82,6 +86,8 @@ class BinarySVC(DualSVC):
     alpha_ : (n,) dual variables;  dual_coef_ : (1, n_SV) ``alpha_i y_i`` of the support vectors;
     support_ : (n_SV,) their indices;  support_vectors_ : (n_SV, d), CSR when X was sparse;
     intercept_ : (1,);  coef_ : (1, d), linear kernel only;  classes_ : (2,);
+    after a fit on a dask X, alpha_, support_ and dual_coef_ are dask arrays, where the chunks live (never gathered),
+    and there is no support_vectors_ (the rows stay with X);
     solver_ : str, the solver that produced the model (``"interior_point"`` after :mod:`~svmteach.estimators.direct`);
     n_iter_ : int, epochs run;  history_ : dict or None;
     result_ : :class:`~svmteach.solvers.SolveResult` (``state`` only with ``warm_start``).
@@ -134,9 +140,12 @@ class BinarySVC(DualSVC):
         if self.solver is not None:
             check_solver(self.solver, "binary")
 
-    def solver_name(self, sparse: bool) -> str:
-        """``solver``, or for None ``"dual_cd"`` (linear kernel, sparse X or ``fit_intercept=False``) else ``"smo"``."""
+    def solver_name(self, sparse: bool, chunked: bool = False) -> str:
+        """``solver``, or for None ``"cocoa"`` (a dask X: ``chunked``), ``"dual_cd"`` (linear kernel, sparse X or
+        ``fit_intercept=False``) else ``"smo"``."""
         if self.solver is None:
+            if chunked:
+                return "cocoa"
             return "dual_cd" if self._kernel_name() == "linear" or sparse or not self.fit_intercept else "smo"
         return self.solver
 
@@ -167,6 +176,13 @@ class BinarySVC(DualSVC):
         """The :class:`~svmteach.problems.BinaryProblem` that ``fit(X, y, sample_weight)`` solves (bias column
         and per-sample C included), rebuilt to draw it or recompute the fit's objectives."""
         self.check_params()
+        if is_dask(X):  # solved where its row chunks live (svmteach.solvers.cocoa)
+            if self.device == "gpu":
+                raise ValueError("device='gpu' with a dask X: the row chunks are solved on their workers' CPUs; "
+                                 "leave device='cpu'")
+            self.make_solver(chunked=True)  # a kernel or a solver of data in memory is refused, naming it
+            return ChunkedBinaryProblem(X, y, C=self.C, bias=self.bias_column(self.solver_name(False, True)),
+                                        sample_weight=sample_weight, class_weight=self.class_weight)
         sparse = is_sparse(X)
         return BinaryProblem(X, y, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                              coef0=self.coef0, device=self.device, bias=self.bias_column(self.solver_name(sparse), sparse),
@@ -174,14 +190,11 @@ class BinarySVC(DualSVC):
 
     def make_solver(self, sparse: bool = False, chunked: bool = False) -> Solver:
         """The solver :meth:`solver_name` names, built by :func:`~svmteach.solvers.make_solver`, which refuses
-        one that does not take sparse X, the kernel, or ``fit_intercept=False``; a dask X (``chunked``) is refused
-        naming X (two classes on a dask X: MulticlassSVC, whose two-class model is the binary one's)."""
-        if chunked:
-            raise TypeError("X is a dask array: BinarySVC fits data in memory only for now; MulticlassSVC fits a dask "
-                            "X where its chunks live (solver='cocoa'), two classes included, or compute X first "
-                            "(X.compute())")
-        name = self.solver_name(sparse)
+        one that does not take sparse X, the kernel, or ``fit_intercept=False``; with ``chunked`` (a dask X), solver=None
+        is CoCoA+ and a solver of data in memory is refused naming ``solver``."""
+        name = self.solver_name(sparse, chunked)
         return make_solver(name, "binary", sparse=sparse, kernel=self._kernel_name(), bias=self.own_bias(name),
+                           chunked=chunked,
                            selection=self.selection, random_state=self.random_state, cache_size=self.cache_size,
                            defaults=self.solver_defaults())
 
@@ -209,8 +222,8 @@ class BinarySVC(DualSVC):
         changes the verdict (or the gap by more than ``tol``), not converged, and ``reason`` says why (and whether
         float64 can evaluate that primal to ``tol``).
         """
-        if not problem.kernel.is_linear or not np.isfinite(result.primal):
-            return result
+        if getattr(problem, "chunked", False) or not problem.kernel.is_linear or not np.isfinite(result.primal):
+            return result  # (a chunked run's primal is measured at its weights W themselves: the model's)
         from .. import objectives as obj
 
         _, _, _, _, w, b = self._model(solver, problem, result)
@@ -233,6 +246,19 @@ class BinarySVC(DualSVC):
     def store(self, solver: Solver, problem: BinaryProblem, result: SolveResult) -> None:
         """alpha_, support_, support_vectors_, dual_coef_, intercept_ and (linear kernel) coef_."""
         bias = problem.bias
+        if getattr(problem, "chunked", False):  # alpha stays where its chunks live: dask arrays, no support vectors
+            import dask.array as da
+
+            state = result.state
+            self.__dict__.pop("support_vectors_", None)  # (an earlier fit's, in memory)
+            self.alpha_ = state.alpha
+            self.support_ = da.flatnonzero(self.alpha_ > 0)
+            self.dual_coef_ = state.signed_alpha[self.support_][None, :]
+            self._kernel = problem.kernel
+            w = np.array(state.W, dtype=np.float64)
+            self._linear_coef = np.ascontiguousarray((w if bias is None else w[:-1])[None, :])
+            self.intercept_ = np.array([0.0 if bias is None else float(w[-1]) * bias])
+            return
         alpha, self.support_, rows, self.dual_coef_, w, b = self._model(solver, problem, result)
         self.alpha_ = alpha
         # with a bias column, its weight times its value is the intercept: w'x + w_B B
@@ -257,6 +283,8 @@ class BinarySVC(DualSVC):
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """:math:`f(x) = \\sum_i \\alpha_i y_i k(x_i, x) + b`; positive means ``classes_[1]``."""
         check_fitted(self, "alpha_")
+        if is_dask(X):  # each row chunk scored where it lives
+            return X.map_blocks(self.decision_function, dtype=np.float64, drop_axis=1)
         if self._linear_coef is not None:  # w'x + b, X dense or sparse
             return linear_scores(self, X, self._linear_coef)[:, 0] + self.intercept_[0]
         X = to_numpy(check_predict_X(self, X))
@@ -264,5 +292,8 @@ class BinarySVC(DualSVC):
         return self.dual_coef_[0] @ K + self.intercept_[0]
 
     def predict(self, X: ArrayLike) -> np.ndarray:
+        check_fitted(self, "alpha_")
+        if is_dask(X):  # a dask array of labels, each row chunk predicted where it lives
+            return X.map_blocks(self.predict, dtype=self.classes_.dtype, drop_axis=1)
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]

@@ -133,8 +133,8 @@ class Solver(ABC):
     prefers_gpu : bool
         Meant for a GPU (every sample at once); slower than the sequential ones on a CPU.
     chunked : bool
-        Whether it solves a :class:`~svmteach.chunked_problem.ChunkedMulticlassProblem` (a dask X, where its row
-        chunks live) instead of a problem in memory.
+        Whether it solves a chunked problem (:mod:`svmteach.chunked_problem`: a dask X, where its row chunks live)
+        instead of a problem in memory.
     """
 
     name: str = ""
@@ -291,7 +291,7 @@ def check_problem(solver, problem):
 
     if bool(getattr(problem, "chunked", False)) != solver.chunked:
         raise TypeError(f"problem: {type(solver).__name__} solves " + (
-            "a ChunkedMulticlassProblem (a dask X, where its chunks live), got "
+            "a ChunkedMulticlassProblem or ChunkedBinaryProblem (a dask X, where its chunks live), got "
             f"{type(problem).__name__}: its data is in memory; use a solver of data in memory (WWExact, ...)"
             if solver.chunked else
             f"data in memory, got a {type(problem).__name__} (a dask X, where its chunks live): use CoCoA"))

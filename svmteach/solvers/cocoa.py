@@ -1,4 +1,5 @@
-"""CoCoA+: the multiclass dual solved on row chunks where they live, certified by the global duality gap.
+"""CoCoA+: the linear multiclass and binary duals solved on row chunks where they live, certified by the global
+duality gap.
 
 Ma, Smith, Jaggi, Jordan, Richtarik and Takac, "Adding vs. averaging in distributed primal-dual optimization"
 (ICML 2015); Smith, Forte, Ma, Takac, Jordan and Jaggi, "CoCoA: a general framework for communication-efficient
@@ -7,11 +8,13 @@ distributed optimization" (JMLR 18, 2018).  The dual (:mod:`svmteach.losses.base
 .. math::  D(\\alpha) = \\sum_k \\ell(\\alpha_{[k]}) - \\tfrac12 \\|\\textstyle\\sum_k W_k\\|_F^2, \\qquad
            W_k = A(\\alpha_{[k]})^\\top X_{[k]},
 
-separable over the parts k but for the shared W.  A round: every part, given W, improves its block of alpha
-on CoCoA+'s local subproblem (:math:`\\max_{\\Delta} \\ell(\\alpha_{[k]} + \\Delta) - \\langle W, \\Delta W_k
-\\rangle - \\tfrac{\\sigma'}{2} \\|\\Delta W_k\\|^2`, :math:`\\sigma' = K`) by ``local_epochs`` epochs of the
-loss's sequential solver (no shrinking); the parts' changes are added, :math:`W \\leftarrow W + \\sum_k \\Delta
-W_k`.  With :math:`\\sigma' = K` adding is safe: D never falls.  The parts hold their rows scaled by
+separable over the parts k but for the shared W (the binary dual is the case :math:`W = w`,
+:math:`A(\\alpha) = \\alpha \\circ y`, :math:`\\ell(\\alpha) = \\sum_i \\alpha_i`: :class:`PartKind` says which
+functions compute each).  A round: every part, given W, improves its block of alpha on CoCoA+'s local subproblem
+(:math:`\\max_{\\Delta} \\ell(\\alpha_{[k]} + \\Delta) - \\langle W, \\Delta W_k \\rangle - \\tfrac{\\sigma'}{2}
+\\|\\Delta W_k\\|^2`, :math:`\\sigma' = K`) by ``local_epochs`` epochs of the loss's sequential solver (binary: dual
+coordinate ascent; no shrinking); the parts' changes are added, :math:`W \\leftarrow W + \\sum_k \\Delta W_k`.
+With :math:`\\sigma' = K` adding is safe: D never falls.  The parts hold their rows scaled by
 :math:`\\sqrt{K}` (:mod:`svmteach.chunked_problem`), so that those epochs, run against :math:`W/\\sqrt{K}`,
 are the local subproblem's exact block steps.  One part is the sequential solver, epoch for epoch.
 
@@ -33,10 +36,55 @@ from .. import objectives as obj
 from ..losses.base import EPS
 from .state import ThreePartState
 from .base import DEFAULT_EPOCHS, Solver, check_problem, check_random_state, seed_from
-from .registry import MULTICLASS_SOLVERS
+from .registry import BINARY_SOLVERS, MULTICLASS_SOLVERS
 
 #: How many times a round is tried again after a worker was lost (each time the lost parts start again).
 RETRIES = 3
+
+
+class PartKind(NamedTuple):
+    """What a part's kind of problem (multiclass or binary) computes: the one place CoCoA+ tells the two apart
+    (module-level functions, so that a worker receives them by name).
+
+    Attributes
+    ----------
+    model : str, the name of the model in the local solver's state (``"W"`` (k, d), ``"w"`` (d,)), replaced by the
+        shared model before each round's epochs.
+    weights : ``(part, alpha) ->`` the part's share of the model, on its (scaled) rows.
+    terms : ``(part, alpha, V) -> (penalty, linear, kkt)``, the part's sums in the objectives at the model V.
+    rounding : ``(part, alpha, V) ->`` a bound on the rounding of the part's share of P - D at V.
+    """
+
+    model: str
+    weights: Any
+    terms: Any
+    rounding: Any
+
+
+def multiclass_rounding(part, alpha, V):
+    """:func:`~svmteach.objectives.multiclass_gap_rounding` of a part, alpha in float64."""
+    return obj.multiclass_gap_rounding(part, np.asarray(alpha, dtype=np.float64), V)
+
+
+MULTICLASS = PartKind(model="W", weights=obj.multiclass_weights, terms=obj.multiclass_sample_terms,
+                      rounding=multiclass_rounding)
+BINARY = PartKind(model="w", weights=obj.linear_weights, terms=obj.linear_sample_terms,
+                  rounding=obj.linear_part_rounding)
+
+
+def part_kind(problem) -> PartKind:
+    """The :class:`PartKind` of a chunked problem's parts."""
+    return BINARY if problem.binary else MULTICLASS
+
+
+def local_solver_class(problem):
+    """The sequential solver of a chunked problem's parts: binary dual coordinate ascent, or the loss's default."""
+    return BINARY_SOLVERS["dual_cd"] if problem.binary else MULTICLASS_SOLVERS[problem.loss_object.default_solver]
+
+
+def model_shape(problem) -> tuple:
+    """The shape of the model W: (k, d), or (d,) for a binary problem."""
+    return (problem.n_features,) if problem.binary else (problem.k, problem.n_features)
 
 
 class CoCoAIterate(NamedTuple):
@@ -91,13 +139,22 @@ class CoCoAState(ThreePartState):
 
     @property
     def alpha(self):
-        """(n, k) dask array of the parts' blocks of alpha, where they live: a lazy view of the parts' states (no
-        task runs until it is computed; ``alpha.compute()`` brings it here)."""
+        """(n, k) dask array ((n,) binary) of the parts' blocks of alpha, where they live: a lazy view of the parts'
+        states (no task runs until it is computed; ``alpha.compute()`` brings it here)."""
+        return self.per_sample(part_alpha)
+
+    @property
+    def signed_alpha(self):
+        """(n,) dask array of a binary run's :math:`\\alpha_i y_i`, where the parts live (lazy, as ``alpha``)."""
+        return self.per_sample(part_signed_alpha)
+
+    def per_sample(self, fn):
+        """The parts' ``fn(part, entry)`` (each of its block's shape) concatenated: a lazy dask array."""
         import dask
         import dask.array as da
 
-        pieces = [da.from_delayed(dask.delayed(part_alpha, pure=True)(entry), shape=shape, dtype=np.float64)
-                  for entry, shape in zip(self.part_states, self.shapes)]
+        pieces = [da.from_delayed(dask.delayed(fn, pure=True)(part, entry), shape=shape, dtype=np.float64)
+                  for part, entry, shape in zip(self.parts, self.part_states, self.shapes)]
         return da.concatenate(pieces, axis=0)
 
 
@@ -109,17 +166,24 @@ def start_part(part, solver):
     return state, np.array(part.C_i), None, math.nan
 
 
-def part_weights(part, alpha, scale):
-    """The part's share :math:`W_k = A(\\alpha_{[k]})^\\top X_{[k]}` of the weights (its rows are scaled)."""
-    W = obj.multiclass_weights(part, alpha)
+def part_weights(part, alpha, kind, scale):
+    """The part's share of the weights, :math:`W_k = A(\\alpha_{[k]})^\\top X_{[k]}` (its rows are scaled)."""
+    W = kind.weights(part, alpha)
     return W if scale == 1.0 else W / scale
 
 
-def local_round(part, entry, solver, V, epochs, scale):
-    """The part's next entry: ``epochs`` epochs of its sequential solver against the scaled model ``V``."""
+def local_round(part, entry, solver, V, epochs, kind, scale):
+    """The part's next entry: ``epochs`` epochs of its sequential solver against the scaled model ``V`` (a solver
+    whose ``advance`` returns at an epoch where it would decide is called again, to the end of the epochs)."""
     state, C_i = entry[:2]
-    state = solver.advance(part, state._replace(W=V), epochs * part.n_samples)
-    return state, C_i, part_weights(part, state.alpha, scale), float(solver.violation(state))
+    state = state._replace(**{kind.model: V})
+    target = state.n_iter + epochs * solver.steps_per_epoch(part)
+    while state.n_iter < target:
+        before = state.n_iter
+        state = solver.advance(part, state, target - state.n_iter)
+        if state.n_iter == before:
+            break
+    return state, C_i, part_weights(part, state.alpha, kind, scale), float(solver.violation(state))
 
 
 def news(entry):
@@ -127,35 +191,42 @@ def news(entry):
     return entry[2], entry[3]
 
 
-def part_terms(part, entry, V):
-    """``(penalty, linear, kkt)`` of the part at the model ``V`` (:func:`~svmteach.objectives.multiclass_sample_terms`)."""
-    return obj.multiclass_sample_terms(part, entry[0].alpha, V)
+def part_terms(part, entry, V, kind):
+    """``(penalty, linear, kkt)`` of the part at the model ``V`` (``kind.terms``)."""
+    return kind.terms(part, entry[0].alpha, V)
 
 
-def part_rounding(part, entry, V):
-    """The part's share of the gap's rounding bound (:func:`~svmteach.objectives.multiclass_gap_rounding`)."""
-    return obj.multiclass_gap_rounding(part, np.asarray(entry[0].alpha, dtype=np.float64), V)
+def part_rounding(part, entry, V, kind):
+    """The part's share of the gap's rounding bound (``kind.rounding``)."""
+    return kind.rounding(part, entry[0].alpha, V)
 
 
-def warm_part(part, entry, solver, scale):
+def warm_part(part, entry, solver, kind, scale):
     """A part's state of another C (or weights) scaled into ``part``'s bounds, made feasible: ``(entry, W_k)``."""
     state, old_C = entry[:2]
     new_C = np.asarray(part.C_i, dtype=np.float64)
     if len(old_C) != part.n_samples:
         raise ValueError(f"state.part_states: a part has {len(old_C)} samples, but the problem's has {part.n_samples}")
     ratio = np.divide(new_C, old_C, out=np.zeros_like(new_C), where=old_C > 0)
-    state = solver.warm_start(part, state._replace(alpha=np.asarray(state.alpha) * ratio[:, None]))
-    return state, new_C, part_weights(part, state.alpha, scale), math.nan
+    alpha = np.asarray(state.alpha)
+    state = solver.warm_start(part, state._replace(alpha=alpha * (ratio if alpha.ndim == 1 else ratio[:, None])))
+    return state, new_C, part_weights(part, state.alpha, kind, scale), math.nan
 
 
-def part_alpha(entry):
-    """A part's block of alpha (n_k, k), from its entry."""
+def part_alpha(part, entry):
+    """A part's block of alpha (n_k, k), or (n_k,) for a binary part, from its entry."""
     return np.asarray(entry[0].alpha)
 
 
+def part_signed_alpha(part, entry):
+    """A binary part's :math:`\\alpha_i y_i` (n_k,), from its entry."""
+    return np.asarray(entry[0].alpha) * np.asarray(part.y)
+
+
 class CoCoA(Solver):
-    """CoCoA+ on a :class:`~svmteach.chunked_problem.ChunkedMulticlassProblem` (module docstring): a step is a
-    round (every part ``local_epochs`` epochs, the changes added), every round measured.
+    """CoCoA+ on a :class:`~svmteach.chunked_problem.ChunkedMulticlassProblem` or
+    :class:`~svmteach.chunked_problem.ChunkedBinaryProblem` (module docstring): a step is a round (every part
+    ``local_epochs`` epochs, the changes added), every round measured.
 
     Parameters
     ----------
@@ -167,6 +238,7 @@ class CoCoA(Solver):
 
     name = "cocoa"
     State = CoCoAState
+    binary = True
     multiclass = True
     chunked = True
     takes_sparse = True
@@ -181,18 +253,18 @@ class CoCoA(Solver):
         self.local_epochs = int(local_epochs)
 
     def part_solvers(self, problem):
-        """The sequential solver of each part: the loss's default, without shrinking (an epoch is every sample),
-        part k seeded from the run's seed (part 0 with it)."""
-        cls = MULTICLASS_SOLVERS[problem.loss_object.default_solver]
+        """The sequential solver of each part (:func:`local_solver_class`), without shrinking (an epoch is every
+        sample), part k seeded from the run's seed (part 0 with it)."""
+        cls = local_solver_class(problem)
         seed = seed_from(self.random_state)
         return [cls(random_state=(seed + 7919 * k) % (2 ** 31 - 1), shrinking=False) for k in range(problem.n_parts)]
 
     def init(self, problem) -> CoCoAState:
         check_problem(self, problem)
         entries = each(problem, start_part, problem.parts, self.part_solvers(problem))
-        zero = np.zeros((problem.k, problem.n_features))
+        zero = np.zeros(model_shape(problem))
         return CoCoAState.of(n_iter=0, W=zero, parts=problem.parts,
-                             shapes=tuple((int(n), problem.k) for n in problem.sizes),
+                             shapes=tuple((int(n),) + model_shape(problem)[:-1] for n in problem.sizes),
                              part_W=tuple(zero for _ in entries), part_states=tuple(entries), primal=math.nan,
                              dual=math.nan, gap=math.nan, kkt=math.nan)
 
@@ -202,7 +274,7 @@ class CoCoA(Solver):
         while True:
             V = scaled_model(problem, state.W)
             done = each(problem, local_round, state.parts, state.part_states, self.part_solvers(problem),
-                        shared=(V, self.local_epochs, problem.scale))
+                        shared=(V, self.local_epochs, part_kind(problem), problem.scale))
             try:
                 back = problem.gather([problem.executor.submit(news, h) for h in done])
             except Exception as error:  # noqa: BLE001 - a lost worker (distributed's errors differ by version)
@@ -233,7 +305,7 @@ class CoCoA(Solver):
 
     def measure(self, problem, state: CoCoAState) -> CoCoAState:
         V = scaled_model(problem, state.W)
-        terms = problem.gather(each(problem, part_terms, state.parts, state.part_states, shared=(V,)))
+        terms = problem.gather(each(problem, part_terms, state.parts, state.part_states, shared=(V, part_kind(problem))))
         penalty = math.fsum(t[0] for t in terms)
         linear = math.fsum(t[1] for t in terms)
         kkt = max(t[2] for t in terms)
@@ -242,12 +314,13 @@ class CoCoA(Solver):
         return state._replace(primal=float(P), dual=float(D), gap=obj.relative_gap(P, D), kkt=float(kkt))
 
     def gap_rounding(self, problem, state: CoCoAState, tight: bool = False) -> float:
-        """The parts' bounds (:func:`~svmteach.objectives.multiclass_gap_rounding` of each, on its scaled rows
+        """The parts' bounds (:class:`PartKind`'s ``rounding`` of each, on its scaled rows
         against the scaled model: the same bound in the whole model's units, its :math:`\\|\\delta\\|^2` term K
         times larger) summed, and the rounding of :math:`W = \\sum_k W_k` (at most :math:`K\\,\\mathrm{EPS}
         \\sum_k |W_k|` an entry) in :math:`\\|W\\|_F^2`."""
         V = scaled_model(problem, state.W)
-        parts = problem.gather(each(problem, part_rounding, state.parts, state.part_states, shared=(V,)))
+        parts = problem.gather(each(problem, part_rounding, state.parts, state.part_states,
+                                    shared=(V, part_kind(problem))))
         spread = len(state.part_W) * EPS * np.sqrt(np.sum(sum_parts([np.abs(w) for w in state.part_W]) ** 2))
         return float(math.fsum(parts) + 2.0 * spread * np.sqrt(np.sum(state.W * state.W)) + spread ** 2)
 
@@ -255,19 +328,22 @@ class CoCoA(Solver):
         """``state`` (of another C or weights, on the same parts) scaled into ``problem``'s bounds sample by sample
         (:math:`\\alpha_i C_i^{new} / C_i^{old}`, as the estimators' warm start), made feasible and measured."""
         check_problem(self, problem)
-        if len(state.part_states) != problem.n_parts or np.shape(state.W) != (problem.k, problem.n_features):
+        if len(state.part_states) != problem.n_parts or np.shape(state.W) != model_shape(problem):
             raise ValueError(f"state has {len(state.part_states)} parts and weights of shape {np.shape(state.W)}, but "
-                             f"the problem has {problem.n_parts} parts and needs ({problem.k}, {problem.n_features})")
+                             f"the problem has {problem.n_parts} parts and needs {model_shape(problem)}")
         done = each(problem, warm_part, problem.parts, state.part_states, self.part_solvers(problem),
-                    shared=(problem.scale,))
+                    shared=(part_kind(problem), problem.scale))
         part_W = [w for w, _ in problem.gather([problem.executor.submit(news, h) for h in done])]
         state = state._replace(W=sum_parts(part_W), parts=problem.parts, part_W=tuple(part_W),
                                part_states=tuple(done), violation=math.nan)
         return self.measure(problem, state)
 
-    def coefficients(self, problem, state: CoCoAState) -> tuple[Any, np.ndarray]:
+    def coefficients(self, problem, state: CoCoAState) -> tuple[Any, Any]:
         """``(alpha, W)``: alpha (n, k) a dask array of the parts' blocks, where they live (the one exception to the
-        contract's NumPy: a chunked run's alpha is never gathered); W (k, d) NumPy."""
+        contract's NumPy: a chunked run's alpha is never gathered); W (k, d) NumPy.  For a binary problem, as the
+        binary solvers: ``(alpha, 0.0)``, alpha (n,) a dask array and no bias (the weights are the state's ``W``)."""
+        if problem.binary:
+            return state.alpha, 0.0
         return state.alpha, np.array(state.W)
 
     def violation(self, state: CoCoAState) -> float:

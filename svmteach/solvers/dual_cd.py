@@ -45,7 +45,7 @@ import numpy as np
 from .. import objectives as obj
 from ..problems import BinaryProblem
 from ..backend import is_numpy, to_numpy
-from ..rows import compiled_rows, is_sparse, transpose_times
+from ..rows import compiled_rows, is_sparse
 from .base import (Solver, binary_gap_rounding, check_choice, check_flag, check_problem, check_random_state, check_state,
                    check_state_alpha, seed_from)
 from .state import ThreePartState
@@ -146,15 +146,6 @@ def _start(problem, n_iter, epoch, alpha, grad, seed, rows) -> DualCDState:
     return DualCDState(iterate=DualCDIterate(n_iter=n_iter, alpha=alpha, grad=grad, w=None, primal=P, dual=D, gap=gap,
                                              kkt=kkt),
                        picture=NO_COORDINATE, engine=DualCDEngine(index=index, seed=seed, **sweep._asdict(), rows=rows))
-
-
-def _weights(problem, alpha):
-    """:math:`w = X^\\top (\\alpha \\circ y)` in float64, where the linear kernel's steps start keeping it
-    (alpha = 0 gives w = 0 without a pass over X)."""
-    xp = problem.xp
-    if not bool(xp.any(alpha != 0)):
-        return xp.zeros(problem.n_features, dtype=xp.float64)
-    return transpose_times(problem.X, (alpha * problem.y)[:, None], xp)[:, 0]
 
 
 def _linear_gradient(problem, w, i):
@@ -258,7 +249,7 @@ class DualCoordinateAscent(Solver):
         on the gradient as they read it, then :func:`~svmteach.solvers.numba_dual_cd.after_visit`."""
         grad = exact_gradient(problem, state.alpha, state.rows) if state.grad is None else state.grad
         linear = problem.kernel.is_linear
-        w = (_weights(problem, state.alpha) if state.w is None else state.w) if linear else None
+        w = (obj.linear_weights(problem, state.alpha) if state.w is None else state.w) if linear else None
         i = int(state.index[state.pos])
         g_i = _linear_gradient(problem, w, i) if linear else float(grad[i])
         alpha = np.array(to_numpy(state.alpha), dtype=np.float64)  # visit writes alpha_i into this copy
@@ -317,7 +308,7 @@ class DualCoordinateAscent(Solver):
         linear = problem.kernel.is_linear
         if linear:  # w = sum_i alpha_i y_i x_i replaces the gradient: O(nonzeros of x_i) a step
             X, y = compiled_rows(problem.X), problem.y
-            w = np.array(_weights(problem, alpha) if state.w is None else state.w, dtype=np.float64)
+            w = np.array(obj.linear_weights(problem, alpha) if state.w is None else state.w, dtype=np.float64)
             grad = None
         else:
             w = None
