@@ -20,10 +20,8 @@ import http.cookiejar
 import json
 import re
 import urllib.request
-from pathlib import Path
 
 import numpy as np
-import pytest
 import test_lab as base
 from sklearn.svm import SVC
 
