@@ -1,6 +1,6 @@
 """A real browser: JupyterLab in headless Chromium runs the notebooks of the three kinds of
-explorer (3 and 4: binary, 6: multiclass, 5: the RLS path), clicks their buttons and drags their
-sliders, and their state and plot change, in place, with no errors in the page.  The views of
+explorer (3 and 4: binary, 6: multiclass, 5: the RLS path), each up to its explorer (nbval runs the rest),
+clicks their buttons and drags their sliders, and their state and plot change, in place, with no errors in the page.  The views of
 the solvers' steps (3: the parabola of dual coordinate ascent, 4: SMO's box) are used at a 1024 px
 window with JupyterLab's side bar open, where the explorer must not overflow the notebook, and
 at 1920 px; their screenshots are saved to test-artifacts/explorers/.
@@ -14,6 +14,7 @@ download): .ci/run installs both.  Skipped where either is missing.  The screens
 of each is saved to test-artifacts/.
 """
 
+import json
 import os
 import re
 import shutil
@@ -78,11 +79,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+def up_to_the_explorer(notebook: dict) -> dict:
+    """The notebook with every code cell after its explorer's (the first that turns on ``%matplotlib widget``)
+    made a raw cell: the explorer and what it is built from run, nothing after it (the whole notebook runs under
+    nbval), and the page keeps its length, so that the explorer scrolls as it does in the course."""
+    cells, seen = [], False
+    for cell in notebook["cells"]:
+        if seen and cell["cell_type"] == "code":
+            cell = {"cell_type": "raw", "metadata": {}, "source": cell["source"]}
+        seen = seen or (cell["cell_type"] == "code" and "%matplotlib widget" in "".join(cell["source"]))
+        cells.append(cell)
+    assert seen, "the notebook has no explorer cell (%matplotlib widget)"
+    return {**notebook, "cells": cells}
+
+
+def test_up_to_the_explorer_runs_the_explorer_and_nothing_after():
+    def code(src):
+        return {"cell_type": "code", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+    nb = {"cells": [code("x = 1"), code("%matplotlib widget\nexplorer"), code("late()")], "metadata": {}}
+    kept = up_to_the_explorer(nb)["cells"]
+    assert [c["cell_type"] for c in kept] == ["code", "code", "raw"] and kept[2]["source"] == "late()"
+    with pytest.raises(AssertionError, match="no explorer cell"):
+        up_to_the_explorer({"cells": [code("x = 1")], "metadata": {}})
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("lab")
     for name in NOTEBOOKS:
-        shutil.copy(ROOT / "notebooks" / name, tmp_path / name)
+        notebook = json.loads((ROOT / "notebooks" / name).read_text())
+        (tmp_path / name).write_text(json.dumps(up_to_the_explorer(notebook)))
     port = free_port()
     log = open(tmp_path / "lab.log", "wb")
     proc = subprocess.Popen(
@@ -110,7 +136,8 @@ def lab(tmp_path_factory):
 
 
 class Page:
-    """A Chromium page on one notebook, all of it run; actions on its explorer that wait for their effect."""
+    """A Chromium page on one notebook, run up to its explorer (the server's copy: :func:`up_to_the_explorer`);
+    actions on its explorer that wait for their effect."""
 
     def __init__(self, p, lab, notebook, width=1400, height=1000):
         self.errors = []
