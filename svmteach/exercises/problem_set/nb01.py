@@ -154,18 +154,18 @@ PROBLEMS = (
     PenProblem(
         name="01.5", title="The margin never widens as C grows", kind="prove",
         statement=(
-            r"Let $(w_1, b_1)$ minimise $P_{C_1}(w, b) = R(w) + C_1 H(w, b)$ and $(w_2, b_2)$ minimise "
-            r"$P_{C_2}$, with $R = \tfrac12\|w\|^2$, $H = \sum_i \max(0, 1 - y_i(w^\top x_i + b))$ and "
+            r"Let $(w_1, b_1)$ minimise $P_{C_1}(w, b) = R(w) + C_1 \Xi(w, b)$ and $(w_2, b_2)$ minimise "
+            r"$P_{C_2}$, with $R = \tfrac12\|w\|^2$, $\Xi = \sum_i \max(0, 1 - y_i(w^\top x_i + b))$ and "
             r"$0 < C_1 < C_2$." "\n\n"
-            r"1. Prove that $H(w_2, b_2) \le H(w_1, b_1)$ and $\|w_2\| \ge \|w_1\|$: the margin width "
+            r"1. Prove that $\Xi(w_2, b_2) \le \Xi(w_1, b_1)$ and $\|w_2\| \ge \|w_1\|$: the margin width "
             r"$2/\|w\|$ never increases with $C$." "\n"
             r"2. The notebook's first figure also shows fewer support vectors as $C$ grows. Is that a theorem? "
             r"Use the worked example (problems 01.4 and 02.3) to decide."),
         solution=(
-            r"1. Optimality of each pair against the other: $R_1 + C_1 H_1 \le R_2 + C_1 H_2$ and "
-            r"$R_2 + C_2 H_2 \le R_1 + C_2 H_1$ (writing $R_k = R(w_k)$, $H_k = H(w_k, b_k)$). Adding them, "
-            r"$C_1 H_1 + C_2 H_2 \le C_1 H_2 + C_2 H_1$, that is $(C_2 - C_1)(H_2 - H_1) \le 0$, so "
-            r"$H_2 \le H_1$. The first inequality then gives $R_1 - R_2 \le C_1 (H_2 - H_1) \le 0$, so "
+            r"1. Optimality of each pair against the other: $R_1 + C_1 \Xi_1 \le R_2 + C_1 \Xi_2$ and "
+            r"$R_2 + C_2 \Xi_2 \le R_1 + C_2 \Xi_1$ (writing $R_k = R(w_k)$, $\Xi_k = \Xi(w_k, b_k)$). Adding them, "
+            r"$C_1 \Xi_1 + C_2 \Xi_2 \le C_1 \Xi_2 + C_2 \Xi_1$, that is $(C_2 - C_1)(\Xi_2 - \Xi_1) \le 0$, so "
+            r"$\Xi_2 \le \Xi_1$. The first inequality then gives $R_1 - R_2 \le C_1 (\Xi_2 - \Xi_1) \le 0$, so "
             r"$\|w_1\| \le \|w_2\|$. (The optimal $w$ is unique, $R$ being strictly convex, so $\|w(C)\|$ is "
             r"a function of $C$; the argument holds for any optimal $b_k$.)" "\n\n"
             r"2. No. On the worked example every $C > 0$ gives three support vectors: for $C < 1$ the optimum is "
