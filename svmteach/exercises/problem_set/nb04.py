@@ -10,11 +10,11 @@ from .nb01 import EXAMPLE
 
 
 def _pair_move(alpha, i, j):
-    """The exact best move of the pair (i, j) (0-based) along d = e_j - y_i y_j e_i, with C = 1."""
-    d = [0, 0, 0]
-    d[j] = 1
-    d[i] = -int(ex.Y[i] * ex.Y[j])
-    return ex.best_on_segment(alpha, d, 1)
+    """The exact best move of the pair (i, j) (0-based) along u = e_j - y_i y_j e_i, with C = 1."""
+    u = [0, 0, 0]
+    u[j] = 1
+    u[i] = -int(ex.Y[i] * ex.Y[j])
+    return ex.best_on_segment(alpha, u, 1)
 
 
 def _first_step():
@@ -138,17 +138,17 @@ PROBLEMS = (
     PenProblem(
         name="04.4", title="What one pair step gains", kind="prove",
         statement=(
-            r"Let $d = e_j - y_i y_j e_i$ and $\psi(t) = D(\alpha + t d) - D(\alpha)$." "\n\n"
+            r"Let $u = e_j - y_i y_j e_i$ and $\psi(t) = D(\alpha + t u) - D(\alpha)$." "\n\n"
             r"1. Prove that $\psi(t) = t\,y_j(E_i - E_j) - \tfrac12\eta t^2$." "\n"
             r"2. Prove that when $\alpha_j^{\rm unc} \in [L, H]$ the step gains exactly "
             r"$(E_i - E_j)^2/(2\eta)$, and that a clipped step gains at least $0$ and at most that." "\n"
             r"3. Compute the gain of the first step of problem 04.1." "\n\n"
             r"Answer: the gain of part 3, one number."),
         solution=(
-            r"1. $D$ is quadratic, so $\psi(t) = t\,g^\top d - \tfrac12 t^2 d^\top Q d$ exactly. With "
+            r"1. $D$ is quadratic, so $\psi(t) = t\,g^\top u - \tfrac12 t^2 u^\top Q u$ exactly. With "
             r"$g_t = y_t(b - E_t)$ (from $g_t = 1 - y_t w^\top x_t$ and $E_t = w^\top x_t + b - y_t$): "
-            r"$g^\top d = g_j - y_i y_j g_i = y_j(b - E_j) - y_j(b - E_i) = y_j(E_i - E_j)$; and "
-            r"$d^\top Q d = Q_{jj} - 2y_iy_jQ_{ij} + Q_{ii} = K_{jj} - 2K_{ij} + K_{ii} = \eta$." "\n\n"
+            r"$g^\top u = g_j - y_i y_j g_i = y_j(b - E_j) - y_j(b - E_i) = y_j(E_i - E_j)$; and "
+            r"$u^\top Q u = Q_{jj} - 2y_iy_jQ_{ij} + Q_{ii} = K_{jj} - 2K_{ij} + K_{ii} = \eta$." "\n\n"
             r"2. For $\eta > 0$ the vertex is $t^\star = y_j(E_i - E_j)/\eta$ and "
             r"$\psi(t^\star) = (E_i - E_j)^2/\eta - \tfrac12(E_i - E_j)^2/\eta = (E_i - E_j)^2/(2\eta)$. "
             r"$\alpha_j^{\rm unc} = \alpha_j + t^\star$ in $[L, H]$ means the vertex is feasible. Otherwise the "
