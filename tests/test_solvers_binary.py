@@ -261,9 +261,9 @@ def test_dual_cd_compiled_linear_epochs_cost_only_their_steps(monkeypatch):
     solver = DualCoordinateAscent(random_state=0)
     state = solver.advance(p, solver.init(p), 10)  # makes w from alpha once
     passes = []
-    for name in ("exact_gradient", "transpose_times"):
-        real = getattr(dual_cd, name)
-        monkeypatch.setattr(dual_cd, name, lambda *a, real=real, name=name: passes.append(name) or real(*a))
+    for owner, name in ((dual_cd, "exact_gradient"), (dual_cd.obj, "linear_weights")):  # a pass over X each
+        real = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda *a, real=real, name=name: passes.append(name) or real(*a))
     for _ in range(30):
         state = solver.advance(p, state, p.n_samples)
     assert passes == [] and state.grad is None
