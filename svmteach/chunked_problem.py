@@ -178,9 +178,10 @@ class ChunkedProblem:
     binary = False
     xp = np
 
-    def _build(self, X, y, C, sample_weight, bias, class_weight, executor, loss=None, M=None, **fields) -> None:
-        """Validate the arguments and build the parts where X's row chunks live (``loss`` and ``M``: a multiclass
-        part's, passed to :func:`make_part`; ``fields``: the subclass's own attributes)."""
+    def _build(self, X, y, C, sample_weight, bias, class_weight, executor, **fields) -> None:
+        """Validate the arguments and build the parts where X's row chunks live (``fields``: the subclass's own
+        attributes, a multiclass part's ``loss`` and ``M`` among them, passed to :func:`make_part`)."""
+        loss, M = fields.get("loss"), fields.get("M")
         if not is_dask(X):
             raise TypeError(f"X must be a dask array for a {type(self).__name__}, got {type(X).__name__} (use "
                             f"{type(self).__name__.replace('Chunked', '')} for data in memory)")
@@ -263,7 +264,6 @@ class ChunkedMulticlassProblem(ChunkedProblem):
         M = check_positive(M, "M")
         loss = get_loss(loss).name
         self._build(X, y, C, sample_weight, bias, class_weight, executor, loss=loss, M=M)
-        vars(self)["_fields"].update(loss=loss, M=M)
 
     @property
     def k(self) -> int:
