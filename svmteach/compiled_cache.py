@@ -5,10 +5,11 @@ that calls a compiled helper of another file, or reads a constant imported from 
 machine code after that other file changes; and an index that names a type the package has since moved
 or renamed fails to load at all (numba unpickles it before it checks its stamp).  :func:`install` keeps
 the package's cached code in a folder named by a digest of its compiled sources, inside the one numba
-uses (``__pycache__``, or ``NUMBA_CACHE_DIR``): each file that compiles with numba and each package file
-it imports from (that covers the helpers it calls and the constants it reads).  An edit to any of them
-gives a new folder, so the next process recompiles the package's cached functions and never reads an
-older index; that process deletes the older folders beside it.
+uses (``__pycache__``, or ``NUMBA_CACHE_DIR``): the code of each file that compiles with numba and of each
+package file it imports from (that covers the helpers it calls, the constants it reads, the row kernels a
+driver inlines). An edit to the code of any of them (not to a docstring or a comment) gives a new folder, so
+the next process recompiles the package's cached functions and never reads an older index; that process
+deletes the older folders beside it.
 
 Functions outside the package keep numba's own locators.  ``svmteach/__init__.py`` installs this
 before any compiled module is imported (a locator is chosen when ``@njit(cache=True)`` decorates).
@@ -27,9 +28,11 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 #: A module that imports numba (a docstring that only mentions it does not count).
 _COMPILES = re.compile(r"^\s*(?:from numba\b|import numba\b)", re.MULTILINE)
+#: A class defined at a module's top level.
+_CLASSES = re.compile(r"^class (\w+)", re.MULTILINE)
 
 
-def _imported_files(path: Path, tree: ast.Module) -> set[Path]:
+def _imported_files(path: Path, tree: ast.Module, package: Path = PACKAGE) -> set[Path]:
     """The package's files that ``path`` imports from (relative or ``svmteach.`` imports)."""
     found = set()
     for node in ast.walk(tree):
@@ -40,8 +43,8 @@ def _imported_files(path: Path, tree: ast.Module) -> set[Path]:
             for _ in range(node.level - 1):
                 base = base.parent
             parts = node.module.split(".") if node.module else []
-        elif node.module and node.module.split(".")[0] == PACKAGE.name:
-            base, parts = PACKAGE, node.module.split(".")[1:]
+        elif node.module and node.module.split(".")[0] == package.name:
+            base, parts = package, node.module.split(".")[1:]
         else:
             continue
         target = base.joinpath(*parts)
@@ -52,20 +55,43 @@ def _imported_files(path: Path, tree: ast.Module) -> set[Path]:
     return found
 
 
-@lru_cache(maxsize=1)
-def sources_digest() -> str:
-    """A hash of every package file that compiles with numba and of each package file those import from."""
+def code_of(text: str) -> bytes:
+    """What of a module's source can change compiled code: its syntax tree without docstrings (comments, blank
+    lines and line numbers are not in the tree), so that editing a docstring recompiles nothing but the functions
+    of that file (numba's own stamp, the file's time and size)."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
+def digest_of(package: Path) -> str:
+    """A hash of the code (:func:`code_of`) of every file of ``package`` that compiles with numba and of each
+    package file those import from, and of the names of every module's classes."""
     files = set()
-    for path in sorted(PACKAGE.rglob("*.py")):
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
+        # every module's classes by name: an index pickles the types of a signature by module and name, and one
+        # whose class was renamed or moved fails to load (the class may live in a file no compiled file imports)
+        digest.update(f"{path.relative_to(package)}:{' '.join(_CLASSES.findall(text))}".encode())
         if _COMPILES.search(text):
             files.add(path)
-            files |= _imported_files(path, ast.parse(text))
-    digest = hashlib.sha256()
+            files |= _imported_files(path, ast.parse(text), package)
     for path in sorted(files):
-        digest.update(str(path.relative_to(PACKAGE)).encode())
-        digest.update(path.read_bytes())
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(code_of(path.read_text(encoding="utf-8")))
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def sources_digest() -> str:
+    """:func:`digest_of` the installed package: the name of its cache folder."""
+    return digest_of(PACKAGE)
 
 
 def _in_package(py_file) -> bool:

@@ -15,7 +15,7 @@
   are :math:`u_j - C` and :math:`u_j`: one sorted sweep finds the root, O(k log k).
 
 All take 2-D arrays of rows (any array-API namespace); the compiled one-row versions are in
-:mod:`svmteach.solvers.numba_multiclass`.
+:mod:`svmteach.losses.weston_watkins` and :mod:`svmteach.losses.crammer_singer` (their row kernels).
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def test_compiled_fast_paths_are_leaves():
     """The compiled modules import nothing from the package's solvers (the step paths import them)."""
     edges = _graph()
     leaves = ("svmteach.solvers.numba_smo", "svmteach.solvers.numba_dual_cd", "svmteach.solvers.numba_kernel_rows",
-              "svmteach.solvers.numba_multiclass")
+              "svmteach.solvers.numba_multiclass", "svmteach.solvers.numba_shark")
     for leaf in leaves:  # (a leaf may read another leaf: the kernel rows)
         assert not {m for m in edges[leaf] if m.startswith("svmteach.solvers")} - {"svmteach.solvers", *leaves}, leaf
     assert not {m for m in edges["svmteach.solvers.numba_kernel_rows"] if m.startswith("svmteach")}

@@ -112,3 +112,25 @@ def test_only_the_package_s_functions_carry_the_stamp(tmp_path):
         sys.modules.pop("user_module", None)
     assert not type(theirs).__name__.startswith("Stamped")
 
+
+
+def test_a_docstring_or_comment_edit_keeps_the_digest_and_a_code_edit_changes_it(tmp_path):
+    """The folder's digest reads the code of the compiled files and what they import, not their docstrings: an edit
+    to a loss's docstring recompiles only that file's functions (numba's own stamp), not the other losses' kernels
+    and the drivers; an edit to its code recompiles every function that may have inlined it."""
+    from svmteach.compiled_cache import digest_of
+
+    root = tmp_path / "svmteach"
+    shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    before = digest_of(root)
+    assert before == sources_digest()
+    loss = root / "losses" / "crammer_singer.py"
+    text = loss.read_text()
+    marker = '"""The Crammer-Singer loss: primal'
+    assert text.count(marker) == 1
+    loss.write_text(text.replace(marker, '"""An edited docstring.\n\nThe Crammer-Singer loss: primal') + "\n# a comment\n")
+    assert digest_of(root) == before
+    code = "AT_C = 4 * EPS\n"
+    assert text.count(code) == 1
+    loss.write_text(text.replace(code, "AT_C = 8 * EPS\n"))
+    assert digest_of(root) != before

@@ -8,7 +8,8 @@ from oracles import solve_qp
 from svmteach import derivations
 from svmteach.derivations import FAILED, VERIFIED
 from svmteach.derivations import kernel_multiclass as km
-from svmteach.solvers import numba_multiclass as nm
+from svmteach.losses import get_loss
+from svmteach.losses.row_kernels import NOTHING_ASIDE, params, scratch
 
 #: the derivations are computed once per test process (derivations.steps' cache), and this group keeps every test
 #: that reads them on one worker of a parallel run, which computes them once (with test_derivation*.py)
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.xdist_group("derivations")
 LOSS_STEPS = ("stationarity in w_m, the representer form", "the training scores S = K A", "the norm of W",
               "the kernel dual", "K = XX' gives the linear dual", "the block of one sample in K_ii and s_i",
               "the linear block, with q_i for K_ii and W x_i for s_i", "S moves by a kernel column",
-              "numba_multiclass.visit on a kernel problem")
+              "the loss's compiled block kernel on a kernel problem")
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +78,9 @@ def test_the_compiled_block_on_kernel_scores_reaches_the_clarabel_optimum(loss):
         for i in range(len(P["codes"])):
             y = int(P["codes"][i])
             new = P["alpha"][i].copy()
-            nm.visit(nm.KERNELS[loss.tag.lower()], P["S"][i].copy(), new, y, float(P["K"][i, i]), C, M, 0.0, 1,
-                     np.inf, False, np.ones(kk, dtype=bool), False, *nm.visit_scratch(kk), np.empty((0, kk)), np.empty((0, kk + 3)))
+            get_loss(loss.tag.lower()).kernels.block(P["S"][i].copy(), new, y, float(P["K"][i, i]), C, params(M),
+                                                     NOTHING_ASIDE, np.ones(kk, dtype=bool), scratch(kk),
+                                                     np.empty((0, kk)))
             oracle = clarabel_row(loss.tag, P["K"], A_rows, i, y, C, M)
             np.testing.assert_allclose(new, oracle, atol=1e-6 * C)
 
@@ -120,14 +122,15 @@ def test_a_wrong_sign_of_the_scores_in_the_block_fails():
 
 def test_a_block_kernel_given_the_kernel_without_the_intercept_fails_the_cross_check(monkeypatch):
     """Curvature K_ii (the Gaussian's 1) where K_ii + B^2 is right: the instances with an intercept disagree."""
-    real = nm.visit
+    real = km.compiled_block
 
-    def unit_curvature(code, s, a, y, q, *rest):
-        return real(code, s, a, y, 1.0, *rest)
+    def unit_curvature(loss):
+        block = real(loss)
+        return lambda s, a, y, q, *rest: block(s, a, y, 1.0, *rest)
 
-    monkeypatch.setattr(nm, "visit", unit_curvature)
+    monkeypatch.setattr(km, "compiled_block", unit_curvature)
     failed = {s.name for s in km.numeric_checks() if s.status == FAILED}
-    assert {f"{tag}: numba_multiclass.visit on a kernel problem" for tag in ("WW", "CS", "LLW")} <= failed
+    assert {f"{tag}: the loss's compiled block kernel on a kernel problem" for tag in ("WW", "CS", "LLW")} <= failed
 
 
 def test_a_library_intercept_without_b_squared_fails_the_cross_check(monkeypatch):

@@ -200,7 +200,7 @@ def test_the_lee_lin_wahba_block_is_the_same_at_every_scale_of_C(C):
     underflowed to no move at C = 1e-300 and overflowed at 1e300 (the compiled guard undone by the caller's
     reassociation), which stalled the 1e150 / 1e-150 feature scales of the test above."""
     from svmteach.losses.lee_lin_wahba import solve_blocks
-    from svmteach.solvers.numba_multiclass import llw_block_row
+    from svmteach.losses.lee_lin_wahba import block_row as llw_block_row
 
     rng = np.random.default_rng(3)
     k = 4

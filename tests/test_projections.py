@@ -10,7 +10,8 @@ from oracles import solve_qp
 
 from svmteach.backend import to_numpy
 from svmteach.projections import project_simplex_bisect, project_simplex_sort, ww_block_solve
-from svmteach.solvers.numba_multiclass import project_simplex_row, ww_block_row
+from svmteach.losses.crammer_singer import project_simplex_row
+from svmteach.losses.weston_watkins import block_row as ww_block_row
 
 rows = st.integers(1, 6).flatmap(lambda k: arrays(np.float64, (4, k), elements=st.floats(-50, 50)))
 
@@ -33,7 +34,7 @@ def test_simplex_projections_agree_and_are_optimal(V, z):
     b = project_simplex_bisect(V, z)
     np.testing.assert_allclose(a, b, atol=1e-9)
     out = np.empty(V.shape[1])
-    project_simplex_row(V[0], z, out)
+    project_simplex_row(V[0], z, out, np.empty_like(out))
     np.testing.assert_allclose(out, a[0], atol=1e-12)
     assert np.all(a >= 0) and np.allclose(a.sum(axis=1), z)
     # optimality: beta = max(v - theta, 0) with one theta per row
@@ -126,7 +127,7 @@ def test_simplex_projection_is_exact_on_ties_and_huge_entries(V, z):
             np.testing.assert_allclose(p, exact_simplex(v, z), rtol=1e-12, atol=1e-15 * z)
             assert p.sum() == pytest.approx(z, rel=1e-12)
     out = np.empty(V.shape[1])
-    project_simplex_row(V[0], z, out)
+    project_simplex_row(V[0], z, out, np.empty_like(out))
     np.testing.assert_allclose(out, exact_simplex(V[0], z), rtol=1e-12, atol=1e-15 * z)
 
 

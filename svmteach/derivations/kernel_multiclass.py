@@ -446,10 +446,10 @@ def random_kernel_problem(loss, rng):
 
 def visit_pairs(loss, instances=5):
     """The compiled block kernel's new row against the derived block's minimiser, sample by sample."""
-    from ..solvers import numba_multiclass as nm
+    from ..losses.row_kernels import NOTHING_ASIDE, params, scratch
 
     rng = np.random.default_rng(29 + [x.tag for x in LOSSES].index(loss.tag))
-    code = nm.KERNELS[loss.tag.lower()]
+    block = compiled_block(loss)
     pairs, problems = [], {}
     for _ in range(instances):
         P = random_kernel_problem(loss, rng)
@@ -461,8 +461,8 @@ def visit_pairs(loss, instances=5):
         y = int(P["codes"][i])
         q = float(P["K"][i, i])  # K_ii + B^2
         new = P["alpha"][i].copy()
-        nm.visit(code, P["S"][i].copy(), new, y, q, Cn, Mn, 0.0, 1, np.inf, False, np.ones(kk, dtype=bool), False,
-                 *nm.visit_scratch(kk), np.empty((0, kk)), np.empty((0, kk + 3)))
+        block(P["S"][i].copy(), new, y, q, Cn, params(Mn), NOTHING_ASIDE, np.ones(kk, dtype=bool), scratch(kk),
+              np.empty((0, kk)))
         # the derived block is written for a sample of class 0: put class y first
         order = [y] + [m for m in range(kk) if m != y]
         old, s = P["alpha"][i][order], P["S"][i][order]
@@ -535,15 +535,29 @@ def estimator_pairs(instances=5):
     return pairs
 
 
+def compiled_block(loss):
+    """The block kernel the solvers run for the derived ``loss``: the package loss's ``kernels.block``."""
+    from ..losses import get_loss
+
+    return get_loss(loss.tag.lower()).kernels.block
+
+
+def _loss_module(loss):
+    """The module of the package's loss that ``loss`` derives (its row kernels live there)."""
+    from ..losses import get_loss
+
+    return type(get_loss(loss.tag.lower())).__module__
+
+
 def numeric_checks():
     out = []
     for loss in LOSSES:
         out.append(numeric(
-            MODEL, f"{loss.tag}: numba_multiclass.visit on a kernel problem",
+            MODEL, f"{loss.tag}: the loss's compiled block kernel on a kernel problem",
             r"\alpha_i \leftarrow \arg\max_{\alpha_i + \delta\ \text{feasible}}\ \ell(e_i\delta^\top) - A(\delta)^\top s_i "
             r"- \frac{q_i}{2}\|A(\delta)\|^2, \quad q_i = K_{ii} + B^2,\ s_i = (K + B^2\mathbf{1}\mathbf{1}^\top)"
             r"A\big|_{i:}",
-            "svmteach.solvers.numba_multiclass.visit", visit_pairs(loss),
+            f"{_loss_module(loss)}.block", visit_pairs(loss),
             note=rf"The {loss.title} block kernel the solvers run, called with the kernel's curvature and the "
                  r"sample's training scores, against the derived block problem solved by trying every set of "
                  r"active constraints (Gaussian kernel, $n = 8$, $k = 3$ or $4$, intercepts $B$ of $0$, $0.7$ "

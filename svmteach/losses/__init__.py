@@ -3,8 +3,9 @@
 A loss object owns its primal, dual, gradient, box, KKT measure, its block problem solved exactly
 and its interior-point programme (``embedding``); see :class:`~svmteach.losses.base.MulticlassLoss`
 for the contract.  Solvers, objectives, estimators and explorers ask ``problem.loss_object``; the
-loss's name is compared here only.  Adding a loss is one module and one entry in the tuple registered
-below (or :func:`register_loss` at run time).
+loss's name is compared here only.  Adding a loss is one module (its mathematics and its compiled row kernels,
+:mod:`~svmteach.losses.row_kernels`) and one entry in :data:`PACKAGE_LOSSES` (or :func:`register_loss` at run
+time, from outside the package).
 
 ========  =======================  ==============================================
 name      class                    primal loss of sample i
@@ -16,6 +17,7 @@ name      class                    primal loss of sample i
 """
 
 from .base import MulticlassLoss
+from .row_kernels import check_kernels
 from .crammer_singer import CrammerSinger
 from .lee_lin_wahba import LeeLinWahba
 from .weston_watkins import WestonWatkins
@@ -32,11 +34,16 @@ def register_loss(loss):
         raise TypeError(f"loss must be a MulticlassLoss instance, got {type(loss).__name__} {loss!r}")
     if not isinstance(loss.name, str) or not loss.name or loss.name in LOSSES:
         raise ValueError(f"loss: its name must be a new non-empty string, got {loss.name!r} (taken: {tuple(LOSSES)})")
+    check_kernels(loss)
     LOSSES[loss.name] = loss
     return loss
 
 
-for _loss in (WestonWatkins(), CrammerSinger(), LeeLinWahba()):
+#: The package's own losses, registered below; the compiled drivers are built (and cached on disk) for their row
+#: kernels (:mod:`svmteach.solvers.numba_multiclass`).  A loss added with :func:`register_loss` gets its own.
+PACKAGE_LOSSES = (WestonWatkins(), CrammerSinger(), LeeLinWahba())
+
+for _loss in PACKAGE_LOSSES:
     register_loss(_loss)
 
 
@@ -49,4 +56,4 @@ def get_loss(name):
     return LOSSES[name]
 
 
-__all__ = ["LOSSES", "get_loss", "register_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba"]
+__all__ = ["LOSSES", "PACKAGE_LOSSES", "get_loss", "register_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba"]

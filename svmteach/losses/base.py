@@ -15,11 +15,14 @@ A loss says what :math:`A`, :math:`\\ell`, the blocks and the primal are (:meth:
 :meth:`dual_linear`, :meth:`bounds`, :meth:`sample_losses`); the rest is written once from those.
 A solver asks ``problem.loss_object``, never the loss's name.
 
-The exact one-sample block step comes two ways: the compiled block kernel (``kernel``, in
-:mod:`svmteach.solvers.numba_multiclass`, drawn by :meth:`block_picture`) for the sequential solvers,
-and :meth:`block_targets` (every row against one W) for the parallel solver.
+The exact one-sample block step is the loss's compiled row kernel (``kernels``, a
+:class:`~svmteach.losses.row_kernels.RowKernels` defined in the loss's own module; its numbers drawn by
+:meth:`block_picture`), which every driver runs: the sequential solvers' compiled epochs, a step of the
+explorers, the violations of a model.  :meth:`block_targets` (every row against one W) is the parallel
+solver's batched form of the same step.
 
-Adding a loss is one module defining a subclass and one line in :data:`svmteach.losses.LOSSES`.
+Adding a loss is one module defining a subclass with its row kernels and one line in
+:data:`svmteach.losses.LOSSES`.
 """
 
 from __future__ import annotations
@@ -30,9 +33,7 @@ from typing import NamedTuple
 
 from ..rows import times, transpose_times
 
-#: A block whose quadratic term is below ``EPS`` times its linear term is solved as linear:
-#: its curvature is lost in the rounding of the gradient.
-EPS = 2.220446049250313e-16
+from .row_kernels import EPS  # noqa: F401 - the one rule for a linear block, the array-API code reads it here
 
 
 class Embedding(NamedTuple):
@@ -52,8 +53,8 @@ class MulticlassLoss(ABC):
 
     A subclass defines every abstract method and sets ``name`` (its registry key, the estimators'
     ``loss=``), ``title`` (for people), ``Block`` (the NamedTuple picture of one block step),
-    ``default_solver``, ``kernel`` (its block kernel in :mod:`svmteach.solvers.numba_multiclass`),
-    ``uses_M``.
+    ``default_solver``, ``kernels`` (its compiled row kernels, :mod:`~svmteach.losses.row_kernels`; None:
+    the block solvers refuse it by name), ``uses_M``.
     """
 
     name = ""
@@ -62,7 +63,7 @@ class MulticlassLoss(ABC):
     #: Whether the loss has the margin scale ``problem.M`` (Weston-Watkins; the others ignore it).
     uses_M = False
     default_solver = "exact"
-    kernel = ""
+    kernels = None
     #: The loss's dual as the interior-point programme (an :class:`Embedding`); None: the interior-point
     #: solver does not solve it.
     embedding = None
@@ -157,6 +158,26 @@ class MulticlassLoss(ABC):
         xp = problem.xp
         a = problem.sqnorm * self.curvature_scale(problem)
         return xp.maximum(a, 1e-12 * max(float(xp.max(a)), 1.0))
+
+#: The methods that say what a loss is (its primal and dual); the rest follows from them.
+MATHEMATICS = ("weight_rows", "dual_linear", "sample_losses", "gradient", "bounds")
+
+
+def mathematics_class(loss) -> type:
+    """The class whose mathematics ``loss`` has: the most derived class of its type's ancestry that defines one
+    of :data:`MATHEMATICS` (a subclass that only renames, or adds a solver default, keeps its parent's)."""
+    return next(cls for cls in type(loss).__mro__ if any(name in vars(cls) for name in MATHEMATICS))
+
+
+def row_kernels(loss):
+    """``loss``'s compiled row kernels, or None when it has none, or when they were declared above the class
+    whose mathematics it has (a subclass of Weston-Watkins that changes its gradient inherits kernels that
+    would solve plain Weston-Watkins)."""
+    owner = next((cls for cls in type(loss).__mro__ if "kernels" in vars(cls)), None)
+    if owner is None or loss.kernels is None or not issubclass(owner, mathematics_class(loss)):
+        return None
+    return loss.kernels
+
 
 # ---- helpers every loss uses ---------------------------------------------------------------------
 

@@ -53,8 +53,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from numba import njit
+
 from ..projections import project_simplex_sort
 from .base import EPS, Embedding, MulticlassLoss, column_C, one_hot
+from .row_kernels import FASTMATH, RowKernels
 
 
 #: A label entry within this fraction of its bound C_i is at it.  The entry is computed from the others
@@ -93,8 +96,8 @@ class CrammerSinger(MulticlassLoss):
     name = "cs"
     title = "Crammer-Singer"
     Block = CSBlock
-    #: Its block kernel in :mod:`svmteach.solvers.numba_multiclass` (the solvers run it, step by step or compiled).
-    kernel = "cs"
+    #: Its compiled row kernels (:mod:`~svmteach.losses.row_kernels`), below.
+    kernels = None  # set after the kernels are defined
     embedding = Embedding(off=-1.0, label=1.0, set="simplex")
     default_solver = "blondel"
 
@@ -202,3 +205,131 @@ class CrammerSinger(MulticlassLoss):
 
     def dual_weight_bound(self, problem):
         return float(problem.xp.max(problem.C_i))
+
+
+# ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def block(s, a, y, q, C, params, rest, look, scratch, picture):
+    """Blondel's Crammer-Singer block over the classes looked at: skipped when :math:`v_i \\le` ``skip_tol``
+    (``params``' inner tolerance); else :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p` with p the unit-simplex
+    projection of :math:`\\hat\\beta / z`, :math:`\\hat\\beta = q (u_i - \\alpha_i) + g_i`, z = C q (C shared by
+    the largest entries of :math:`\\hat\\beta` when z is below its rounding).
+
+    With ``shrink_classes`` a class at its bound 0 whose gradient is below every free class's is set
+    aside in ``look`` (never the label); with ``margin`` = +inf none is.  A skipped sample is at rest when
+    :math:`\\alpha_i = 0` and every :math:`s_y - s_m > 1 + \\mu` over the classes looked at.
+    Picture: g over every class, :math:`\\hat\\beta` and the share :math:`p / \\mathbf 1^\\top p` (0 off the
+    classes kept)."""
+    skip_tol = params[1]
+    margin, shrink, shrink_classes = rest
+    work, iwork = scratch[0], scratch[1]
+    k = s.shape[0]
+    g, beta_hat, beta, scaled = work[0, :k], work[1, :k], work[2, :k], work[3, :k]
+    looked, keep = iwork[:k], iwork[k : 2 * k]
+    class_margin = 0.0 if margin < np.inf else np.inf
+    na = 0
+    gmax = -np.inf
+    gmin = np.inf
+    for m in range(k):
+        if look[m]:
+            looked[na] = m
+            na += 1
+            g[m] = s[m] + (0.0 if m == y else 1.0)  # g_i^m = w_m' x_i + [m != y_i]
+            gmax = max(gmax, g[m])
+            if a[m] < (C * (1.0 - AT_C) if m == y else 0.0):
+                gmin = min(gmin, g[m])  # over the free classes
+    violation = gmax - gmin
+    nb = 0
+    for t in range(na):
+        m = looked[t]
+        if shrink_classes and m != y and a[m] == 0.0 and g[m] < gmin - class_margin:
+            look[m] = False  # at its bound 0, below every free class: set aside
+        else:
+            keep[nb] = m
+            nb += 1
+    # the label at its bound C, below every free class, with one other class kept: the sum fixes that one too
+    fixed = shrink and shrink_classes and nb == 2 and a[y] >= C * (1.0 - AT_C) and g[y] < gmin - class_margin
+    moves = 0
+    if fixed:
+        moves = -1  # LIBLINEAR's rule: at most one class of the sample can move, so none can
+    elif violation <= skip_tol or nb <= 1:  # nothing to move (one class kept: its entry is fixed)
+        if shrink:
+            resting = True
+            for m in range(k):
+                if a[m] != 0.0:
+                    resting = False
+            for t in range(na):
+                m = looked[t]
+                if resting and C > 0.0 and m != y and not g[y] - g[m] > margin:
+                    resting = False
+            if resting:
+                moves = -1
+    else:
+        moves = 1
+        z = C * q
+        hmax = 0.0
+        for t in range(nb):
+            m = keep[t]
+            beta_hat[t] = q * ((C if m == y else 0.0) - a[m]) + g[m]
+            hmax = max(hmax, abs(beta_hat[t]))
+        if z > EPS * hmax:  # proj(beta_hat, z) = z proj(beta_hat / z, 1), which keeps a subnormal z's bits
+            for t in range(nb):
+                scaled[t] = beta_hat[t] / z
+            project_simplex_row(scaled[:nb], 1.0, beta[:nb], work[4, :nb])
+        else:  # the linear block: C shared by the largest entries of beta_hat
+            top = beta_hat[:nb].max()
+            for t in range(nb):
+                beta[t] = 1.0 if beta_hat[t] == top else 0.0
+        mass = 0.0
+        for t in range(nb):
+            mass += beta[t]
+        rest_sum = 0.0
+        for t in range(nb):
+            if keep[t] != y:
+                rest_sum += C * (beta[t] / mass)
+        for t in range(nb):  # alpha_i = u_i - C p / 1'p, the label entry from the others (the row sums to 0)
+            m = keep[t]
+            a[m] = min(rest_sum, C) if m == y else -C * (beta[t] / mass)
+    if picture.shape[0] > 0:
+        for m in range(k):
+            picture[0, m] = s[m] + (0.0 if m == y else 1.0)
+            picture[1, m] = q * ((C if m == y else 0.0) - a[m]) + picture[0, m]
+            picture[2, m] = 0.0
+        if moves > 0:
+            for t in range(nb):
+                picture[1, keep[t]] = beta_hat[t]
+                picture[2, keep[t]] = beta[t] / mass
+    return violation, moves
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def coef(new, old, params, out):
+    """:math:`A(\\delta) = \\delta` (W = alpha' X)."""
+    for m in range(new.shape[0]):
+        out[m] = new[m] - old[m]
+
+
+@njit(cache=True)
+def project_simplex_row(v, z, out, sorted_):
+    """One row of :func:`~svmteach.projections.project_simplex_sort`: writes the projection of ``v`` onto
+    the simplex of mass ``z`` into ``out`` (no checks: finite rows, z > 0; shifted by the row's maximum);
+    ``sorted_`` (len(v),) is scratch."""
+    top = v.max()
+    for j in range(v.shape[0]):
+        sorted_[j] = top - v[j]  # >= 0; sorted ascending, it is the row's entries minus the top, descending
+    sorted_.sort()
+    css = 0.0
+    theta = -z  # the support's first entry, u_0 = 0: theta = (0 - z) / 1
+    for j in range(v.shape[0]):
+        u = -sorted_[j]
+        css += u
+        t = (css - z) / (j + 1)
+        if u - t > 0:
+            theta = t
+    for j in range(v.shape[0]):
+        out[j] = max((v[j] - top) - theta, 0.0)
+
+
+CrammerSinger.kernels = RowKernels(block=block, coef=coef)

@@ -53,8 +53,10 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
+from .row_kernels import EPS, FASTMATH, RowKernels, at_rest, draw_end, draw_start, linear_block, off_label_free
 
 
 class LLWBlock(NamedTuple):
@@ -81,8 +83,8 @@ class LeeLinWahba(MulticlassLoss):
     name = "llw"
     title = "Lee-Lin-Wahba"
     Block = LLWBlock
-    #: Its block kernel in :mod:`svmteach.solvers.numba_multiclass` (the solvers run it, step by step or compiled).
-    kernel = "llw"
+    #: Its compiled row kernels (:mod:`~svmteach.losses.row_kernels`), below.
+    kernels = None  # set after the kernels are defined
     embedding = Embedding(off=1.0, label=0.0, set="box")
 
     def weight_rows(self, problem, alpha):
@@ -189,3 +191,99 @@ def solve_blocks(U, C, k, exclude=None):
     span = xp.where(f0 - f1 > 0, f0 - f1, 1.0)
     T = xp.where((first > 0) & (f0 - f1 > 0), T0 + f0 * (T1 - T0) / span, T1)
     return C * xp.minimum(xp.maximum(U + T / k, 0.0), 1.0)  # clip(u + T / k, 0, C)
+
+
+# ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def block(s, a, y, q, C, params, rest, look, scratch, picture):
+    """The exact Lee-Lin-Wahba block over its free classes (:func:`~svmteach.losses.row_kernels.off_label_free`):
+    with :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`, :func:`block_row` at
+    :math:`u = c / q`, or linear when the curvature is below the rounding of c (a class held at 0 adds nothing
+    to :math:`\\mathbf 1^\\top \\alpha_i`: the free classes' block has the same form).  ``s`` is read where
+    ``look`` (every class when a picture is asked for).  Picture: the gradient, u, beta."""
+    margin, shrink, shrink_classes = rest
+    work, iwork = scratch[0], scratch[1]
+    k = s.shape[0]
+    grad, c, u, beta = work[0, :k], work[1, : k - 1], work[2, : k - 1], work[3, : k - 1]
+    free = iwork[2 * k : 3 * k]
+    drawn = picture.shape[0] > 0
+    total = 0.0
+    for m in range(k):
+        total += a[m]
+        grad[m] = -(1.0 + s[m]) if m != y and (look[m] or drawn) else 0.0  # d f / d alpha_im
+    violation, nf = off_label_free(a, y, C, grad, margin, shrink_classes, look, free)
+    cmax = 0.0
+    for t in range(nf):
+        m = free[t]
+        c[t] = -grad[m] + q * (a[m] - total / k)
+        cmax = max(cmax, abs(c[t]))
+        beta[t] = a[m]
+    curved = q * k * C > EPS * cmax  # the quadratic term above the rounding of c
+    for t in range(nf):
+        u[t] = c[t] / q if curved else c[t]
+    if drawn:
+        draw_start(picture, a, y, grad, q, total / k, curved)
+    if shrink and at_rest(grad, a, y, 1.0, margin, C, look, False):
+        return violation, -1
+    if curved:
+        block_row(u[:nf], C, k, beta[:nf], work[4, : 2 * nf + 2])
+    else:
+        linear_block(c[:nf], C, beta[:nf])
+    for t in range(nf):
+        a[free[t]] = beta[t]
+    if drawn:
+        draw_end(picture, y, free, nf, beta)
+    return violation, 1
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def coef(new, old, params, out):
+    """:math:`A(\\delta)_m = -(\\delta_m - \\bar\\delta)` (w_m = -sum_i (alpha_im - mean_m alpha_i) x_i)."""
+    k = new.shape[0]
+    shift = 0.0
+    for m in range(k):
+        shift += new[m] - old[m]
+    shift /= k
+    for m in range(k):
+        out[m] = -((new[m] - old[m]) - shift)
+
+
+@njit(cache=True)
+def block_row(u, C, k, out, points):
+    """The Lee-Lin-Wahba block ``clip(u + T / k, 0, C)`` at the root T of
+    :math:`\\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T` (as :func:`solve_blocks`), in place on
+    ``out``; ``points`` is scratch of length 2 len(u) + 2.  Solved in units of C (``u / C`` in the box [0, 1],
+    T in [0, k - 1]): the interpolation's numbers are of the size of k at any scale of C (at C = 1e-300 its
+    product underflowed to 0, at 1e300 it overflowed, and the caller's reassociation undid the guard), so the
+    block moves."""
+    p = u.shape[0]
+    top = k - 1.0
+    for m in range(p):
+        v = u[m] / C
+        points[2 * m] = min(max(-k * v, 0.0), top)
+        points[2 * m + 1] = min(max(k * (1.0 - v), 0.0), top)
+    points[2 * p] = 0.0
+    points[2 * p + 1] = top
+    points.sort()
+    T0 = 0.0
+    f0 = 0.0
+    T = top
+    for j in range(2 * p + 2):
+        Tj = points[j]
+        fj = -Tj  # phi(Tj) / C
+        for m in range(p):
+            fj += min(max(u[m] / C + Tj / k, 0.0), 1.0)
+        if fj <= 0.0:
+            T = Tj
+            if j > 0 and f0 - fj > 0.0:
+                T = T0 + f0 * (Tj - T0) / (f0 - fj)  # phi is linear on [T0, Tj]
+            break
+        T0 = Tj
+        f0 = fj
+    for m in range(p):
+        out[m] = C * min(max(u[m] / C + T / k, 0.0), 1.0)
+
+
+LeeLinWahba.kernels = RowKernels(block=block, coef=coef)

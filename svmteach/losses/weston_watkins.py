@@ -35,8 +35,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from numba import njit
+
 from ..projections import ww_block_solve
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
+from .row_kernels import (EPS, FASTMATH, RowKernels, argsort_small, at_rest, draw_end, draw_start, linear_block,
+                          off_label_free)
 
 
 class WWBlock(NamedTuple):
@@ -65,8 +69,8 @@ class WestonWatkins(MulticlassLoss):
     name = "ww"
     title = "Weston-Watkins"
     Block = WWBlock
-    #: Its block kernel in :mod:`svmteach.solvers.numba_multiclass` (the solvers run it, step by step or compiled).
-    kernel = "ww"
+    #: Its compiled row kernels (:mod:`~svmteach.losses.row_kernels`), below.
+    kernels = None  # set after the kernels are defined
     embedding = Embedding(off=1.0, label=-1.0, set="box")
     uses_M = True
 
@@ -143,3 +147,106 @@ class WestonWatkins(MulticlassLoss):
 
     def dual_weight_bound(self, problem):
         return float(problem.xp.max(problem.C_i)) * (problem.k - 1)
+
+
+# ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def block(s, a, y, q, C, params, rest, look, scratch, picture):
+    """The exact Weston-Watkins block over its free classes (:func:`~svmteach.losses.row_kernels.off_label_free`):
+    with :math:`a_q = M^2 q` and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} - \\alpha_{iy})`, the block is
+    :func:`block_row` at :math:`u = c / a_q`, or linear (each entry at the bound its :math:`c_j` points to) when
+    the curvature is below the rounding of c.  ``s`` is read where ``look`` (every class when a picture is asked
+    for).  Picture: the gradient, u, beta."""
+    M = params[0]
+    margin, shrink, shrink_classes = rest
+    work, iwork = scratch[0], scratch[1]
+    k = s.shape[0]
+    grad, c, u, beta = work[0, :k], work[1, : k - 1], work[2, : k - 1], work[3, : k - 1]
+    free = iwork[2 * k : 3 * k]
+    aq = M * M * q
+    drawn = picture.shape[0] > 0
+    for j in range(k):
+        grad[j] = M * (s[y] - s[j]) - 1.0 if j != y and (look[j] or drawn) else 0.0  # d f / d alpha_ij
+    violation, nf = off_label_free(a, y, C, grad, margin, shrink_classes, look, free)
+    cmax = 0.0
+    for t in range(nf):
+        j = free[t]
+        c[t] = -grad[j] + aq * (a[j] - a[y])
+        cmax = max(cmax, abs(c[t]))
+        beta[t] = a[j]
+    curved = aq * k * C > EPS * cmax  # the quadratic term above the rounding of c
+    for t in range(nf):
+        u[t] = c[t] / aq if curved else c[t]
+    if drawn:
+        draw_start(picture, a, y, grad, aq, a[y], curved)
+    resting = shrink and at_rest(grad, a, y, 1.0, margin, C, look, True)
+    if resting or violation == 0.0:  # set aside, or every projected gradient 0 (the block at its optimum): no step
+        return violation, -1 if resting else 0
+    if curved:
+        block_row(u[:nf], C, beta[:nf], work[4, : 2 * nf], iwork[: 2 * nf])
+    else:
+        linear_block(c[:nf], C, beta[:nf])
+    for t in range(nf):
+        a[free[t]] = beta[t]
+    total = 0.0
+    for j in range(k):
+        if j != y:
+            total += a[j]
+    a[y] = -total  # alpha_{i y_i} = -1'beta
+    if drawn:
+        draw_end(picture, y, free, nf, beta)
+    return violation, 1
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def coef(new, old, params, out):
+    """:math:`A(\\delta) = -M \\delta` (W = -M alpha' X)."""
+    M = params[0]
+    for m in range(new.shape[0]):
+        out[m] = -(M * (new[m] - old[m]))
+
+
+@njit(cache=True)
+def block_row(u, C, out, points, order):
+    """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row (as
+    :func:`~svmteach.projections.ww_block_solve`); returns t = 1'b.
+
+    ``points`` (2m floats) and ``order`` (2m ints) are work space.  The sweep: below every breakpoint all
+    coordinates sit at C; passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.  On
+    each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first breakpoint where psi
+    is non-negative closes the piece that holds the root.
+    """
+    m = u.shape[0]
+    for j in range(m):
+        points[j] = u[j] - C  # coordinate j leaves C
+        points[m + j] = u[j]  # coordinate j reaches 0
+    argsort_small(points, order)
+    n_C = m
+    n_free = 0
+    s_free = 0.0
+    found = False
+    for q in order:
+        b = points[q]
+        if b - (n_C * C + s_free - n_free * b) >= 0.0:
+            found = True
+            break
+        j = q % m
+        if q < m:  # leaves C, becomes free
+            n_C -= 1
+            n_free += 1
+            s_free += u[j]
+        else:  # free coordinate reaches 0
+            n_free -= 1
+            s_free -= u[j]
+    # root of t = n_C C + s_free - n_free t on the piece found (or past every breakpoint: t = 0)
+    t = (n_C * C + s_free) / (1.0 + n_free) if found else 0.0
+    total = 0.0
+    for j in range(m):
+        out[j] = min(max(u[j] - t, 0.0), C)
+        total += out[j]
+    return total
+
+
+WestonWatkins.kernels = RowKernels(block=block, coef=coef)

@@ -52,6 +52,7 @@ from typing import Any, NamedTuple
 from ..compile_notice import compile_notice
 from ..kernels import KERNELS
 from ..losses import MulticlassLoss
+from ..losses.base import mathematics_class
 from ..problems import Problem
 from .stopping import (KKT_PER_TOL, MIN_CHUNKS_BETWEEN_MEASURES, NEGATIVE_GAP, InfeasibleStateError,  # noqa: F401
                        StoppingRule, gap_reached, next_threshold_factor)
@@ -153,8 +154,10 @@ class Solver(ABC):
 
     @classmethod
     def solves(cls, loss: MulticlassLoss) -> bool:
-        """Whether it solves the multiclass loss object ``loss``: a multiclass solver of ``loss_class``."""
-        return cls.multiclass and (cls.loss_class is None or isinstance(loss, cls.loss_class))
+        """Whether it solves the multiclass loss object ``loss``: a multiclass solver of ``loss_class``, whose
+        mathematics the loss has (not a subclass that redefines them: :func:`~svmteach.losses.base.mathematics_class`)."""
+        return cls.multiclass and (cls.loss_class is None or (isinstance(loss, cls.loss_class)
+                                                              and issubclass(cls.loss_class, mathematics_class(loss))))
 
     @abstractmethod
     def init(self, problem: Problem) -> Any:

@@ -3,8 +3,8 @@
 With everything but sample i's dual variables fixed, the dual is a small quadratic over its block
 (box or simplex of :math:`C_i`, ``problem.C_i``), which every loss solves exactly (Weston-Watkins by
 sorting breakpoints, Wang and Scott 2021; Crammer-Singer by a simplex projection, Blondel, Fujino
-and Ueda 2014; Lee-Lin-Wahba by the root of a piecewise-linear equation), in its block kernel (its
-``kernel``, in :mod:`~svmteach.solvers.numba_multiclass`); the loss draws the picture
+and Ueda 2014; Lee-Lin-Wahba by the root of a piecewise-linear equation), in its compiled row kernel (its
+``kernels``, in the loss's module: :mod:`~svmteach.losses.row_kernels`); the loss draws the picture
 (``block_picture``).  W follows: :math:`W \\leftarrow W + A(\\delta)^\\top x_i`, where
 :math:`W = A(\\alpha)^\\top X` is the loss's ``weight_rows``.
 
@@ -19,8 +19,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..losses import CrammerSinger, MulticlassLoss, WestonWatkins
+from ..losses.base import row_kernels
+from ..losses.row_kernels import params
 from ..problems import MulticlassProblem
-from . import numba_multiclass as nm
 from .base import check_tol
 from .multiclass_base import MulticlassSolver, MulticlassState
 
@@ -52,11 +53,12 @@ class ExactBlock(MulticlassSolver):
 
     @classmethod
     def solves(cls, loss: MulticlassLoss) -> bool:
-        """Whether this solver solves ``loss``: one with a block kernel (its ``kernel``)."""
-        return super().solves(loss) and getattr(loss, "kernel", "") in nm.KERNELS
+        """Whether this solver solves ``loss``: one with its own compiled row kernels
+        (:func:`~svmteach.losses.base.row_kernels`)."""
+        return super().solves(loss) and row_kernels(loss) is not None
 
-    def kernel(self, problem: MulticlassProblem) -> int:
-        return nm.KERNELS[problem.loss_object.kernel]
+    def block_kernels(self, problem: MulticlassProblem):
+        return row_kernels(problem.loss_object)
 
     def picture(self, problem: MulticlassProblem, y: int, q: float, C: float, old: np.ndarray, new: np.ndarray,
                 numbers: np.ndarray, record: np.ndarray, violation: float, moves: int) -> NamedTuple:
@@ -112,5 +114,5 @@ class CSBlondel(ExactBlock):
         stay just under it."""
         return max(super().shrink_floor(), 2.0 * self.skip_tol)
 
-    def kernel_options(self, problem: MulticlassProblem) -> tuple[float, int]:
-        return self.skip_tol, 1
+    def kernel_params(self, problem: MulticlassProblem) -> tuple[float, float, int]:
+        return params(problem.M, inner_tol=self.skip_tol)

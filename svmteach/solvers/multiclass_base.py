@@ -7,9 +7,10 @@ block's own work.  Samples are visited in a fresh random permutation every epoch
 :meth:`MulticlassSolver.measure` evaluates them.  The loss's mathematics is asked of
 ``problem.loss_object``.
 
-Both paths run the same compiled block kernels (:mod:`~svmteach.solvers.numba_multiclass`): the step
-path one row per step with its picture, the fast path an epoch per call, its last visit drawing the
-same picture into the step path's buffers (from compiled scores: equal up to rounding).  X is dense or
+Both paths run the same compiled row kernels, the loss's (:mod:`~svmteach.losses.row_kernels`): the step
+path one row per step with its picture, the fast path an epoch per call
+(:mod:`~svmteach.solvers.numba_multiclass`), its last visit drawing the same picture into the step path's
+buffers (from compiled scores: equal up to rounding).  X is dense or
 CSR (:mod:`svmteach.rows`).
 On a kernel problem the state's ``W`` holds the training scores :math:`S = K A(\\alpha)` (n, k) instead,
 moved by a kernel column a step (O(nk)) read from the run's row cache ``rows``; the block step is the same
@@ -57,6 +58,7 @@ from .. import multiclass_model
 from .. import objectives as obj
 from ..problems import MulticlassProblem
 from ..backend import is_numpy, to_numpy
+from ..losses.row_kernels import params, scratch
 from ..rows import compiled_rows, dense_row, is_sparse
 from . import numba_multiclass as nm
 from .base import Solver, check_flag, check_state_alpha, seed_from
@@ -158,8 +160,8 @@ class MulticlassState(ThreePartState):
 
 
 class MulticlassSolver(Solver):
-    """Base class: a subclass defines ``State``, ``blank_block``, ``kernel``, ``picture``, and where
-    needed ``kernel_options`` and ``loss_class``.
+    """Base class: a subclass defines ``State``, ``blank_block``, ``block_kernels``, ``picture``, and where
+    needed ``kernel_params`` and ``loss_class``.
 
     Parameters
     ----------
@@ -195,8 +197,13 @@ class MulticlassSolver(Solver):
         if loss is None:
             raise TypeError(f"problem must be a MulticlassProblem, got {type(problem).__name__}")
         if not self.solves(loss):
-            raise ValueError(f"solver {self.name!r} solves the {self.loss_class.name!r} loss, "
-                             f"but the problem's loss is {problem.loss!r}")
+            if self.loss_class is not None and not isinstance(loss, self.loss_class):
+                raise ValueError(f"solver {self.name!r} solves the {self.loss_class.name!r} loss, "
+                                 f"but the problem's loss is {problem.loss!r}")
+            raise ValueError(f"solver {self.name!r} runs a loss's own compiled row kernels, and the loss "
+                             f"{problem.loss!r} ({type(loss).__name__}) has none of its own: its class must declare "
+                             "kernels = RowKernels(block, coef) (svmteach.losses.row_kernels) where it defines its "
+                             "mathematics, or use solver='parallel' or 'interior_point'")
         if problem.kernel.name not in self.kernels:
             raise ValueError(f"solver {self.name!r} does not take kernel={problem.kernel.name!r} (it takes "
                              f"{self.kernels}); the exact block solvers take every kernel")
@@ -252,13 +259,14 @@ class MulticlassSolver(Solver):
         P, D, kkt = obj.multiclass_measures(problem, state.alpha, W)  # a block of rows at a time
         return state._replace(W=W, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
-    def kernel(self, problem: MulticlassProblem) -> int:
-        """The code of this solver's block kernel on ``problem`` (:data:`~svmteach.solvers.numba_multiclass.WW`, ...)."""
+    def block_kernels(self, problem: MulticlassProblem):
+        """The compiled row kernels this solver runs on ``problem`` (:mod:`svmteach.losses.row_kernels`)."""
         raise NotImplementedError
 
-    def kernel_options(self, problem: MulticlassProblem) -> tuple[float, int]:
-        """``(tol, max_inner)`` for the block kernel (Crammer-Singer's ``skip_tol``, Shark's inner loop)."""
-        return 0.0, 1
+    def kernel_params(self, problem: MulticlassProblem) -> tuple[float, float, int]:
+        """The row kernels' ``params``, ``(M, inner_tol, max_inner)``: the problem's M; an inner tolerance and most
+        moves where a solver's block stops short of exact (Crammer-Singer's ``skip_tol``, Shark's inner loop)."""
+        return params(problem.M)
 
     def _record(self, problem) -> np.ndarray:
         """The buffer a step gives the kernel for its inner moves (empty: none recorded)."""
@@ -277,7 +285,7 @@ class MulticlassSolver(Solver):
 
     def _visit_changes(self, problem, state, i) -> dict:
         """The fields :meth:`update` changes, by name."""
-        xp, k, M = problem.xp, problem.k, float(problem.M)
+        xp, k = problem.xp, problem.k
         x, q, y, s = sample_arrays(problem, state, i)
         C = float(problem.C_i[i])
         old = np.array(to_numpy(state.alpha[i, :]), dtype=np.float64)
@@ -285,16 +293,18 @@ class MulticlassSolver(Solver):
         by_class = state.active_classes.shape[0] > 0
         look = state.active_classes[i].copy() if by_class else np.ones(k, dtype=bool)
         look |= old != 0.0  # a class set aside but off its bound is taken back
-        code, (tol, max_inner) = self.kernel(problem), self.kernel_options(problem)
+        kernels, kparams = self.block_kernels(problem), self.kernel_params(problem)
         numbers, record = np.zeros((3, k)), self._record(problem)
-        violation, moves = nm.visit(code, np.array(to_numpy(s), dtype=np.float64), new, y, q, C, M, tol, max_inner,
-                                    float(state.rest_margin), self.shrinking, look, by_class, *nm.visit_scratch(k), numbers, record)
+        work, iwork, _ = scratch(k)
+        violation, moves = kernels.block(np.array(to_numpy(s), dtype=np.float64), new, y, q, C, kparams,
+                                         (float(state.rest_margin), self.shrinking, by_class), look,
+                                         (work, iwork, record), numbers)
         sweep = violation if math.isnan(state.sweep_violation) else max(state.sweep_violation, violation)
         changes = dict(sweep_violation=sweep,
                        block=self.picture(problem, y, q, C, old, new, numbers, record, violation, moves))
         if moves > 0:
             coef = np.empty(k)
-            nm.weight_change(code, new, old, M, coef)
+            kernels.coef(new, old, kparams, coef)
             changes.update(alpha=replace_row(xp, state.alpha, i, xp.asarray(new)),
                            W=moved_model(problem, state, i, x, xp.asarray(coef)))
         if moves < 0:
@@ -382,11 +392,11 @@ class MulticlassSolver(Solver):
         active, classes = state.active.copy(), state.active_classes.copy()
         perm = np.empty(n, dtype=np.int64)
         perm[: len(state.perm)] = state.perm
-        tol, max_inner = self.kernel_options(problem)
+        drivers = nm.drivers(self.block_kernels(problem))
         numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
-        visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin, i, met, moves = nm.epochs(
-            self.kernel(problem), compiled_rows(problem.design), NO_ROWS if state.rows is None else state.rows,
-            float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, float(problem.M), tol, max_inner,
+        visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin, i, met, moves = drivers.epochs(
+            drivers.code, compiled_rows(problem.design), NO_ROWS if state.rows is None else state.rows,
+            float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, self.kernel_params(problem),
             alpha, W, perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed,
             float(self.shrink_floor()), int(n_steps), state.epoch, state.pos, len(state.perm),
             float(state.reactivate_at), float(state.sweep_violation), float(state.rest_margin), numbers, record, old)

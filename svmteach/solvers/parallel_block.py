@@ -50,7 +50,10 @@ import numpy as np
 
 from .. import objectives as obj
 from ..problems import MulticlassProblem
-from ..backend import concat, to_numpy
+from ..backend import concat, is_numpy, to_numpy
+from ..losses.base import row_kernels
+from ..losses.row_kernels import params
+from . import numba_multiclass as nm
 from ..rows import is_sparse, times, transpose_times
 from .base import DEFAULT_EPOCHS, DEFAULT_STEPS, Solver, check_flag, check_random_state, check_state_alpha
 from .state import ThreePartState
@@ -224,7 +227,7 @@ class ParallelBlock(Solver):
         xp = problem.xp
         alpha, W = state.alpha, state.W
         G = obj.multiclass_gradient(problem, state.S)  # the gradient of f, (n, k)
-        T = problem.loss_object.block_targets(problem, alpha, G)
+        T = block_targets(problem, alpha, state.S, G)
         D = T - alpha
         dW = weights(problem, D)  # first pass over X
         plane_ok = self.momentum and state.n_iter > 0
@@ -280,6 +283,22 @@ class ParallelBlock(Solver):
 
 
 # ---- the pieces, written for any array namespace -------------------------------------------------
+
+
+def block_targets(problem, alpha, S, G):
+    """(n, k): every block solved exactly as if alone at the scores ``S`` (gradient ``G``): on NumPy by the loss's
+    compiled row kernel, the one the sequential solvers run (:func:`~svmteach.solvers.numba_multiclass.targets`,
+    rows on every core); elsewhere (CuPy) by the loss's batched array-API form, ``block_targets``."""
+    loss = problem.loss_object
+    kernels = row_kernels(loss)
+    if kernels is None or not is_numpy(problem.xp):
+        return loss.block_targets(problem, alpha, G)
+    drivers = nm.drivers(kernels)
+    out = np.empty(alpha.shape)
+    drivers.targets(drivers.code, np.ascontiguousarray(S, dtype=np.float64),
+                    np.ascontiguousarray(alpha, dtype=np.float64), problem.codes, problem.sqnorm, problem.C_i,
+                    params(problem.M), out)
+    return out
 
 
 def intercept_factor(problem) -> float:

@@ -11,19 +11,19 @@ gradient, :math:`\\max(g_i, 0)` at :math:`\\alpha_i = 0`, :math:`\\max(-g_i, 0)`
 (``state.kkt`` is then the pair gap m - M, which does not depend on b).
 
 Multiclass: each block's violation as the loss's exact block kernel measures it before a step
-(:func:`~svmteach.solvers.numba_multiclass.visit`, the kernel the solvers run; its largest entry is ``state.kkt``,
+(its ``kernels.block``, the row kernel the solvers run; its largest entry is ``state.kkt``,
 the loss's ``kkt_violation``), from the training scores of the model.
 """
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from .. import multiclass_model
 from ..backend import to_numpy
-from . import numba_multiclass as nm
+from ..losses.base import row_kernels
+from ..losses.row_kernels import NOTHING_ASIDE, params, scratch
 from .kernel_scores import exact_gradient
 
 
@@ -46,15 +46,14 @@ def block_violations(problem, alpha, W) -> np.ndarray:
     alpha = np.asarray(to_numpy(alpha), dtype=np.float64)
     S = np.asarray(to_numpy(multiclass_model.scores(problem, problem.xp.asarray(W), problem, slice(None))),
                    dtype=np.float64)
-    code = nm.KERNELS[problem.loss_object.kernel]
+    block = row_kernels(problem.loss_object).block
     codes, sqnorm, C = (np.asarray(to_numpy(a)) for a in (problem.codes, problem.sqnorm, problem.C_i))
     n, k = alpha.shape
     look = np.ones(k, dtype=bool)
-    work, iwork = nm.visit_scratch(k)
-    no_picture, no_record = np.zeros((0, k)), np.zeros((0, k + 3))
+    buffers, kparams, no_picture = scratch(k), params(problem.M), np.zeros((0, k))
     out = np.empty(n)
     for i in range(n):
-        # margin +inf and no shrinking: nothing set aside, the violation before the step
-        out[i], _ = nm.visit(code, S[i].copy(), alpha[i].copy(), int(codes[i]), float(sqnorm[i]), float(C[i]),
-                             float(problem.M), 0.0, 1, math.inf, False, look, False, work, iwork, no_picture, no_record)
+        # nothing set aside: the violation before the step
+        out[i], _ = block(S[i].copy(), alpha[i].copy(), int(codes[i]), float(sqnorm[i]), float(C[i]), kparams,
+                          NOTHING_ASIDE, look, buffers, no_picture)
     return out

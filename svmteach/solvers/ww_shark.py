@@ -28,14 +28,15 @@ from typing import NamedTuple
 import numpy as np
 
 from ..losses import WestonWatkins
+from ..losses.row_kernels import params
 from ..problems import MulticlassProblem
-from . import numba_multiclass as nm
+from . import numba_shark
 from .base import check_max_iter, check_tol
 from .multiclass_base import MulticlassSolver, MulticlassState
 
 MAXITER_MULTIPLIER = 10
-#: The inner loop, compiled beside the other block kernels (:func:`~svmteach.solvers.numba_multiclass.shark_inner`).
-shark_inner = nm.shark_inner
+#: The inner loop, compiled with Shark's row kernel (:func:`~svmteach.solvers.numba_shark.shark_inner`).
+shark_inner = numba_shark.shark_inner
 
 
 class SharkMoves(NamedTuple):
@@ -99,11 +100,11 @@ class WWShark(MulticlassSolver):
         return SharkMoves(y=-1, grads=np.zeros((0, problem.k)), moves_j=np.zeros(0, dtype=np.int64),
                           moves_m_unclipped=empty, moves_m=empty, delta=None)
 
-    def kernel(self, problem: MulticlassProblem) -> int:
-        return nm.SHARK
+    def block_kernels(self, problem: MulticlassProblem):
+        return numba_shark.KERNELS
 
-    def kernel_options(self, problem: MulticlassProblem) -> tuple[float, int]:
-        return self.inner_tol, self._max_inner(problem)
+    def kernel_params(self, problem: MulticlassProblem) -> tuple[float, float, int]:
+        return params(problem.M, self.inner_tol, self._max_inner(problem))
 
     def _record(self, problem):
         return np.zeros((self._max_inner(problem), problem.k + 3))
