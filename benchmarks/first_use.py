@@ -10,13 +10,19 @@ reused):
   cache entries (``*.nbc``) it wrote: an entry a notebook writes after the warm-up is a signature the warm-up
   missed.
 
+- after an edit to a loss's docstring (``--docstring-edit``): a copy of the package fits WW, CS and LLW on a cold
+  cache, again on the warm one, then again after the first line of ``losses/crammer_singer.py``'s docstring changed
+  (what an edit that changes no code costs).
+
     python benchmarks/first_use.py [--notebooks 06 08 09] [--skip-types] [--types "BinarySVC, dense float64" ...]
+    python benchmarks/first_use.py --skip-types --notebooks --docstring-edit
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,10 +101,27 @@ def per_notebook(numbers):
         print(f"| {name} | {cells[0]} | {cells[1]} |", flush=True)
 
 
+def docstring_edit():
+    fit = ("from svmteach import MulticlassSVC, data; X, y = data.multiclass_blobs(n=60, k=3, seed=0); "
+           "[MulticlassSVC(loss=loss).fit(X, y) for loss in ('ww', 'cs', 'llw')]")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "src"
+        shutil.copytree(ROOT / "svmteach", root / "svmteach",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+        env = dict(environment(Path(tmp) / "cache"), PYTHONPATH=str(root))
+        for label in ("cold", "warm", "after a docstring edit to losses/crammer_singer.py"):
+            if label.startswith("after"):
+                loss = root / "svmteach" / "losses" / "crammer_singer.py"
+                loss.write_text(loss.read_text().replace('"""The Crammer-Singer loss', '"""The Crammer-Singer loss (edited)', 1))
+            wall, cpu = timed([sys.executable, "-c", fit], env, cwd=root)
+            print(f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", nargs="*", default=["06", "08", "09"])
     parser.add_argument("--skip-types", action="store_true")
+    parser.add_argument("--docstring-edit", action="store_true", help="time a fit after a docstring edit")
     parser.add_argument("--types", nargs="*", default=list(TYPES), choices=list(TYPES), metavar="TYPE",
                         help="the first fits to time (default: all)")
     args = parser.parse_args(argv)
@@ -106,6 +129,8 @@ def main(argv=None):
         per_type(args.types)
     if args.notebooks:
         per_notebook(args.notebooks)
+    if args.docstring_edit:
+        docstring_edit()
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def _multiclass_linear():
     from . import data
     from .estimators import MulticlassSVC
     from .problems import MulticlassProblem
-    from .solvers import CSBlondel, WWExact, WWShark, iterate
+    from .solvers import CSBlondel, ExactBlock, WWExact, WWShark, iterate
 
     X, y = data.multiclass_blobs(n=30, k=3, seed=0)
     for loss, solver in (("ww", None), ("ww", "shark"), ("cs", None), ("llw", None)):
@@ -59,7 +59,7 @@ def _multiclass_linear():
     MulticlassSVC(loss="ww", fit_intercept=False).fit(X32, y)
     MulticlassSVC(loss="ww").fit(X32, y)
     # the step paths the explorers and notebooks 6 and 7 watch, a block at a time
-    for loss, solver in (("ww", WWExact()), ("ww", WWShark()), ("cs", CSBlondel())):
+    for loss, solver in (("ww", WWExact()), ("ww", WWShark()), ("cs", CSBlondel()), ("llw", ExactBlock())):
         for _ in iterate(solver, MulticlassProblem(X, y, loss=loss), max_iter=3):
             pass
 
