@@ -238,7 +238,7 @@ class MulticlassProblem(Problem):
         At least two distinct labels of any type.
     C : float
         Positive, finite penalty.
-    loss : {"ww", "cs", "llw"}
+    loss : {"ww", "cs", "llw", "mmr"}
         The loss's name, a key of :data:`svmteach.losses.LOSSES`; ``loss_object`` is the loss itself.
     M : float
         The Weston-Watkins margin scale, > 0 (1: Keerthi et al.; 1/2: Shark's); the other losses ignore it.

@@ -59,7 +59,8 @@ def _multiclass_linear():
     MulticlassSVC(loss="ww", fit_intercept=False).fit(X32, y)
     MulticlassSVC(loss="ww").fit(X32, y)
     # the step paths the explorers and notebooks 6 and 7 watch, a block at a time
-    for loss, solver in (("ww", WWExact()), ("ww", WWShark()), ("cs", CSBlondel()), ("llw", ExactBlock())):
+    for loss, solver in (("ww", WWExact()), ("ww", WWShark()), ("cs", CSBlondel()), ("llw", ExactBlock()),
+                         ("mmr", ExactBlock())):
         for _ in iterate(solver, MulticlassProblem(X, y, loss=loss), max_iter=3):
             pass
 

@@ -114,6 +114,43 @@ def llw_primal_optimum(X, codes, C):
     return W, float(0.5 * np.sum(W * W) + C * hinge)
 
 
+def mmr_primal_optimum(X, codes, C, sample_C=None):
+    """The maximum-margin regression primal solved as a QP with its sum-to-zero constraint: ``(W*, P(W*))``.
+
+    Variables ``w`` (k*d, row m of W is w_m) and one slack ``xi_i`` per sample (bound ``C_i``, C or ``sample_C``):
+    ``min 1/2 |w|^2 + sum C_i xi_i  s.t.  -w_{y_i}'x_i - xi_i <= -1,  -xi_i <= 0,  sum_m w_m = 0``.
+    The returned value is the primal recomputed from W* with its hinges, not read off the slacks.
+    """
+    X = np.asarray(X, float)
+    n, d = X.shape
+    k = int(codes.max()) + 1
+    C_i = np.full(n, float(C)) if sample_C is None else np.asarray(sample_C, float)
+    nw = k * d
+    P = np.zeros((nw + n, nw + n))
+    P[:nw, :nw] = np.eye(nw)
+    q = np.concatenate([np.zeros(nw), C_i])
+    margin = np.zeros((n, nw + n))
+    for i in range(n):
+        margin[i, codes[i] * d:(codes[i] + 1) * d] = -X[i]
+        margin[i, nw + i] = -1.0
+    slack = np.hstack([np.zeros((n, nw)), -np.eye(n)])
+    A_eq = np.hstack([np.tile(np.eye(d), (1, k)), np.zeros((d, n))])  # sum_m w_m = 0
+    z = solve_qp(P, q, A_eq, np.zeros(d), np.vstack([margin, slack]), np.concatenate([-np.ones(n), np.zeros(n)]))
+    W = z[:nw].reshape(k, d)
+    s_y = np.einsum("ij,ij->i", X, W[codes])
+    return W, float(0.5 * np.sum(W * W) + np.sum(C_i * np.maximum(1.0 - s_y, 0.0)))
+
+
+def mmr_kernel_dual_optimum(K, codes, C):
+    """``(D*, beta*)``: the maximum-margin regression dual with a kernel, ``max 1'beta - 1/2 beta'Q beta`` on
+    ``[0, C]^n`` with ``Q_ij = K_ij ([y_i = y_j] - 1/k)`` (the kernel matrix of the centred class indicators)."""
+    n, k = len(codes), int(codes.max()) + 1
+    Q = np.asarray(K, float) * ((codes[:, None] == codes[None, :]) - 1.0 / k)
+    box = np.vstack([np.eye(n), -np.eye(n)])
+    beta = np.clip(solve_qp(Q, -np.ones(n), A_ineq=box, b_ineq=np.concatenate([np.full(n, C), np.zeros(n)])), 0, C)
+    return float(beta.sum() - 0.5 * beta @ Q @ beta), beta
+
+
 def multiclass_dual_optimum(problem):
     """``(D*, alpha*)``: the dual of a linear multiclass problem (NumPy, dense X) maximised by Clarabel, the
     programme read off its loss object, whatever the loss: ``D(alpha) = ell(alpha) - 1/2 ||A(alpha)'X||_F^2``
@@ -136,15 +173,18 @@ def multiclass_dual_optimum(problem):
     P = T.T @ np.kron(X @ X.T, np.eye(k)) @ T  # ||W||^2 = vec(A)' (K kron I_k) vec(A), vec(A) = T alpha
     lower, upper = (np.asarray(b, dtype=np.float64).ravel() for b in loss.bounds(problem))
     codes = np.asarray(problem.codes)
-    ratio = loss.embedding.label / loss.embedding.off
     eq = np.zeros((n, m))
-    for i in range(n):
-        eq[i, i * k:(i + 1) * k] = -ratio
-        eq[i, i * k + codes[i]] = 1.0
+    if loss.embedding.entries == "off":  # the label entry a multiple of the others' sum (else it is free, alone)
+        ratio = loss.embedding.label / loss.embedding.off
+        for i in range(n):
+            eq[i, i * k:(i + 1) * k] = -ratio
+            eq[i, i * k + codes[i]] = 1.0
+    else:
+        eq = eq[:0]
     fixed = lower == upper
     E = np.vstack([eq, np.eye(m)[fixed]])
     rows = [(np.eye(m)[j], upper[j]) for j in np.flatnonzero(np.isfinite(upper) & ~fixed)]
     rows += [(-np.eye(m)[j], -lower[j]) for j in np.flatnonzero(np.isfinite(lower) & ~fixed)]
-    alpha = solve_qp(P, -ell, E, np.concatenate([np.zeros(n), lower[fixed]]),
+    alpha = solve_qp(P, -ell, E, np.concatenate([np.zeros(len(eq)), lower[fixed]]),
                      np.array([r for r, _ in rows]), np.array([b for _, b in rows]))
     return float(ell @ alpha - 0.5 * alpha @ P @ alpha), alpha.reshape(n, k)

@@ -113,7 +113,7 @@ def test_the_scores_magnitudes_certify_what_cauchy_schwarz_cannot():
 def exact_multiclass_gap(problem, alpha, W):
     """(P(W) - D(alpha)) / |P(W)| in rationals: P at the returned W, D with W(alpha) = A(alpha)' X exact.
 
-    Written from the course's definitions (not from svmteach.losses): WW (margin scale M), CS, LLW."""
+    Written from the course's definitions (not from svmteach.losses): WW (margin scale M), CS, LLW, MMR."""
     X = [[Fraction(float(v)) for v in row] for row in np.asarray(problem.X)]
     n, d, k = len(X), len(X[0]), problem.k
     codes = [int(c) for c in problem.codes]
@@ -127,9 +127,13 @@ def exact_multiclass_gap(problem, alpha, W):
     elif problem.loss == "cs":
         A = a
         lin = sum(a[i][codes[i]] for i in range(n))
-    else:  # llw
+    elif problem.loss == "llw":
         A = [[-(v - sum(row) / k) for v in row] for row in a]
         lin = sum(a[i][m] for i in range(n) for m in range(k) if m != codes[i])
+    else:
+        assert problem.loss == "mmr"
+        A = [[v - sum(row) / k for v in row] for row in a]
+        lin = sum(a[i][codes[i]] for i in range(n))
     Wa = [[sum(A[i][m] * X[i][j] for i in range(n)) for j in range(d)] for m in range(k)]
     D = lin - sum(v * v for row in Wa for v in row) / 2
     P = sum(v * v for row in Wr for v in row) / 2
@@ -140,8 +144,10 @@ def exact_multiclass_gap(problem, alpha, W):
             loss = sum(max(zero, 1 - M * (s[yi] - s[m])) for m in off)
         elif problem.loss == "cs":
             loss = max(zero, 1 + max(s[m] for m in off) - s[yi])
-        else:
+        elif problem.loss == "llw":
             loss = sum(max(zero, 1 + s[m]) for m in off)
+        else:
+            loss = max(zero, 1 - s[yi])
         P += C[i] * loss
     return float((P - D) / abs(P))
 
@@ -152,7 +158,7 @@ def three_blobs():
     return make_blobs(24, 2, centers=[[-3.0, 0.0], [3.0, 0.0], [0.0, 4.0]], random_state=0, cluster_std=0.5)
 
 
-@pytest.mark.parametrize("loss", ["ww", "cs", "llw"])
+@pytest.mark.parametrize("loss", ["ww", "cs", "llw", "mmr"])
 @pytest.mark.parametrize("C, scale, offset", [(1.0, 1.0, 0.0), (1e12, 1.0, 0.0), (1e-16, 1e8, 0.0),
                                               (1e-14, 1.0, 1e7), (1.0, 1e-8, 0.0)])
 def test_multiclass_converged_means_the_exact_gap_is_within_tol(loss, C, scale, offset):

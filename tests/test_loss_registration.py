@@ -154,7 +154,7 @@ def test_register_loss_refuses_a_taken_name_and_a_non_loss():
         register_loss(WestonWatkins())
     with pytest.raises(TypeError, match="loss"):
         register_loss("ww3")
-    assert tuple(LOSSES) == ("ww", "cs", "llw")
+    assert tuple(LOSSES) == ("ww", "cs", "llw", "mmr")
 
 
 def test_an_embedding_that_does_not_match_the_dual_is_refused():

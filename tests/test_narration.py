@@ -72,7 +72,7 @@ def film(solver, problem, steps):
 # ---- every solver an explorer drives has its sentence ---------------------------------------------------
 def explorable_cases():
     cases = [("binary", name, None, kernel) for name in binary_solvers() for kernel in ("linear", "gaussian")]
-    for loss in ("ww", "cs", "llw"):
+    for loss in ("ww", "cs", "llw", "mmr"):
         for kernel in ("linear", "gaussian"):
             cases += [("multiclass", name, loss, kernel) for name in multiclass_solvers(loss, kernel)]
     return cases

@@ -37,7 +37,7 @@ class MulticlassSVC(DualSVC):
     Parameters
     ----------
     C : float, default 1.0
-    loss : {"ww", "cs", "llw"}, default "ww"
+    loss : {"ww", "cs", "llw", "mmr"}, default "ww"
         A key of :data:`svmteach.losses.LOSSES`.
     kernel : {"linear", "polynomial", "gaussian", "laplacian"} (or "poly", "rbf"), default "linear"
     gamma, degree, coef0 : default "scale", 3, 1.0

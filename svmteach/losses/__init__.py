@@ -7,19 +7,21 @@ loss's name is compared here only.  Adding a loss is one module (its mathematics
 :mod:`~svmteach.losses.row_kernels`) and one entry in :data:`PACKAGE_LOSSES` (or :func:`register_loss` at run
 time, from outside the package).
 
-========  =======================  ==============================================
-name      class                    primal loss of sample i
-========  =======================  ==============================================
-``"ww"``  :class:`WestonWatkins`   :math:`\\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)`
-``"cs"``  :class:`CrammerSinger`   :math:`\\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)`
-``"llw"`` :class:`LeeLinWahba`     :math:`\\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i)`, with :math:`\\sum_m w_m = 0`
-========  =======================  ==============================================
+========  ================================  ==============================================
+name      class                             primal loss of sample i
+========  ================================  ==============================================
+``"ww"``  :class:`WestonWatkins`            :math:`\\sum_{j \\ne y_i} \\max(0, 1 - M (w_{y_i} - w_j)^\\top x_i)`
+``"cs"``  :class:`CrammerSinger`            :math:`\\max(0, 1 + \\max_{m \\ne y_i} w_m^\\top x_i - w_{y_i}^\\top x_i)`
+``"llw"`` :class:`LeeLinWahba`              :math:`\\sum_{m \\ne y_i} \\max(0, 1 + w_m^\\top x_i)`, with :math:`\\sum_m w_m = 0`
+``"mmr"`` :class:`MaximumMarginRegression`  :math:`\\max(0, 1 - w_{y_i}^\\top x_i)`, with :math:`\\sum_m w_m = 0`
+========  ================================  ==============================================
 """
 
 from .base import MulticlassLoss
 from .row_kernels import check_kernels
 from .crammer_singer import CrammerSinger
 from .lee_lin_wahba import LeeLinWahba
+from .maximum_margin_regression import MaximumMarginRegression
 from .weston_watkins import WestonWatkins
 
 #: Every multiclass loss by its name (the estimators' and problems' ``loss=`` value).
@@ -41,7 +43,7 @@ def register_loss(loss):
 
 #: The package's own losses, registered below; the compiled drivers are built (and cached on disk) for their row
 #: kernels (:mod:`svmteach.solvers.numba_multiclass`).  A loss added with :func:`register_loss` gets its own.
-PACKAGE_LOSSES = (WestonWatkins(), CrammerSinger(), LeeLinWahba())
+PACKAGE_LOSSES = (WestonWatkins(), CrammerSinger(), LeeLinWahba(), MaximumMarginRegression())
 
 for _loss in PACKAGE_LOSSES:
     register_loss(_loss)
@@ -56,4 +58,5 @@ def get_loss(name):
     return LOSSES[name]
 
 
-__all__ = ["LOSSES", "PACKAGE_LOSSES", "get_loss", "register_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba"]
+__all__ = ["LOSSES", "PACKAGE_LOSSES", "get_loss", "register_loss", "MulticlassLoss", "WestonWatkins", "CrammerSinger", "LeeLinWahba",
+           "MaximumMarginRegression"]

@@ -37,15 +37,18 @@ from .row_kernels import EPS  # noqa: F401 - the one rule for a linear block, th
 
 
 class Embedding(NamedTuple):
-    """How a loss's dual is the interior-point method's programme over :math:`\\beta_i \\in \\mathbb R^{k-1}`,
-    the free entries of sample i in the order of its off-label classes: :math:`\\alpha_{ij} = \\text{off}\\,
-    \\beta_{ij}` (:math:`j \\ne y_i`), :math:`\\alpha_{iy_i} = \\text{label}\\; \\mathbf 1^\\top \\beta_i`, with
-    :math:`\\beta_i` in the box :math:`[0, C_i]^{k-1}` (``set = "box"``) or the simplex :math:`\\beta_i \\ge 0,
-    \\mathbf 1^\\top \\beta_i \\le C_i` (``set = "simplex"``)."""
+    """How a loss's dual is the interior-point method's programme over the free entries :math:`\\beta_i` of
+    sample i.  ``entries = "off"``: :math:`\\beta_i \\in \\mathbb R^{k-1}` in the order of its off-label classes,
+    :math:`\\alpha_{ij} = \\text{off}\\, \\beta_{ij}` (:math:`j \\ne y_i`), :math:`\\alpha_{iy_i} = \\text{label}\\;
+    \\mathbf 1^\\top \\beta_i`; ``entries = "label"``: :math:`\\beta_i \\in \\mathbb R` the label entry alone,
+    :math:`\\alpha_{iy_i} = \\text{label}\\, \\beta_i`, the others 0 (``off`` is 0).  :math:`\\beta_i` lies in the box
+    :math:`[0, C_i]^{k'}` (``set = "box"``) or the simplex :math:`\\beta_i \\ge 0, \\mathbf 1^\\top \\beta_i \\le C_i`
+    (``set = "simplex"``)."""
 
     off: float
     label: float
     set: str
+    entries: str = "off"
 
 
 class MulticlassLoss(ABC):
@@ -67,6 +70,8 @@ class MulticlassLoss(ABC):
     #: The loss's dual as the interior-point programme (an :class:`Embedding`); None: the interior-point
     #: solver does not solve it.
     embedding = None
+    #: Whether the primal has the constraint :math:`\\sum_m w_m = 0` (:meth:`weights` then re-centres W).
+    sum_to_zero = False
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -134,9 +139,12 @@ class MulticlassLoss(ABC):
         return self.feasible(problem, alpha)
 
     def weights(self, problem, alpha):
-        """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64."""
+        """The (k, d) weights :math:`W(\\alpha) = A(\\alpha)^\\top X`, in float64; with :attr:`sum_to_zero` its
+        columns re-centred: subtracting their rounding keeps :math:`\\sum_m w_m = 0` and a gap that is never
+        negative at an optimum."""
         xp = problem.xp
-        return transpose_times(problem.design, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
+        W = transpose_times(problem.design, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
+        return W - xp.mean(W, axis=0, keepdims=True) if self.sum_to_zero else W
 
     def primal(self, problem, W, S=None) -> float:
         """:math:`\\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\ell_i(W)`."""
@@ -198,10 +206,15 @@ def column_C(problem):
     return problem.xp.reshape(problem.C_i, (-1, 1))
 
 
-def off_label_box_violation(problem, alpha, G):
-    """The largest projected-gradient entry over the off-label entries, each in its sample's box
-    [0, C_i] (0 in a box {0}: nothing may move)."""
+def box_violation_of(problem, alpha, G, entries):
+    """The largest projected-gradient entry over the ``entries`` (an (n, k) boolean mask), each in its sample's
+    box [0, C_i] (0 in a box {0}: nothing may move)."""
     xp, C = problem.xp, column_C(problem)
     pg = xp.where(alpha <= 0.0, xp.where(C > 0.0, xp.minimum(G, 0.0), 0.0),
                   xp.where(alpha >= C, xp.maximum(G, 0.0), G))
-    return float(xp.max(xp.abs(xp.where(one_hot(problem), 0.0, pg))))
+    return float(xp.max(xp.abs(xp.where(entries, pg, 0.0))))
+
+
+def off_label_box_violation(problem, alpha, G):
+    """:func:`box_violation_of` over the off-label entries (Weston-Watkins, Lee-Lin-Wahba)."""
+    return box_violation_of(problem, alpha, G, ~one_hot(problem))

@@ -83,6 +83,7 @@ class LeeLinWahba(MulticlassLoss):
     name = "llw"
     title = "Lee-Lin-Wahba"
     Block = LLWBlock
+    sum_to_zero = True
     #: Its compiled row kernels (:mod:`~svmteach.losses.row_kernels`), below.
     kernels = None  # set after the kernels are defined
     embedding = Embedding(off=1.0, label=0.0, set="box")
@@ -90,12 +91,6 @@ class LeeLinWahba(MulticlassLoss):
     def weight_rows(self, problem, alpha):
         xp = problem.xp
         return -(alpha - xp.mean(alpha, axis=1, keepdims=True))  # w_m = -sum_i (alpha_im - abar_i) x_i
-
-    def weights(self, problem, alpha):
-        """:math:`W(\\alpha)`, its columns re-centred: subtracting their rounding keeps :math:`\\sum_m w_m = 0`
-        and a gap that is never negative at an optimum."""
-        W = super().weights(problem, alpha)
-        return W - problem.xp.mean(W, axis=0, keepdims=True)
 
     def dual_linear(self, problem, alpha):
         xp = problem.xp

@@ -264,13 +264,14 @@ class InteriorPoint(Solver):
         for the low-rank method (linear kernels), k d above ``MAX_RANK``."""
         binary = is_binary(problem)
         k = 1 if binary else problem.k
-        m = int(np.count_nonzero(np.asarray(to_numpy(problem.C_i)) > 0)) * (1 if binary else k - 1)
+        per_sample = 1 if binary or problem.loss_object.embedding.entries == "label" else k - 1
+        m = int(np.count_nonzero(np.asarray(to_numpy(problem.C_i)) > 0)) * per_sample
         linear = problem.kernel.is_linear
         rank = k * problem.n_features
         dense_ok = m <= MAX_DENSE and self.method != "low_rank"
         low_rank_ok = linear and rank <= MAX_RANK and self.method != "dense"
         if not (dense_ok or low_rank_ok):
-            why = (f"{m} dual variables (n (k - 1) for a multiclass problem) are more than the dense method's "
+            why = (f"{m} dual variables (n (k - 1) for most multiclass losses) are more than the dense method's "
                    f"MAX_DENSE = {MAX_DENSE}")
             if linear and self.method != "dense":
                 why += f", and k d = {rank} is more than the low-rank method's MAX_RANK = {MAX_RANK}"

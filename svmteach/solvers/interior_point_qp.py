@@ -12,9 +12,9 @@ with
 
 - binary (:math:`k' = 1`, :math:`\\beta_i = \\alpha_i`): :math:`H = Q`, the box :math:`0 \\le \\beta_i \\le C_i`,
   and, with a bias (``bias=True``, as SMO), the equality :math:`y^\\top \\alpha = 0`;
-- multiclass (:math:`k' = k - 1`, the off-label entries): as the loss declares (``loss.embedding``, a
-  :class:`~svmteach.losses.base.Embedding`): :math:`\\alpha_{ij} = \\pm\\beta_{ij}`, the label entry a multiple
-  of :math:`\\mathbf 1^\\top \\beta_i`, and :math:`\\beta_i` in the box :math:`[0, C_i]^{k'}` (Weston-Watkins,
+- multiclass (:math:`k' = k - 1`, the off-label entries, or :math:`k' = 1`, the label entry alone): as the loss
+  declares (``loss.embedding``, a :class:`~svmteach.losses.base.Embedding`): :math:`\\alpha_{ij} = \\pm\\beta_{ij}`,
+  the label entry a multiple of :math:`\\mathbf 1^\\top \\beta_i`, and :math:`\\beta_i` in the box :math:`[0, C_i]^{k'}` (Weston-Watkins,
   Lee-Lin-Wahba) or the simplex :math:`\\beta_i \\ge 0, \\mathbf 1^\\top \\beta_i \\le C_i` (Crammer-Singer).
 
 In each case the linear term of the (maximised) dual is :math:`\\mathbf 1^\\top \\beta` and its weights are
@@ -57,8 +57,8 @@ class QP(NamedTuple):
     c : (m_s, 1) the linear term d_i / sigma;  d : (m_s,) the scales d_i;
     eq : (m_s, k') the equality's coefficients d_i a_i / sigma (at most 1: no underflow at C = 1e-300), or None;
     kind : "box" or "simplex";
-    embed : (sign_off, sign_label) alpha's off-label entries are sign_off * beta, its label entry
-    sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns;
+    embed : (sign_off, sign_label, entries) alpha's off-label entries are sign_off * beta (``entries`` "off"; 0
+    for "label"), its label entry sign_label * 1'beta (multiclass), None for binary;  others : (n, k-1) the off-label columns;
     q : (m_s,) each sample's largest Hessian diagonal entry (unscaled: K_ii |A_i e_c|^2).
     """
 
@@ -103,11 +103,12 @@ def alpha_of(problem, qp, x):
         alpha = np.zeros(n)
         alpha[qp.keep] = beta[:, 0]
         return alpha
-    sign_off, sign_label = qp.embed
+    sign_off, sign_label, entries = qp.embed
     codes = to_numpy(problem.codes)
     alpha = np.zeros((n, problem.k))
-    alpha[qp.keep[:, None], qp.others[qp.keep]] = sign_off * beta
-    alpha[qp.keep, codes[qp.keep]] = sign_label * beta.sum(axis=1)
+    if entries == "off":
+        alpha[qp.keep[:, None], qp.others[qp.keep]] = sign_off * beta
+    alpha[qp.keep, codes[qp.keep]] = sign_label * beta.sum(axis=1)  # "label": beta_i is the label entry alone
     return alpha
 
 
@@ -131,14 +132,17 @@ def build_qp(problem, bias: bool = True) -> QP:
     else:
         loss, k = problem.loss_object, problem.k
         embedding = loss.embedding  # which entries are beta, their signs, box or simplex
-        embed, kind = (float(embedding.off), float(embedding.label)), embedding.set
+        embed, kind = (float(embedding.off), float(embedding.label), embedding.entries), embedding.set
         if kind not in ("box", "simplex"):
             raise ValueError(f"loss: the {loss.title or loss.name} loss's embedding.set must be 'box' or 'simplex', "
                              f"got {kind!r}")
+        if embedding.entries not in ("off", "label"):
+            raise ValueError(f"loss: the {loss.title or loss.name} loss's embedding.entries must be 'off' or "
+                             f"'label', got {embedding.entries!r}")
         codes = np.asarray(to_numpy(problem.codes))
         j = np.arange(k - 1)[None, :]
         others = j + (j >= codes[:, None])  # the off-label columns of each row, in order
-        nv = k - 1
+        nv = k - 1 if embedding.entries == "off" else 1
         G, h = _box_rows(nv) if kind == "box" else _simplex_rows(nv)
         qp0 = QP(keep=np.arange(problem.n_samples), A=None, X=None, H=None, G=G, h=None, c=None,
                  d=np.ones(problem.n_samples), eq=None, kind=kind, embed=embed, others=others)

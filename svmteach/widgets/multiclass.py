@@ -30,12 +30,15 @@ explorer.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ..backend import to_numpy
 from ..kernels import canonical_kernel_name
 from ..losses import LOSSES, get_loss
 from ..losses.crammer_singer import CSBlock
+from ..losses.maximum_margin_regression import MMRBlock
 from ..losses.weston_watkins import WWBlock
 from ..multiclass_model import point_scores
 from ..problems import MulticlassProblem
@@ -44,6 +47,7 @@ from ..solvers.base import check_tol
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
 from ..viz.regions import cell_grid, draw_score_boundaries
+from ..viz.parabola import ParabolaView
 from ..viz.shark_path import STILL, SharkPathView, block_movement
 from ..viz.simplex import SimplexView, block_picture
 from .editing import with_point
@@ -61,8 +65,8 @@ def offered_solvers(loss: str, kernel: str = "linear") -> tuple:
 
 
 GRID = 70  # points per side of the grid the regions are drawn on
-#: The step panel's view for each loss's block picture (a loss without one gets a note).
-STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView}
+#: The step panel's view for each loss's block picture (a loss without one gets a note that says so).
+STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView, MMRBlock: ParabolaView}
 
 
 class MulticlassExplorer(SolverExplorer):
@@ -72,7 +76,7 @@ class MulticlassExplorer(SolverExplorer):
     ----------
     X, y : 2-D points and their labels (2 to 8 classes).
     C : positive float (one outside the slider's 1e-3..1e3 widens its range rather than being clamped);
-    loss : {"ww", "cs", "llw"};  solver : a solver of that loss (see :func:`offered_solvers`);
+    loss : {"ww", "cs", "llw", "mmr"};  solver : a solver of that loss (see :func:`offered_solvers`);
     M : float, WW's margin scale (0.1 to 10 on its slider);  kernel : {"linear", "gaussian", "polynomial",
     "laplacian"} (or "rbf", "poly"), with ``degree=3, coef0=1`` as in the binary explorer;  gamma : positive float
     (1e-2..1e2 on its slider, widened to hold it; greyed out with the linear kernel, which has none);
@@ -275,16 +279,20 @@ class MulticlassExplorer(SolverExplorer):
 
     def _init_step_view(self):
         """The panel of the last step: Weston-Watkins' block (Shark's path and the exact jump), the
-        Crammer-Singer block's simplex projection, or a note where the step has no picture here."""
+        Crammer-Singer block's simplex projection, maximum-margin regression's parabola, or a note saying
+        that the step has no picture here (:data:`STEP_VIEWS`)."""
         ax, font = self.ax_step, self.size.font - 1
-        View = STEP_VIEWS.get(self.problem.loss_object.Block) if isinstance(self.state, MulticlassState) else None
+        loss = self.problem.loss_object
+        View = STEP_VIEWS.get(loss.Block) if isinstance(self.state, MulticlassState) else None
         if View is not None:  # the view of the loss's block picture
             self.step_view = View(ax, fontsize=font, legend=False, labelsize=self.size.font)
+            if View is ParabolaView:
+                ax.set_xlabel("\u03b1 of the sample at its class", fontsize=self.size.font)
         else:
             self.step_view = None
             what = ("the parallel solver moves\nevery block at once:\nsee the bars below"
                     if not isinstance(self.state, MulticlassState) else
-                    "each step solves one\nsample's block exactly\n(clipped at the root t)")
+                    f"{loss.title}: each step\nsolves one sample's block\nexactly (no picture of it here)")
             ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", fontsize=self.size.font,
                     color="#636363")
             ax.set_xticks([])
@@ -384,6 +392,10 @@ class MulticlassExplorer(SolverExplorer):
             title = (f"sample {self.state.i}: z = {picture.z:.3g}, \u03b8 = {picture.theta:.3g}, "
                      f"{picture.kept} of {picture.beta.size} kept" if picture is not None else None)
             self.step_view.update(picture, title=title, note="" if picture is not None else note)
+        elif isinstance(self.step_view, ParabolaView):  # a one-variable block: the dual along alpha_{i y_i}
+            i = int(self.state.i)
+            C = float(to_numpy(self.problem.C_i)[i]) if i >= 0 else float(self.problem.C)
+            self.step_view.update(SimpleNamespace(i=i, **self.state.block._asdict()), C)
 
     def step_text(self):
         """What the last step did, in words (for the status line), from the step view's picture."""
@@ -397,4 +409,6 @@ class MulticlassExplorer(SolverExplorer):
                 return f"; sample {p.i} ({ran}): this block is already optimal (neither solver moves it)"
             return (f"; sample {p.i} ({ran}): Shark's {len(p.moves_j)} moves end {gap:.1e} from the exact "
                     f"block (largest entry)")
+        if isinstance(self.step_view, ParabolaView):
+            return f"; sample {p.i}: \u03b1 at its class {p.old:.3g} \u2192 {p.clipped:.3g}"
         return f"; sample {self.state.i}: projection onto mass z = {p.z:.3g}, threshold \u03b8 = {p.theta:.3g}"

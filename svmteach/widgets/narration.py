@@ -22,6 +22,7 @@ import numpy as np
 from ..backend import to_numpy
 from ..losses.crammer_singer import CSBlock
 from ..losses.lee_lin_wahba import LLWBlock
+from ..losses.maximum_margin_regression import MMRBlock
 from ..losses.weston_watkins import WWBlock
 from ..solvers.dual_cd import CoordinatePicture
 from ..solvers.multiclass_base import VisitPicture
@@ -168,6 +169,19 @@ def visit_sentence(solver, problem, state, p: VisitPicture) -> str:
         how = "sorting its breakpoints gave" if isinstance(b, WWBlock) else "the piecewise-linear equation gave"
         return (f"The exact {title} block for {who}: {how} the root t = 1'\u03b2 = {g(b.t)}; of its {len(b.beta)} "
                 f"off-label multipliers {at0} at 0, {atC} at C_i = {g(C)}, {free} free.")
+    if isinstance(b, MMRBlock):
+        unc, new = float(b.alpha_unclipped), float(b.alpha_clipped)
+        change = f"\u03b1 at its class {g(new - float(b.delta))} \u2192 {g(new)}"
+        if not moved:
+            return f"Maximum-margin regression's block for {who}: already optimal ({change}), nothing moved."
+        if not math.isfinite(unc):
+            where = f"a zero row: the dual is a line along it, its better end taken ({change})"
+        elif unc > C or unc < 0:
+            where = f"the parabola's vertex {g(unc)} was clipped to {g(C) if unc > C else 0}: {change}"
+        else:
+            where = f"the parabola's vertex {g(unc)} lies inside [0, C_i]: {change}, not clipped"
+        return (f"Maximum-margin regression's block for {who} is one multiplier, its score at its class "
+                f"s_y = {g(float(b.grad) + 1.0)} against the target 1; {where}.")
     raise TypeError(f"no sentence for the block picture {type(b).__name__} of {type(solver).__name__}")
 
 
