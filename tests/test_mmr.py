@@ -21,7 +21,7 @@ from sklearn.metrics.pairwise import rbf_kernel  # noqa: E402
 from svmteach import MulticlassProblem, MulticlassSVC, data  # noqa: E402
 from svmteach.losses import LOSSES, PACKAGE_LOSSES, MaximumMarginRegression  # noqa: E402
 from svmteach.losses.maximum_margin_regression import MMRBlock, block  # noqa: E402
-from svmteach.losses.row_kernels import NOTHING_ASIDE, params, scratch  # noqa: E402
+from svmteach.losses.row_kernels import params, scratch  # noqa: E402
 from svmteach.solvers import ExactBlock, InteriorPoint, ParallelBlock, solve  # noqa: E402
 from svmteach.solvers.registry import multiclass_solver_names  # noqa: E402
 from oracles import mmr_kernel_dual_optimum, mmr_primal_optimum  # noqa: E402
