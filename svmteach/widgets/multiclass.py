@@ -410,5 +410,5 @@ class MulticlassExplorer(SolverExplorer):
             return (f"; sample {p.i} ({ran}): Shark's {len(p.moves_j)} moves end {gap:.1e} from the exact "
                     f"block (largest entry)")
         if isinstance(self.step_view, ParabolaView):
-            return f"; sample {p.i}: \u03b1 at its class {p.old:.3g} \u2192 {p.clipped:.3g}"
+            return f"; sample {p.i}: its multiplier \u03b1_iy {p.old:.3g} \u2192 {p.clipped:.3g}"
         return f"; sample {self.state.i}: projection onto mass z = {p.z:.3g}, threshold \u03b8 = {p.theta:.3g}"

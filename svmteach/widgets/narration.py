@@ -171,7 +171,7 @@ def visit_sentence(solver, problem, state, p: VisitPicture) -> str:
                 f"off-label multipliers {at0} at 0, {atC} at C_i = {g(C)}, {free} free.")
     if isinstance(b, MMRBlock):
         unc, new = float(b.alpha_unclipped), float(b.alpha_clipped)
-        change = f"\u03b1 at its class {g(new - float(b.delta))} \u2192 {g(new)}"
+        change = f"its multiplier \u03b1_iy went {g(new - float(b.delta))} \u2192 {g(new)}"
         if not moved:
             return f"Maximum-margin regression's block for {who}: already optimal ({change}), nothing moved."
         if not math.isfinite(unc):
