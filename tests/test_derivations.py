@@ -59,8 +59,9 @@ EXPECTED_CAVEATS = {("binary soft margin", "dL/dc = 0 => c_i = alpha_i y_i", "MI
                     ("course material", "b from any correctly classified support vector", "CISC 371 notes"),
                     ("course material", "dual RLS: alpha = (K + lambda I)^{-1} y is one solution", "ECE 532 notes")}
 EXPECTED_DEFINITIONS = {("binary soft margin", "Lagrangian"), ("Weston-Watkins", "Lagrangian"),
-                        ("Crammer-Singer", "Lagrangian"), ("Lee-Lin-Wahba", "Lagrangian")}
-SHORT_KEYS = ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "rls")
+                        ("Crammer-Singer", "Lagrangian"), ("Lee-Lin-Wahba", "Lagrangian"),
+                        ("maximum-margin regression", "Lagrangian")}
+SHORT_KEYS = ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "mmr", "rls")
 
 
 def cached_steps(models=None):
@@ -275,7 +276,7 @@ def test_sources_name_the_documents_never_development_files(steps, capsys, monke
     assert derivations_main(["--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert "seed" not in table.lower() and "seed" not in json.dumps(rows).lower()
-    assert re.search(r"\n\d+ verified, 24 errata, 6 caveats, 4 definitions, 0 failed\n$", table)
+    assert re.search(r"\n\d+ verified, 24 errata, 6 caveats, 5 definitions, 0 failed\n$", table)
     assert {"model", "step", "status", "source", "summary", "formula", "note", "check"} <= set(rows[0])
 
 
@@ -440,6 +441,61 @@ def test_a_wrong_lee_lin_wahba_library_fails_the_cross_check(monkeypatch):
     monkeypatch.setattr(llw_module, "solve_block", lambda u, C, k: np.clip(u, 0.0, C))  # the T / k term dropped
     bad = {s.name for s in derivations.all_steps(["llw"]) if s.status == FAILED}
     assert bad == {"get_loss('llw').gradient", "lee_lin_wahba.solve_block"}
+
+
+# ---- maximum-margin regression ---------------------------------------------------------------------
+
+MMR_STEPS = ["Lagrangian", "stationarity in W", "the multiplier nu", "W from centred alphas", "dual objective",
+             "gradient of the dual", "the block of one sample is exact", "the block's solution: clip the vertex"]
+
+
+def test_maximum_margin_regression_is_registered_by_its_keys_and_name():
+    names = [s.name for s in derivations.steps("mmr")]
+    assert [s.name for s in derivations.steps("maximum_margin_regression")] == names
+    assert [s.name for s in derivations.steps("maximum-margin regression")] == names
+    assert {s.model for s in derivations.steps("mmr")} == {"maximum-margin regression"}
+    assert set(MMR_STEPS) <= set(names)  # the names a notebook calls
+    assert {"stationarity in xi_i", "the weights sum to zero for every alpha",
+            "weak duality: the gap as a sum of nonnegative terms", "strong duality on an instance",
+            "the block's curvature", "KKT: alpha_{iy_i} = 0", "KKT: 0 < alpha_{iy_i} < C",
+            "KKT: alpha_{iy_i} = C"} <= set(names)
+    assert {s.status for s in derivations.steps("mmr") if s.name != "Lagrangian"} == {VERIFIED}
+    assert {s.name for s in derivations.steps("mmr") if s.kind == "numeric"} == {
+        "get_loss('mmr').weights", "get_loss('mmr').gradient", "get_loss('mmr').dual", "get_loss('mmr').primal",
+        "maximum_margin_regression.block"}
+    assert derivations.check("mmr", "the block's solution: clip the vertex").step.status == VERIFIED
+
+
+def test_maximum_margin_regression_without_the_multiplier_nu_fails(monkeypatch):
+    """Forgetting nu (W = alpha'X, not row-centred) breaks the weights, both dualities, the block's curvature and
+    the cross-checks with the library."""
+    import sympy as sp
+
+    from svmteach.derivations import maximum_margin_regression as mmr
+
+    monkeypatch.setattr(mmr, "centring", lambda kk=3: sp.eye(kk))
+    failed = {s.name for s in derivations.all_steps(["mmr"]) if s.status == FAILED}
+    assert {"W from centred alphas", "the weights sum to zero for every alpha", "strong duality on an instance",
+            "weak duality: the gap as a sum of nonnegative terms", "the block of one sample is exact",
+            "the block's curvature", "get_loss('mmr').weights", "maximum_margin_regression.block"} <= failed
+    assert not failed & {"the multiplier nu", "dual objective", "stationarity in W"}  # they never use W(alpha)
+
+
+def test_a_wrong_maximum_margin_regression_library_fails_the_cross_check(monkeypatch):
+    from svmteach.losses import get_loss
+    from svmteach.losses import maximum_margin_regression as mmr_module
+
+    loss = get_loss("mmr")
+    original = loss.gradient
+    monkeypatch.setattr(loss, "gradient", lambda p, S: -original(p, S))
+
+    def block_without_the_centring(s, a, y, q, C, params, rest, look, scratch, picture):  # h = q, not q (k-1)/k
+        a[y] = min(max(a[y] - (s[y] - 1.0) / q, 0.0), C)
+        return 0.0, 1
+
+    monkeypatch.setattr(mmr_module, "block", block_without_the_centring)
+    bad = {s.name for s in derivations.all_steps(["mmr"]) if s.status == FAILED}
+    assert bad == {"get_loss('mmr').gradient", "maximum_margin_regression.block"}
 
 
 # ---- Weston-Watkins: the course's notation --------------------------------------------------------

@@ -24,6 +24,7 @@ name                           keys
 ``Weston-Watkins``             ``"ww"``, ``"weston_watkins"``
 ``Crammer-Singer``             ``"cs"``, ``"crammer_singer"``
 ``Lee-Lin-Wahba``              ``"llw"``, ``"lee_lin_wahba"``
+``maximum-margin regression``  ``"mmr"``, ``"maximum_margin_regression"``
 ``regularized least squares``  ``"rls"``
 ``kernel multiclass``          ``"kernel_multiclass"``
 ``course material``            ``"course_material"``
@@ -41,8 +42,8 @@ In a notebook, ``check(model, step_name)`` shows one step's check as a single co
 
 from __future__ import annotations
 
-from . import (binary, course_material, crammer_singer, dual_cd, kernel_multiclass, lee_lin_wahba, primal_subgradient,
-               rls, smo, weston_watkins)
+from . import (binary, course_material, crammer_singer, dual_cd, kernel_multiclass, lee_lin_wahba,
+               maximum_margin_regression, primal_subgradient, rls, smo, weston_watkins)
 from .core import CAVEAT, DEFINITION, ERRATUM, FAILED, SOURCES, STATUSES, VERIFIED, Step
 from .display import Check, CheckTable
 
@@ -54,11 +55,12 @@ MODELS = {
     "weston_watkins": weston_watkins,
     "crammer_singer": crammer_singer,
     "lee_lin_wahba": lee_lin_wahba,
+    "maximum_margin_regression": maximum_margin_regression,
     "rls": rls,
     "kernel_multiclass": kernel_multiclass,
     "course_material": course_material,
 }
-ALIASES = {"ww": "weston_watkins", "cs": "crammer_singer", "llw": "lee_lin_wahba",
+ALIASES = {"ww": "weston_watkins", "cs": "crammer_singer", "llw": "lee_lin_wahba", "mmr": "maximum_margin_regression",
            **{module.MODEL: key for key, module in MODELS.items()}}
 _CACHE: dict[str, list[Step]] = {}
 
@@ -81,7 +83,7 @@ def steps(model: str) -> list[Step]:
     """The steps of one model, derived and checked once per session (then remembered).
 
     ``model`` is a displayed name ("binary soft margin", "Weston-Watkins", ...) or a short key
-    ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "rls").
+    ("binary", "smo", "dual_cd", "primal_subgradient", "ww", "cs", "llw", "mmr", "rls").
     """
     key = model_key(model)
     if key not in _CACHE:
