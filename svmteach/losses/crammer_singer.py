@@ -57,7 +57,7 @@ from numba import njit
 
 from ..projections import project_simplex_sort
 from .base import EPS, Embedding, MulticlassLoss, column_C, one_hot
-from .row_kernels import FASTMATH, RowKernels
+from .row_kernels import FASTMATH, RowKernels, sort_small
 
 
 #: A label entry within this fraction of its bound C_i is at it.  The entry is computed from the others
@@ -279,7 +279,9 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
                 scaled[t] = beta_hat[t] / z
             project_simplex_row(scaled[:nb], 1.0, beta[:nb], work[4, :nb])
         else:  # the linear block: C shared by the largest entries of beta_hat
-            top = beta_hat[:nb].max()
+            top = -np.inf
+            for t in range(nb):
+                top = max(top, beta_hat[t])
             for t in range(nb):
                 beta[t] = 1.0 if beta_hat[t] == top else 0.0
         mass = 0.0
@@ -316,10 +318,12 @@ def project_simplex_row(v, z, out, sorted_):
     """One row of :func:`~svmteach.projections.project_simplex_sort`: writes the projection of ``v`` onto
     the simplex of mass ``z`` into ``out`` (no checks: finite rows, z > 0; shifted by the row's maximum);
     ``sorted_`` (len(v),) is scratch."""
-    top = v.max()
+    top = -np.inf
+    for j in range(v.shape[0]):
+        top = max(top, v[j])
     for j in range(v.shape[0]):
         sorted_[j] = top - v[j]  # >= 0; sorted ascending, it is the row's entries minus the top, descending
-    sorted_.sort()
+    sort_small(sorted_)
     css = 0.0
     theta = -z  # the support's first entry, u_0 = 0: theta = (0 - z) / 1
     for j in range(v.shape[0]):

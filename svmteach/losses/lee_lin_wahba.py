@@ -56,7 +56,8 @@ import numpy as np
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
-from .row_kernels import EPS, FASTMATH, RowKernels, at_rest, draw_end, draw_start, linear_block, off_label_free
+from .row_kernels import (EPS, FASTMATH, RowKernels, at_rest, draw_end, draw_start, linear_block, off_label_free,
+                          sort_small)
 
 
 class LLWBlock(NamedTuple):
@@ -261,7 +262,7 @@ def block_row(u, C, k, out, points):
         points[2 * m + 1] = min(max(k * (1.0 - v), 0.0), top)
     points[2 * p] = 0.0
     points[2 * p + 1] = top
-    points.sort()
+    sort_small(points)
     T0 = 0.0
     f0 = 0.0
     T = top

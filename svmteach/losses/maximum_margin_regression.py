@@ -5,7 +5,7 @@
     \\min_W \\tfrac12 \\sum_m \\|w_m\\|^2 + \\sum_i C_i \\max(0, 1 - w_{y_i}^\\top x_i)
     \\quad \\text{s.t.} \\quad \\sum_m w_m = 0
 
-(Szedmak, Shawe-Taylor and Parado-Hernandez 2006, in the unified view of Dogan, Glasmachers and Igel 2016:
+(Szedmak, Shawe-Taylor and Parrado-Hernandez 2006, in the unified view of Dogan, Glasmachers and Igel 2016:
 an absolute margin on the sample's own class only, with the sum-to-zero constraint; linear and without
 bias), :math:`C_i` = ``problem.C_i``.  Only the label's score is pushed above 1; the constraint makes
 that push pull the other classes' scores down.

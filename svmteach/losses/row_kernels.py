@@ -18,8 +18,9 @@ its module beside its mathematics, as a :class:`RowKernels` (the loss's ``kernel
     ``out`` (k,) = :math:`A(\\delta)` for :math:`\\delta` = new - old, so that the model moves by
     :math:`A(\\delta)^\\top x_i` (W) or a kernel column times it (S).
 
-Both use only what numba's CPU and CUDA targets share: scratch comes in, nothing is allocated (a block of
-more than 64 classes sorts with ``np.argsort``, on the CPU only).  Adding a loss: its module with these two
+Both use only what numba's CPU and CUDA targets share: scratch comes in, nothing is allocated, nothing is
+sorted by NumPy (:func:`sort_small`, :func:`argsort_small`); :mod:`svmteach.solvers.cuda_targets` compiles the
+same source for the CUDA target.  Adding a loss: its module with these two
 functions and ``kernels = RowKernels(block, coef)``, and one entry in :data:`svmteach.losses.LOSSES`.
 """
 
@@ -164,13 +165,18 @@ def linear_block(c, C, beta):
 
 @njit(cache=True)
 def argsort_small(values, order):
-    """Stable argsort into ``order``: insertion sort for the few breakpoints of a block, else mergesort."""
+    """Stable argsort into ``order``, nothing allocated: insertion sort for the few breakpoints of a block, beyond
+    64 a heapsort by (value, index), whose order is the stable one."""
     n = values.shape[0]
-    if n > 64:
-        order[:] = np.argsort(values, kind="mergesort")
-        return
     for a in range(n):
         order[a] = a
+    if n > 64:
+        for root in range(n // 2 - 1, -1, -1):
+            sift_order(values, order, root, n)
+        for end in range(n - 1, 0, -1):
+            order[0], order[end] = order[end], order[0]
+            sift_order(values, order, 0, end)
+        return
     for a in range(1, n):
         key = order[a]
         v = values[key]
@@ -179,3 +185,58 @@ def argsort_small(values, order):
             order[b + 1] = order[b]
             b -= 1
         order[b + 1] = key
+
+
+@njit(cache=True, inline="always")
+def sift_order(values, order, root, end):
+    """Heapsort's sift-down on ``order[:end]`` by the key (values[index], index)."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        a, b = order[child], order[child + 1] if child + 1 < end else order[child]
+        if child + 1 < end and (values[a] < values[b] or (values[a] == values[b] and a < b)):
+            child += 1
+        top, below = order[root], order[child]
+        if values[top] < values[below] or (values[top] == values[below] and top < below):
+            order[root], order[child] = below, top
+            root = child
+        else:
+            return
+
+
+@njit(cache=True)
+def sort_small(values):
+    """Sort ``values`` in place, ascending, nothing allocated (what numba's CPU and CUDA targets share, where
+    ``ndarray.sort`` is the CPU's only): insertion sort for the few entries of a block, beyond 64 a heapsort."""
+    n = values.shape[0]
+    if n > 64:
+        for root in range(n // 2 - 1, -1, -1):
+            sift(values, root, n)
+        for end in range(n - 1, 0, -1):
+            values[0], values[end] = values[end], values[0]
+            sift(values, 0, end)
+        return
+    for a in range(1, n):
+        v = values[a]
+        b = a - 1
+        while b >= 0 and values[b] > v:
+            values[b + 1] = values[b]
+            b -= 1
+        values[b + 1] = v
+
+
+@njit(cache=True, inline="always")
+def sift(values, root, end):
+    """Heapsort's sift-down on ``values[:end]``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and values[child] < values[child + 1]:
+            child += 1
+        if values[root] < values[child]:
+            values[root], values[child] = values[child], values[root]
+            root = child
+        else:
+            return
