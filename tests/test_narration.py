@@ -478,3 +478,27 @@ def test_after_a_warm_start_the_narration_says_no_step_since(blobs, three):
         assert ex.narration.text.startswith("No step since the last warm start (a move of C or an edited point).")
         ex.buttons["step"].click()
         assert not ex.narration.text.startswith("No step")
+
+
+def test_a_block_picture_of_a_loss_from_outside_the_package_gets_the_sentence_every_block_has(three):
+    """An outside loss's own ``Block`` type has no sentence here: the narration says whose block moved and by how
+    much (its ``delta``), not a TypeError in the middle of an explorer."""
+    from typing import NamedTuple
+
+    from svmteach.solvers.multiclass_base import VisitPicture
+
+    class OwnBlock(NamedTuple):
+        y: int
+        delta: object
+
+    problem = MulticlassProblem(*three, C=1.0, loss="ww")
+    solver = make_multiclass_solver("exact", get_loss("ww"), random_state=0)
+    state = film(solver, problem, 3)[-1][1]
+    i = int(state.i)
+    delta = np.zeros(problem.k)
+    delta[1] = -0.25
+    text = narration.visit_sentence(solver, problem, state, VisitPicture(i=i, block=OwnBlock(y=int(problem.codes[i]),
+                                                                                             delta=delta)))
+    assert text.startswith(f"The Weston-Watkins block for sample {i}") and "largest change is 0.25" in text
+    still = narration.visit_sentence(solver, problem, state, VisitPicture(i=i, block=OwnBlock(y=0, delta=0 * delta)))
+    assert "already optimal, nothing moved" in still or "at rest" in still

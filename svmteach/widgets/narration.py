@@ -182,6 +182,12 @@ def visit_sentence(solver, problem, state, p: VisitPicture) -> str:
             where = f"the parabola's vertex {g(unc)} lies inside [0, C_i]: {change}, not clipped"
         return (f"Maximum-margin regression's block for {who} is one multiplier, its score at its class "
                 f"s_y = {g(float(b.grad) + 1.0)} against the target 1; {where}.")
+    if hasattr(b, "delta"):  # a loss from outside the package: what every block picture says, its change
+        title = problem.loss_object.title or problem.loss_object.name
+        if not moved:
+            return f"The {title} block for {who}: already optimal, nothing moved."
+        return (f"The {title} block for {who} was solved by its own kernel; its largest change is "
+                f"{g(float(np.max(np.abs(np.asarray(b.delta, dtype=np.float64)))))}.")
     raise TypeError(f"no sentence for the block picture {type(b).__name__} of {type(solver).__name__}")
 
 
