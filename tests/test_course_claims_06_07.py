@@ -6,9 +6,13 @@ Notebook 6: Shark's greedy steps inside one block (re-run here by an independent
 step on, each is -1/2 the one before), every Shark visit ending at the block's optimum (Clarabel's QP of the
 block), the two solvers taking the same decisions per epoch (and reaching Clarabel's dual optimum), and the
 three-loss figure (its region pixels read back against Clarabel's Weston-Watkins and Lee-Lin-Wahba primals
-and LIBLINEAR's Crammer-Singer) with the claims its text makes.  Notebook 7: the simplex's mass, C for the rows
-C_i - alpha_i and C ||x_i|| for Blondel's scaled beta.
+and LIBLINEAR's Crammer-Singer) with the claims its text makes; the maximum-margin regression fit of section 5
+(what its checked cell prints and the sentence after it says, against Clarabel's solutions of the MMR primal and
+dual).  Notebook 7: the simplex's mass, C for the rows C_i - alpha_i and C ||x_i|| for Blondel's scaled beta.
 """
+
+import json
+from pathlib import Path
 
 import matplotlib
 
@@ -17,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from oracles import llw_primal_optimum, solve_qp, ww_dual_optimum  # noqa: E402
+from oracles import llw_primal_optimum, mmr_kernel_dual_optimum, mmr_primal_optimum, solve_qp, ww_dual_optimum  # noqa: E402
 from test_pictures import cs_optimum, drawn_regions_agree, ww_optimum  # noqa: E402
 
 from svmteach import CSBlondel, MulticlassProblem, MulticlassSVC, WWExact, WWShark, data  # noqa: E402
@@ -152,6 +156,88 @@ def test_what_the_three_loss_text_says(family):
         support = np.sum(np.abs(np.asarray(models[loss].alpha_)).max(axis=1) > 1e-8)
         assert abs(support - charged) <= 4, (loss, support, charged)
     assert np.all(np.abs(np.asarray(models["llw"].alpha_)).max(axis=1) > 1e-3)
+
+
+# ---- notebook 6: maximum-margin regression, the fourth member -------------------------------------
+
+NOTEBOOK_6 = Path(__file__).resolve().parent.parent / "notebooks" / "06_weston_watkins.ipynb"
+
+
+def mmr_cells():
+    """The committed MMR cell of notebook 6 (its source and its printed text) and the Markdown cell after it."""
+    cells = json.loads(NOTEBOOK_6.read_text(encoding="utf-8"))["cells"]
+    k = next(k for k, c in enumerate(cells) if c["cell_type"] == "code" and "NBVAL_CHECK_OUTPUT" in "".join(c["source"])
+             and 'loss="mmr"' in "".join(c["source"]))
+    printed = "".join("".join(o.get("text", "")) for o in cells[k]["outputs"])
+    assert cells[k + 1]["cell_type"] == "markdown"
+    return "".join(cells[k]["source"]), printed, "".join(cells[k + 1]["source"])
+
+
+def test_what_the_mmr_cell_prints_and_its_text_says(family):
+    """Section 5's maximum-margin regression fit on the three-loss figure's data: its primal is Clarabel's optimum
+    (the gap it reports is below tol), its accuracy, the points carrying a multiplier (MMR's from Clarabel's dual
+    and from the KKT reading of Clarabel's primal; WW's and LLW's from their oracles), and the misclassified points
+    that carry none; the committed output prints these numbers and the sentence after the cell states them."""
+    X, y, models, oracle = family
+    n, k, C = len(y), 4, 1.0
+    rows = np.arange(n)
+    model = MulticlassSVC(loss="mmr", fit_intercept=False, C=C, tol=1e-6, random_state=0).fit(X, y)
+    W = np.asarray(model.coef_)
+    A = np.asarray(model.alpha_)
+
+    # the primal: the fit's W is feasible and its objective, recomputed here, is Clarabel's optimum to the gap
+    W_star, P_star = mmr_primal_optimum(X, y, C)
+    D_star, beta = mmr_kernel_dual_optimum(X @ X.T, y, C)
+    assert abs(P_star - D_star) <= 1e-8 * abs(P_star)                       # the two oracles agree
+    assert np.abs(W.sum(axis=0)).max() < 1e-10                               # sum_m w_m = 0
+    P_fit = 0.5 * np.sum(W * W) + C * np.sum(np.maximum(1.0 - np.einsum("ij,ij->i", X, W[y]), 0.0))
+    assert P_star - 1e-9 * P_star <= P_fit <= P_star + 1e-6 * P_star
+    assert model.result_.gap < model.tol                                     # "relative duality gap below tol: True"
+    np.testing.assert_allclose(W, (A - A.mean(axis=1, keepdims=True)).T @ X, atol=1e-10)  # W from centred alphas
+    assert np.all(A[y[:, None] != np.arange(k)[None, :]] == 0.0)              # one multiplier per sample
+
+    # the accuracy, at the fit and at Clarabel's W
+    accuracy = np.mean(np.argmax(X @ W_star.T, axis=1) == y)
+    assert round(accuracy, 2) == round(np.mean(model.predict(X) == y), 2) == 0.75
+    others = {loss: round(np.mean(models[loss].predict(X) == y), 2) for loss in ("ww", "cs", "llw")}
+    assert others == {"ww": 0.74, "cs": 0.73, "llw": 0.73}                  # "against 0.73 and 0.74"
+
+    # the points that carry a multiplier: Clarabel's dual, the KKT reading of its primal, and the fit
+    own = np.einsum("ij,ij->i", X, W_star[y])                                 # w_{y_i}' x_i at the optimum
+    below, on, above = own < 1 - 1e-6, np.abs(own - 1) <= 1e-6, own > 1 + 1e-6
+    assert below.sum() + on.sum() + above.sum() == n
+    assert (below.sum(), on.sum()) == (18, 6)
+    assert np.sum(beta > 1e-6) == 24 and np.sum(beta > C - 1e-6) == 18       # Clarabel's alpha_{iy_i}
+    assert np.all(beta[above] < 1e-6) and np.all(beta[below] > C - 1e-6)
+    a = A[rows, y]
+    assert np.sum(a > 1e-8) == 24 and np.sum(a > C - 1e-8) == 18
+    # WW: the points within the margin at its oracle (the support of its dual); LLW: every point
+    rival = np.ones((n, k), bool)
+    rival[rows, y] = False
+    S = X @ oracle["ww"].T
+    charged = np.sum(np.min(np.where(rival, S[rows, y][:, None] - S, np.inf), axis=1) < 1 + 1e-6)
+    support = {loss: int(np.sum(np.abs(np.asarray(models[loss].alpha_)).max(axis=1) > 1e-8)) for loss in ("ww", "llw")}
+    assert charged == support["ww"] == 84 and support["llw"] == n == 150
+
+    # misclassified at the optimum, and those of them that carry no multiplier: their true class scores above 1
+    wrong = np.argmax(X @ W_star.T, axis=1) != y
+    quiet = wrong & (beta < 1e-6)
+    assert wrong.sum() == 38 and quiet.sum() == 19 and np.all(own[quiet] > 1 + 1e-3)
+    assert np.array_equal(quiet, wrong & above)
+    assert np.array_equal(model.predict(X) != y, wrong) and np.sum(wrong & (a == 0)) == 19
+
+    # what the notebook prints and says
+    source, printed, text = mmr_cells()
+    assert "tol=1e-6" in source and "C=1.0" in source and "Xw, yw" in source
+    assert printed.splitlines() == [
+        "Maximum-margin regression: training accuracy 0.75",
+        "relative duality gap below tol = 1e-06: True",
+        "points with a nonzero multiplier, of 150: MMR 24, WW 84, LLW 150 (MMR's at the bound C = 1: 18)",
+        "misclassified by MMR: 38, of which 19 carry no multiplier; each of these scores its true class above 1: True",
+    ]
+    for claim in ("0.75 here", "24 of the 150 carry a multiplier", "84 for Weston-Watkins", "all 150 for Lee-Lin-Wahba",
+                  "the 18 at $C$ score below it, the other 6 exactly 1", "19 of the 38 points it misclassifies"):
+        assert claim in text, claim
 
 
 # ---- notebook 7: the simplex's mass ----------------------------------------------------------------
