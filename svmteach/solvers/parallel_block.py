@@ -32,7 +32,7 @@ come free from S and W.  W and S are float64 and updated incrementally, so the p
 X's own precision (their rounding is relative to the step, not to W).  They drift from
 :math:`W(\\alpha)` by rounding; :meth:`ParallelBlock.measure` recomputes both in float64, which
 :func:`svmteach.solve` does every ``refresh`` steps and before stopping, so the reported gap is
-certified on an exact pair.
+certified on an exact pair; the step itself recomputes them every ``refresh`` steps, so a measure only observes.
 
 Why this design: the plane needs fewer steps than the line search alone or FISTA on the dual, is
 monotone and has no constant to estimate (``benchmarks/RESULTS.md``); sequential epochs need fewer
@@ -79,7 +79,7 @@ class ParallelIterate(NamedTuple):
     ----------
     n_iter : int.
     alpha : (n, k) float64 dual variables (the convention of the problem's loss).
-    W : (k, d) float64 weights, updated incrementally (exact after :meth:`ParallelBlock.measure`).
+    W : (k, d) float64 weights, updated incrementally, recomputed from alpha every ``refresh`` steps.
     S : (n, k) float64 scores ``X W'`` of this W.
     exact : bool, whether W and S were recomputed from alpha (by ``measure``).
     primal, dual, gap, kkt : float, at this state's W and alpha.
@@ -141,8 +141,9 @@ class ParallelBlock(Solver):
     Parameters
     ----------
     refresh : int
-        :func:`svmteach.solve` measures (W and S recomputed, the gap certified) every ``refresh``
-        steps, and when the running gap reaches ``tol``.
+        Every ``refresh``-th step recomputes W and S from alpha (their incremental drift ends there), and
+        :func:`svmteach.solve` measures (the gap certified) every ``refresh`` steps, and when the running gap
+        reaches ``tol``.
     momentum : bool
         Try the plane of the block direction and the previous step; False: the line search alone.
     random_state : None
@@ -217,11 +218,14 @@ class ParallelBlock(Solver):
         return _with_measures(problem, state)
 
     def measure(self, problem: MulticlassProblem, state: ParallelBlockState) -> ParallelBlockState:
-        """The objectives at W and S recomputed from alpha in float64 (two passes over X; none when they are exact)."""
-        if not state.exact:
-            W = exact_weights(problem, state.alpha)
-            state = state._replace(W=W, S=exact_scores(problem, W), exact=True)
-        return _with_measures(problem, state)
+        """The objectives at W(alpha) and its scores recomputed in float64 (two passes over X; none when the state's
+        are exact).  A measure observes the run and does not change it: the state keeps its own W and S (a step
+        makes them exact every ``refresh`` steps), so the step path and the fast path are one run, step for step."""
+        if state.exact:
+            return _with_measures(problem, state)
+        W = exact_weights(problem, state.alpha)
+        measured = _with_measures(problem, state._replace(W=W, S=exact_scores(problem, W)))
+        return state._replace(primal=measured.primal, dual=measured.dual, gap=measured.gap, kkt=measured.kkt)
 
     def step(self, problem: MulticlassProblem, state: ParallelBlockState) -> ParallelBlockState:
         xp = problem.xp
@@ -263,18 +267,19 @@ class ParallelBlock(Solver):
             if plane_change < min(change, 0.0):
                 step_alpha, step_W, use_plane = cand_alpha, cand_W, True
         new_alpha = problem.loss_object.repair(problem, alpha + step_alpha)
-        new_W = W + step_W
-        new = ParallelBlockState.of(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W,
-                                 S=next_scores(problem, state.S, new_W, step_W),  # second pass
+        refresh = (state.n_iter + 1) % self.refresh == 0  # W and S recomputed from alpha: their drift ends here
+        new_W = exact_weights(problem, new_alpha) if refresh else W + step_W
+        new_S = exact_scores(problem, new_W) if refresh else next_scores(problem, state.S, new_W, step_W)  # 2nd pass
+        new = ParallelBlockState.of(n_iter=state.n_iter + 1, alpha=new_alpha, W=new_W, S=new_S,
                                  step_alpha=new_alpha - alpha, step_W=step_W, target=T, t=t, plane=plane,
-                                 used_plane=use_plane, exact=False,
+                                 used_plane=use_plane, exact=refresh,
                                  primal=state.primal, dual=state.dual, gap=state.gap, kkt=state.kkt)
         return _with_measures(problem, new)
 
     def advance(self, problem: MulticlassProblem, state: ParallelBlockState, n_steps: int, tol: float | None = None) -> ParallelBlockState:
         """Up to ``n_steps`` steps; with ``tol``, measured when the running gap asks for it
         (:meth:`~svmteach.solvers.stopping.StoppingRule.hints`), stopping at the first measured converged state.
-        No measure in between: a measure makes W and S exact, a different run (``solve`` chunks by ``refresh``)."""
+        A measure does not change the run: this is the step path's run, state for state."""
         return StoppingRule(self, problem, tol).steps(lambda state: self.step(problem, state), state, n_steps, None)
 
     def coefficients(self, problem: MulticlassProblem, state: ParallelBlockState) -> tuple[np.ndarray, np.ndarray]:
