@@ -389,25 +389,31 @@ class MulticlassSolver(Solver):
         W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.design) else "C")
         n = problem.n_samples
         # the epochs set samples and classes aside in copies of the state's (the input state's are never written)
-        active, classes = state.active.copy(), state.active_classes.copy()
         perm = np.empty(n, dtype=np.int64)
         perm[: len(state.perm)] = state.perm
+        order = nm.Order(perm=perm, active=state.active.copy() if self.shrinking else np.zeros(0, dtype=bool),
+                         classes=state.active_classes.copy(),
+                         at=np.array([state.epoch, state.pos, len(state.perm)], dtype=np.int64),
+                         levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin], dtype=np.float64),
+                         seed=int(state.seed), floor=float(self.shrink_floor()))
+        model = nm.Model(design=compiled_rows(problem.design), rows=NO_ROWS if state.rows is None else state.rows,
+                         offset=float(problem.kernel_offset), W=W)
         drivers = nm.drivers(self.block_kernels(problem))
         numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
-        visits, violation, epoch, pos, plen, reactivate_at, sweep, rest_margin, i, met, moves = drivers.epochs(
-            drivers.code, compiled_rows(problem.design), NO_ROWS if state.rows is None else state.rows,
-            float(problem.kernel_offset), problem.sqnorm, problem.codes, problem.C_i, self.kernel_params(problem),
-            alpha, W, perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed,
-            float(self.shrink_floor()), int(n_steps), state.epoch, state.pos, len(state.perm),
-            float(state.reactivate_at), float(state.sweep_violation), float(state.rest_margin), numbers, record, old)
+        visits, violation, i, met, moves = drivers.epochs(
+            drivers.code, model, nm.Samples(problem.sqnorm, problem.codes, problem.C_i), self.kernel_params(problem),
+            alpha, order, int(n_steps), numbers, record, old)
+        epoch, pos, plen = (int(v) for v in order.at)
+        reactivate_at, sweep, rest_margin = (float(v) for v in order.levels)
         if self.shrinking and pos == plen == n:
             violation = sweep  # the whole full epoch, over calls
         i = int(i)
         block = self.picture(problem, int(problem.codes[i]), float(problem.sqnorm[i]), float(problem.C_i[i]), old,
                              alpha[i].copy(), numbers, record, float(met), int(moves))
         return state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos, perm=perm[:plen],
-                              active=active, active_classes=classes, reactivate_at=reactivate_at, sweep_violation=sweep,
-                              rest_margin=rest_margin, i=i, block=block, violation=violation)
+                              active=state.active if not self.shrinking else order.active, active_classes=order.classes,
+                              reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin, i=i,
+                              block=block, violation=violation)
 
     def violation(self, state: MulticlassState) -> float:
         """``state.violation`` (see the State)."""

@@ -7,7 +7,9 @@ the scores :math:`s = W x_i` (or :math:`S_{i:}`) of the classes it looks at, ask
 is at rest, and moves :math:`W` by :math:`A(\\delta)^\\top x_i` (or S by a kernel column) for the change δ of
 :math:`\\alpha_i` (:func:`weight_change`, the loss's ``coef``).
 Shrinking (samples at rest set aside in ``active``; classes set aside within a block in ``classes``,
-taken back once off their bound) is decided here and in the kernels.
+taken back once off their bound) is decided here and in the kernels.  The epochs take three NamedTuples: the
+visiting order they advance in place (:class:`Order`: the permutation, the samples and classes set aside, the
+epoch's counters), the model they read and move (:class:`Model`) and the samples' numbers (:class:`Samples`).
 
 The row kernels are the losses' own (:mod:`svmteach.losses.row_kernels`, each in its loss's module): the
 driver dispatches over the tuple :data:`KERNELS` of the package's losses' kernels and Shark's (a kernel's
@@ -46,32 +48,72 @@ warnings.filterwarnings("ignore", message=".*First-class function type feature i
                         category=NumbaExperimentalFeatureWarning)
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def epochs(code, X, rows, offset, sqnorm, codes, C_i, params, alpha, W, perm, active, classes, seed, floor, n_steps,
-           epoch_no, pos, plen, reactivate_at, sweep, rest_margin, picture, record, old):
-    """Up to ``n_steps`` >= 1 sample visits of the run's epochs, in place, the last with its picture: the step
-    path's ``picture`` (3, k) and ``record`` buffers (a row kernel's) receive its numbers and ``old`` (k,) its row
-    before the step; every epoch boundary met is crossed here (:func:`next_epoch`), so a run of many short
-    shrunk epochs costs one call.  ``perm`` (n,) holds the current epoch's order in its first ``plen``
-    entries, ``pos`` the next position; ``active`` (n,) (empty: no shrinking) and ``classes`` are the run's
-    working copies.  As the step path's epochs (:mod:`svmteach.solvers.multiclass_base`): with shrinking the
-    call ends in an epoch over all samples, at the latest at its end.
+class Order(NamedTuple):
+    """The visiting order the compiled epochs follow and advance in place (LIBLINEAR's shuffled epochs with
+    shrinking: :func:`next_epoch`), the engine of a :class:`~svmteach.solvers.multiclass_base.MulticlassState`.
 
-    Returns ``(visits, violation, epoch_no, pos, plen, reactivate_at, sweep, rest_margin, i, last_violation,
-    moves)``: ``violation`` the largest block violation of the call's visits (+inf once a shrunk epoch was run),
-    ``sweep`` the current epoch's; ``i``, ``last_violation`` and ``moves`` the last visit's sample and
-    :func:`visit`'s answer.
+    perm : (n,) int64, the current epoch's order in its first ``at[2]`` entries;  active : (n,) bool, the samples not
+    set aside (empty: no shrinking);  classes : (n, k) bool, the classes not set aside within each block ((0, 0):
+    none);  at : (3,) int64, the epoch's number, the next position, the epoch's length;  levels : (3,) float64,
+    ``reactivate_at``, the epoch's largest block violation so far (NaN: none), the slack of rest;  seed : int, the
+    orders' seed;  floor : float, the least ``reactivate_at``."""
+
+    perm: np.ndarray
+    active: np.ndarray
+    classes: np.ndarray
+    at: np.ndarray
+    levels: np.ndarray
+    seed: int
+    floor: float
+
+
+class Model(NamedTuple):
+    """What a visit reads its sample's scores from and moves (:mod:`svmteach.multiclass_model`): on a linear problem
+    the ``design`` (a :class:`~svmteach.rows.CompiledDesign`) and the weights ``W`` (k, d), ``rows`` empty; on a
+    kernel problem the run's KernelRowCache ``rows``, ``offset`` :math:`B^2` and the training scores S = K A as
+    ``W`` (n, k)."""
+
+    design: object
+    rows: object
+    offset: float
+    W: np.ndarray
+
+
+class Samples(NamedTuple):
+    """Each sample's curvature ``sqnorm`` (:math:`\\|x_i\\|^2`, or :math:`K_{ii} + B^2`), class index ``codes`` and
+    bound ``C_i``."""
+
+    sqnorm: np.ndarray
+    codes: np.ndarray
+    C_i: np.ndarray
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def epochs(code, model, samples, params, alpha, order, n_steps, picture, record, old):
+    """Up to ``n_steps`` >= 1 sample visits of the run's epochs, in place on ``alpha``, the ``model`` and the
+    ``order`` (:class:`Order`), the last visit with its picture: the step path's ``picture`` (3, k) and ``record``
+    buffers (a row kernel's) receive its numbers and ``old`` (k,) its row before the step; every epoch boundary met
+    is crossed here (:func:`next_epoch`), so a run of many short shrunk epochs costs one call.  As the step path's
+    epochs (:mod:`svmteach.solvers.multiclass_base`): with shrinking the call ends in an epoch over all samples, at
+    the latest at its end.
+
+    Returns ``(visits, violation, i, last_violation, moves)``: ``violation`` the largest block violation of the
+    call's visits (+inf once a shrunk epoch was run); ``i``, ``last_violation`` and ``moves`` the last visit's
+    sample and :func:`visit`'s answer.  The epoch's own largest violation is ``order.levels[1]``.
     """
     n, k = alpha.shape
+    perm, active = order.perm, order.active
     shrinking = active.shape[0] > 0
+    epoch_no, pos, plen = order.at[0], order.at[1], order.at[2]
+    reactivate_at, sweep, rest_margin = order.levels[0], order.levels[1], order.levels[2]
     visits = 0
     violation = np.nan
     no_picture, no_record = np.empty((0, k)), np.empty((0, record.shape[1]))
     while True:
         if pos == plen:  # a new epoch: LIBLINEAR's rule with shrinking
             epoch_no += 1
-            plen, reactivate_at, rest_margin = next_epoch(perm, active, classes, seed, epoch_no, sweep,
-                                                         reactivate_at, floor)
+            plen, reactivate_at, rest_margin = next_epoch(perm, active, order.classes, order.seed, epoch_no, sweep,
+                                                         reactivate_at, order.floor)
             sweep = np.nan
             pos = 0
         left = plen - pos
@@ -79,8 +121,8 @@ def epochs(code, X, rows, offset, sqnorm, codes, C_i, params, alpha, W, perm, ac
         last = n_steps - visits <= left or (shrinking and full)  # the call ends in this epoch
         take = min(n_steps - visits, left) - 1 if last else left
         if take > 0:
-            met, _ = epoch(code, X, rows, offset, sqnorm, codes, C_i, params, alpha, W,
-                           perm[pos : pos + take], active, rest_margin, classes, no_picture, no_record)
+            met, _ = epoch(code, model, samples, params, alpha, perm[pos : pos + take], active, rest_margin,
+                           order.classes, no_picture, no_record)
             violation = met if np.isnan(violation) else max(violation, met)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             pos += take
@@ -90,11 +132,13 @@ def epochs(code, X, rows, offset, sqnorm, codes, C_i, params, alpha, W, perm, ac
         if last:  # the last visit, drawn
             i = perm[pos]
             old[:] = alpha[i]
-            met, moves = epoch(code, X, rows, offset, sqnorm, codes, C_i, params, alpha, W,
-                               perm[pos : pos + 1], active, rest_margin, classes, picture, record)
+            met, moves = epoch(code, model, samples, params, alpha, perm[pos : pos + 1], active, rest_margin,
+                               order.classes, picture, record)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             violation = met if np.isnan(violation) else max(violation, met)
-            return visits + 1, violation, epoch_no, pos + 1, plen, reactivate_at, sweep, rest_margin, i, met, moves
+            order.at[0], order.at[1], order.at[2] = epoch_no, pos + 1, plen
+            order.levels[0], order.levels[1], order.levels[2] = reactivate_at, sweep, rest_margin
+            return visits + 1, violation, i, met, moves
 
 
 @njit(cache=True)
@@ -139,28 +183,29 @@ def draw_order(perm, active, seed, epoch_no):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def epoch(code, design, rows, offset, sqnorm, codes, C_i, params, alpha, W, order, active, margin, classes, picture,
-          record):
-    """The block step of kernel ``code`` for every sample of ``order``, in place on ``alpha`` (n, k) and the model
-    ``W``; returns ``(violation, moves)``: the largest block KKT violation met, each block's before its step (0.0
-    for an empty order), and :func:`visit`'s ``moves`` of the last sample (0 for an empty order).  Non-empty
-    ``picture`` and ``record`` (:func:`visit`) receive the visits' numbers (the fast path's last visit: one
-    sample), its scores then computed over every class.
+def epoch(code, model, samples, params, alpha, order, active, margin, classes, picture, record):
+    """The block step of kernel ``code`` for every sample of ``order`` (an array of sample indices), in place on
+    ``alpha`` (n, k) and the ``model`` (:class:`Model`); returns ``(violation, moves)``: the largest block KKT
+    violation met, each block's before its step (0.0 for an empty order), and :func:`visit`'s ``moves`` of the last
+    sample (0 for an empty order).  Non-empty ``picture`` and ``record`` (:func:`visit`) receive the visits' numbers
+    (the fast path's last visit: one sample), its scores then computed over every class.
 
     The model (:mod:`svmteach.multiclass_model`): on a linear problem the weights W (k, d; only its rows are read),
-    sample i's scores :math:`W x_i` from the row of ``design`` (X dense or CSR, and its bias column, never stored:
+    sample i's scores :math:`W x_i` from the row of the design (X dense or CSR, and its bias column, never stored:
     :class:`~svmteach.rows.CompiledDesign`) and a step's move :math:`W \\mathrel{+}=
-    A(\\delta)^\\top x_i`; on a kernel problem (``rows`` the run's KernelRowCache, not empty) the training scores
-    S = K A (n, k), sample i's scores the row S[i] and a step's move :math:`S \\mathrel{+}= (K_{:i} + B^2)\\,
-    A(\\delta)^\\top` (``offset`` :math:`B^2`; K symmetric, its column read as row i from the cache).
-    Sample i's bound is ``C_i[i]``, its curvature ``sqnorm[i]`` (:math:`\\|x_i\\|^2`, or :math:`K_{ii} + B^2`);
-    ``params`` the row kernel's ``(M, inner_tol, max_inner)`` (:mod:`svmteach.losses.row_kernels`).
+    A(\\delta)^\\top x_i`; on a kernel problem (``model.rows`` the run's KernelRowCache, not empty) the training
+    scores S = K A (n, k), sample i's scores the row S[i] and a step's move :math:`S \\mathrel{+}= (K_{:i} + B^2)\\,
+    A(\\delta)^\\top` (``model.offset`` :math:`B^2`; K symmetric, its column read as row i from the cache).
+    Sample i's bound, curvature and class are the ``samples``' (:class:`Samples`); ``params`` the row kernel's
+    ``(M, inner_tol, max_inner)`` (:mod:`svmteach.losses.row_kernels`).
     A non-empty ``active`` (n,) has the samples found at rest (slack ``margin``) set aside (False); a
     non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there.
     """
     k = alpha.shape[1]
+    rows, offset, W = model.rows, model.offset, model.W
+    sqnorm, codes, C_i = samples
     kernel = rows.buffer.shape[0] > 0
-    X, bias, bias_column = design  # a CompiledDesign's fields (rows.compiled_rows), unpacked once
+    X, bias, bias_column = model.design  # a CompiledDesign's fields (rows.compiled_rows), unpacked once
     s = np.zeros(k)
     a = np.empty(k)
     coef = np.empty(k)
