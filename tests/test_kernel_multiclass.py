@@ -24,7 +24,7 @@ from oracles import multiclass_dual_optimum
 
 KERNELS = {"rbf": dict(kernel="rbf", gamma=0.7), "poly": dict(kernel="poly", gamma=0.5, degree=2, coef0=1.0),
            "laplacian": dict(kernel="laplacian", gamma=0.5)}
-SOLVERS = [("ww", "exact"), ("ww", "shark"), ("cs", "blondel"), ("llw", "exact")]
+SOLVERS = [("ww", "exact"), ("ww", "shark"), ("cs", "blondel"), ("llw", "exact"), ("mmr", "exact")]
 
 
 def rings(n=30, seed=0):
@@ -66,7 +66,7 @@ def test_the_kernel_fit_reaches_the_explicit_feature_maps_optimum(loss, solver, 
     np.testing.assert_allclose(est.scores(Z), scores_of(Z), atol=2e-3 * max(1.0, np.abs(scores_of(Z)).max()))
 
 
-@pytest.mark.parametrize("loss", ["ww", "cs", "llw"])
+@pytest.mark.parametrize("loss", ["ww", "cs", "llw", "mmr"])
 def test_the_interior_point_method_solves_the_kernel_dual(loss):
     X, y = rings(24, seed=2)
     problem = MulticlassProblem(X, y, C=1.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)

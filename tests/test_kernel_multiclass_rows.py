@@ -31,7 +31,8 @@ def test_a_visit_that_leaves_alpha_asks_no_kernel_row():
     asked = int(rows.clock[0])
     order = np.arange(problem.n_samples, dtype=np.int64)
     model = nm.Model(design=compiled_rows(problem.design), rows=rows, offset=float(problem.kernel_offset), W=S)
-    nm.epoch(nm.drivers(solver.block_kernels(problem)).code, model, nm.Samples(problem.sqnorm, problem.codes, problem.C_i),
+    samples = nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i)
+    nm.epoch(nm.drivers(solver.block_kernels(problem)).code, model, samples,
              solver.kernel_params(problem), alpha, order, np.zeros(0, dtype=bool),
              np.inf, np.zeros((0, 0), dtype=bool), np.zeros((0, problem.k)), np.zeros((0, problem.k + 3)))
     changed = int(np.any(alpha != state.alpha, axis=1).sum())

@@ -401,8 +401,8 @@ class MulticlassSolver(Solver):
         drivers = nm.drivers(self.block_kernels(problem))
         numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
         visits, violation, i, met, moves = drivers.epochs(
-            drivers.code, model, nm.Samples(problem.sqnorm, problem.codes, problem.C_i), self.kernel_params(problem),
-            alpha, order, int(n_steps), numbers, record, old)
+            drivers.code, model, nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i),
+            self.kernel_params(problem), alpha, order, int(n_steps), numbers, record, old)
         epoch, pos, plen = (int(v) for v in order.at)
         reactivate_at, sweep, rest_margin = (float(v) for v in order.levels)
         if self.shrinking and pos == plen == n:
