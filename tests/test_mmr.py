@@ -235,3 +235,18 @@ def test_with_an_intercept_it_reaches_the_optimum_over_the_augmented_columns(B):
     assert P == pytest.approx(P_star, rel=1e-6)
     assert model.result_.primal == pytest.approx(P, rel=1e-9)
     assert abs(model.intercept_.sum()) < 1e-8 * max(1.0, np.abs(model.intercept_).max())  # sum-to-zero holds there too
+
+
+def test_the_explorers_title_stays_inside_the_figure_for_a_long_loss_title():
+    """"maximum-margin regression (exact), step n: C = 1, gamma = 0.7" is wider than the data panel allows: the step
+    goes to a second line instead of the title touching (or, a digit later, running off) the figure's left edge."""
+    from svmteach.widgets import MulticlassExplorer
+
+    X, y = data.rings(30, noise=0.2, seed=0)
+    ex = MulticlassExplorer(X, y, C=1.0, loss="mmr", kernel="rbf", gamma=0.7, time_budget=math.inf)
+    ex.buttons["to convergence"].click()
+    assert ex.state.n_iter >= 100  # a step count of three digits or more: the one-line title is too wide
+    ex.fig.canvas.draw()
+    box = ex.ax_data.title.get_window_extent(ex.fig.canvas.get_renderer())
+    assert 0.01 * ex.fig.bbox.width <= box.x0 and box.x1 <= 0.99 * ex.fig.bbox.width
+    assert ex.ax_data.get_title().startswith("maximum-margin regression (exact),\nstep ")

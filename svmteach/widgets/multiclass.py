@@ -363,8 +363,11 @@ class MulticlassExplorer(SolverExplorer):
         name = self.dropdowns["solver"].value
         M = f", M = {self.problem.M:.3g}" if self.problem.loss_object.uses_M else ""
         gamma = "" if self.problem.kernel.is_linear else f", \u03b3 = {self.problem.kernel.gamma:.3g}"
-        self.ax_data.set_title(f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: "
-                               f"C = {self.problem.C:.3g}{M}{gamma}", fontsize=self.size.font)
+        title = f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}{M}{gamma}"
+        self.ax_data.set_title(title, fontsize=self.size.font)
+        box, width = self.ax_data.title.get_window_extent(self.fig.canvas.get_renderer()), self.fig.bbox.width
+        if box.x0 < 0.01 * width or box.x1 > 0.99 * width:  # a long loss title: the step on a line of its own
+            self.ax_data.set_title(title.replace(", step", ",\nstep", 1), fontsize=self.size.font)
         for bar, height in zip(self._bars, weights):
             bar.set_height(height)
         top = self.problem.loss_object.dual_weight_bound(self.problem)
