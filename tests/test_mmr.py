@@ -37,7 +37,6 @@ def blobs(n=45, k=4, d=3, seed=0, scale=1.0):
 
 def certificate(X, y, C_i, alpha):
     """``(W, P, D)`` recomputed from alpha alone (the module docstring's formulas, NumPy)."""
-    k = alpha.shape[1]
     assert np.all(alpha[np.arange(len(y)), y] >= 0) and np.all(alpha[np.arange(len(y)), y] <= C_i * (1 + 1e-12))
     off = np.ones_like(alpha, dtype=bool)
     off[np.arange(len(y)), y] = False
@@ -46,7 +45,6 @@ def certificate(X, y, C_i, alpha):
     assert np.allclose(W.sum(axis=0), 0.0, atol=1e-10 * (1 + np.abs(W).max()))
     s_y = np.einsum("ij,ij->i", X, W[y])
     half = 0.5 * np.sum(W * W)
-    assert k == W.shape[0]
     return W, half + np.sum(C_i * np.maximum(1.0 - s_y, 0.0)), alpha[np.arange(len(y)), y].sum() - half
 
 
@@ -249,4 +247,5 @@ def test_the_explorers_title_stays_inside_the_figure_for_a_long_loss_title():
     ex.fig.canvas.draw()
     box = ex.ax_data.title.get_window_extent(ex.fig.canvas.get_renderer())
     assert 0.01 * ex.fig.bbox.width <= box.x0 and box.x1 <= 0.99 * ex.fig.bbox.width
+    assert box.y1 <= ex.fig.bbox.height  # both lines inside the figure: the panels were placed with them
     assert ex.ax_data.get_title().startswith("maximum-margin regression (exact),\nstep ")

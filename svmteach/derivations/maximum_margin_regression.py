@@ -25,7 +25,7 @@ import sympy as sp
 
 from . import binary
 from .core import FAILED, computed, definition, identity, numeric, real_symbols, shown_line
-from .lee_lin_wahba import _box_qp
+from .lee_lin_wahba import _box_qp, centring  # J = I - 11'/k, the centring both sum-to-zero machines share
 
 MODEL = "maximum-margin regression"
 SSP = "Szedmak, Shawe-Taylor and Parrado-Hernandez (2006)"
@@ -57,11 +57,6 @@ mu = list(real_symbols(f"mu_1:{n + 1}"))
 
 def x(i, Xm=X):
     return Xm[i, :].T
-
-
-def centring(kk=k):
-    """:math:`J = I - \\mathbf 1 \\mathbf 1^\\top / k`, which subtracts each row's mean."""
-    return sp.eye(kk) - sp.ones(kk, kk) / kk
 
 
 def alpha_matrix(values=None, lab=labels, kk=k):

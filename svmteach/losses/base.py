@@ -55,7 +55,8 @@ class MulticlassLoss(ABC):
     """Base class of the multiclass losses (the contract: the module docstring).
 
     A subclass defines every abstract method and sets ``name`` (its registry key, the estimators'
-    ``loss=``), ``title`` (for people), ``Block`` (the NamedTuple picture of one block step),
+    ``loss=``), ``title`` (for people), ``Block`` (the NamedTuple picture of one block step, with at least ``y``
+    the sample's class and ``delta`` the change of its row: what the narration says of any block),
     ``default_solver``, ``kernels`` (its compiled row kernels, :mod:`~svmteach.losses.row_kernels`; None:
     the block solvers refuse it by name), ``uses_M``.
     """

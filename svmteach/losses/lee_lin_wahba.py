@@ -56,8 +56,8 @@ import numpy as np
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
-from .row_kernels import (EPS, FASTMATH, RowKernels, at_rest, draw_end, draw_start, linear_block, off_label_free,
-                          sort_small)
+from .row_kernels import (EPS, FASTMATH, RowKernels, at_rest, centred_change, draw_end, draw_start, linear_block,
+                          off_label_free, sort_small)
 
 
 class LLWBlock(NamedTuple):
@@ -237,13 +237,7 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def coef(new, old, params, out):
     """:math:`A(\\delta)_m = -(\\delta_m - \\bar\\delta)` (w_m = -sum_i (alpha_im - mean_m alpha_i) x_i)."""
-    k = new.shape[0]
-    shift = 0.0
-    for m in range(k):
-        shift += new[m] - old[m]
-    shift /= k
-    for m in range(k):
-        out[m] = -((new[m] - old[m]) - shift)
+    centred_change(new, old, -1.0, out)
 
 
 @njit(cache=True)

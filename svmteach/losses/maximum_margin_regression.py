@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, box_violation_of, column_C, one_hot
-from .row_kernels import EPS, FASTMATH, RowKernels, box_violation
+from .row_kernels import EPS, FASTMATH, RowKernels, box_violation, centred_change
 
 
 class MMRBlock(NamedTuple):
@@ -177,13 +177,7 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def coef(new, old, params, out):
     """:math:`A(\\delta)_m = \\delta_m - \\bar\\delta` (w_m = sum_i (alpha_im - mean_m alpha_i) x_i)."""
-    k = new.shape[0]
-    shift = 0.0
-    for m in range(k):
-        shift += new[m] - old[m]
-    shift /= k
-    for m in range(k):
-        out[m] = (new[m] - old[m]) - shift
+    centred_change(new, old, 1.0, out)
 
 
 MaximumMarginRegression.kernels = RowKernels(block=block, coef=coef)

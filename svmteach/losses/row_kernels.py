@@ -157,6 +157,19 @@ def draw_end(picture, y, free, nf, beta):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
+def centred_change(new, old, sign, out):
+    """``out`` (k,) = :math:`\\text{sign}\\,(\\delta - \\bar\\delta)` for :math:`\\delta` = new - old: the A(delta) of the
+    losses whose weights are a row-centred map of alpha (Lee-Lin-Wahba: sign -1; maximum-margin regression: +1)."""
+    k = new.shape[0]
+    shift = 0.0
+    for m in range(k):
+        shift += new[m] - old[m]
+    shift /= k
+    for m in range(k):
+        out[m] = sign * ((new[m] - old[m]) - shift)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def linear_block(c, C, beta):
     """A block whose curvature is lost in the rounding: each entry at the bound its :math:`c_j` points to."""
     for p in range(beta.shape[0]):
