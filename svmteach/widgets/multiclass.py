@@ -65,6 +65,10 @@ def offered_solvers(loss: str, kernel: str = "linear") -> tuple:
 
 
 GRID = 70  # points per side of the grid the regions are drawn on
+#: The longest "loss (solver)" the data panel's one-line title holds beside the step, C, M and gamma ("Weston-Watkins
+#: (parallel)", 25); a longer one ("maximum-margin regression (exact)", whose one line reached the figure's edge)
+#: takes two lines.
+TITLE_HEAD = 28
 #: The step panel's view for each loss's block picture (a loss without one gets a note that says so).
 STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView, MMRBlock: ParabolaView}
 
@@ -363,11 +367,11 @@ class MulticlassExplorer(SolverExplorer):
         name = self.dropdowns["solver"].value
         M = f", M = {self.problem.M:.3g}" if self.problem.loss_object.uses_M else ""
         gamma = "" if self.problem.kernel.is_linear else f", \u03b3 = {self.problem.kernel.gamma:.3g}"
-        title = f"{self.problem.loss_object.title} ({name}), step {s.n_iter}: C = {self.problem.C:.3g}{M}{gamma}"
-        self.ax_data.set_title(title, fontsize=self.size.font)
-        box, width = self.ax_data.title.get_window_extent(self.fig.canvas.get_renderer()), self.fig.bbox.width
-        if box.x0 < 0.01 * width or box.x1 > 0.99 * width:  # a long loss title: the step on a line of its own
-            self.ax_data.set_title(title.replace(", step", ",\nstep", 1), fontsize=self.size.font)
+        head = f"{self.problem.loss_object.title} ({name})"
+        # a long loss title (maximum-margin regression's) puts the step on a line of its own, the same at every step
+        # so that the panels, placed once, stay clear of it
+        sep = ",\n" if len(head) > TITLE_HEAD else ", "
+        self.ax_data.set_title(f"{head}{sep}step {s.n_iter}: C = {self.problem.C:.3g}{M}{gamma}", fontsize=self.size.font)
         for bar, height in zip(self._bars, weights):
             bar.set_height(height)
         top = self.problem.loss_object.dual_weight_bound(self.problem)
