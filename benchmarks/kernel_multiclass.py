@@ -47,7 +47,7 @@ from common import machine, table  # noqa: E402
 from memory import hwm_and_rss_mb  # noqa: E402
 
 from svmteach import MulticlassSVC  # noqa: E402
-from svmteach.solvers import multiclass_base  # noqa: E402
+from svmteach.solvers import WorkingSet, multiclass_base  # noqa: E402
 
 C, GAMMA, CACHE_MB, D, K = 1.0, 0.05, 200, 20, 10
 LOSSES = ("ww", "cs", "llw")
@@ -66,83 +66,55 @@ def data(n):
     return scale.transform(Xtr), ytr, scale.transform(Xte), yte
 
 
+step = WorkingSet.step
+
+
 class Counters:
-    """Wraps ``MulticlassSolver.measure``, ``._epoch`` and the step path's ``kernel_row`` while installed:
-    times and visits, and the sequence of kernel rows asked for (a compiled epoch asks for row i at each visit
-    that moved alpha_i; the replayed last visit of an ``advance`` through ``kernel_row``)."""
+    """Wraps the solvers' ``measure`` while installed: how many measures a fit made and their seconds (each
+    recomputes S from alpha over the support vectors, and both objectives); and the working sets' steps: the
+    kernel rows they computed."""
+
+    CLASSES = (multiclass_base.MulticlassSolver, WorkingSet)
 
     def __init__(self, progress=False):
         self.progress = progress
-        self.originals = (multiclass_base.MulticlassSolver.measure, multiclass_base.MulticlassSolver._epoch,
-                          multiclass_base.kernel_row)
+        self.originals = tuple(cls.measure for cls in self.CLASSES)
         self.reset()
 
     def reset(self):
-        self.measure_s = self.epoch_s = 0.0
-        self.measures = self.visits = self.moved = 0
-        self.requests, self.rows = [], None
+        self.measure_s = 0.0
+        self.measures = self.rows = 0
         self.start = time.perf_counter()
 
     def install(self):
-        measure, epoch, kernel_row = self.originals
         me = self
 
-        def timed_measure(solver, problem, state):
-            t0 = time.perf_counter()
-            out = measure(solver, problem, state)
-            me.measure_s += time.perf_counter() - t0
-            me.measures += 1
-            if me.progress:  # how far a run got, should its wall-clock limit stop it
-                print(f"  measure {me.measures}: {time.perf_counter() - me.start:.1f} s into the fit, "
-                      f"{me.visits / problem.n_samples:.1f} epochs of visits, gap {out.gap:.2e} "
-                      f"(epochs {me.epoch_s:.1f} s, measures {me.measure_s:.1f} s)", file=sys.stderr, flush=True)
+        def timed(measure):
+            def timed_measure(solver, problem, state):
+                t0 = time.perf_counter()
+                out = measure(solver, problem, state)
+                me.measure_s += time.perf_counter() - t0
+                me.measures += 1
+                if me.progress:  # how far a run got, should its wall-clock limit stop it
+                    print(f"  measure {me.measures}: {time.perf_counter() - me.start:.1f} s into the fit, "
+                          f"gap {out.gap:.2e} (measures {me.measure_s:.1f} s)", file=sys.stderr, flush=True)
+                return out
+            return timed_measure
+
+        for cls, measure in zip(self.CLASSES, self.originals):
+            cls.measure = timed(measure)
+
+        def counted_step(solver, problem, state):
+            out = step(solver, problem, state)
+            me.rows += len(out.chosen)  # a working set's kernel rows, computed once for its sub-problem
             return out
 
-        def counted_epoch(solver, problem, alpha, W, order, active, margin, classes, rows):
-            before = alpha[order]
-            t0 = time.perf_counter()
-            out = epoch(solver, problem, alpha, W, order, active, margin, classes, rows)
-            me.epoch_s += time.perf_counter() - t0
-            moved = order[np.any(alpha[order] != before, axis=1)]
-            me.visits += len(order)
-            me.moved += len(moved)
-            me.requests.append(moved)
-            me.rows = rows
-            return out
-
-        def counted_row(problem, i, rows):
-            me.requests.append(np.array([i]))
-            me.rows = rows
-            return kernel_row(problem, i, rows)
-
-        multiclass_base.MulticlassSolver.measure = timed_measure
-        multiclass_base.MulticlassSolver._epoch = counted_epoch
-        multiclass_base.kernel_row = counted_row
+        WorkingSet.step = counted_step
 
     def uninstall(self):
-        (multiclass_base.MulticlassSolver.measure, multiclass_base.MulticlassSolver._epoch,
-         multiclass_base.kernel_row) = self.originals
-
-    def rows_computed(self):
-        """``(requests, misses)``: the rows asked for and those computed, the sequence replayed through an LRU of
-        the cache's size (as ``numba_kernel_rows.get_row`` keeps it), checked against the cache."""
-        cache = self.rows
-        slots = cache.buffer.shape[0]
-        held, misses, count = OrderedDict(), 0, 0
-        for part in self.requests:
-            for i in part.tolist():
-                count += 1
-                if i in held:
-                    held.move_to_end(i)
-                    continue
-                misses += 1
-                held[i] = None
-                if len(held) > slots:
-                    held.popitem(last=False)
-        if count != int(cache.clock[0]):  # a visit asked for a row and left alpha as it was: no replay
-            return int(cache.clock[0]), None
-        assert set(held) == set(np.flatnonzero(cache.slot >= 0).tolist()), "the replayed LRU is not the cache's"
-        return count, misses
+        for cls, measure in zip(self.CLASSES, self.originals):
+            cls.measure = measure
+        WorkingSet.step = step
 
 
 def release_freed():
@@ -167,7 +139,7 @@ def fit_measured(make, X, y):
     return seconds, hwm_and_rss_mb()[0] - base, model
 
 
-def run_n(n, losses, repeat, counters):
+def run_n(n, losses, solvers, repeat, counters):
     """The rows of the table at size n (dicts), SVC first."""
     from sklearn.svm import SVC
 
@@ -190,15 +162,16 @@ def run_n(n, losses, repeat, counters):
     runs("SVC(kernel='rbf')", lambda: SVC(kernel="rbf", C=C, gamma=GAMMA, cache_size=CACHE_MB),
          lambda m: dict(support=int(m.n_support_.sum()), smo_iterations=int(np.sum(m.n_iter_))))
     for loss in losses:
-        def after(m):
-            requests, misses = counters.rows_computed()
-            return dict(support=len(m.support_), epochs=int(m.n_iter_), gap=float(m.result_.gap),
-                        visits=counters.visits, moved=counters.moved, requests=requests, rows_computed=misses,
-                        cache_rows=int(counters.rows.buffer.shape[0]), cache_mb=counters.rows.size_mb,
-                        epoch_s=counters.epoch_s, measures=counters.measures, measure_s=counters.measure_s)
+        for solver in solvers:
+            def after(m):
+                rows = counters.rows if solver == "working_set" else None
+                return dict(support=len(m.support_), epochs=int(m.n_iter_), gap=float(m.result_.gap),
+                            rows_per_sample=None if rows is None else rows / n, measures=counters.measures,
+                            measure_s=counters.measure_s)
 
-        runs(f"MulticlassSVC(kernel='rbf', loss='{loss}')",
-             lambda: MulticlassSVC(kernel="rbf", loss=loss, C=C, gamma=GAMMA, cache_size=CACHE_MB), after)
+            label = f"MulticlassSVC(kernel='rbf', loss='{loss}'" + ("" if solver == "epochs" else f", solver='{solver}'") + ")"
+            runs(label, lambda: MulticlassSVC(kernel="rbf", loss=loss, C=C, gamma=GAMMA, cache_size=CACHE_MB,
+                                              solver=None if solver == "epochs" else solver), after)
     return out
 
 
@@ -210,14 +183,9 @@ def report(rows):
     print(table(main, ["n", "estimator", "fit time (median, range)", "/ SVC", "test accuracy", "support vectors",
                        "peak RSS added", "epochs", "final gap"]))
     print()
-    work = [(f"{r['n']:,}", r["estimator"], f"{r['visits']:,}", f"{r['moved']:,}",
-             f"{r['requests']:,} / {'?' if r['rows_computed'] is None else format(r['rows_computed'], ',')} "
-             f"({r['cache_rows']:,} rows, {r['cache_mb']:.0f} MB)",
-             f"{r['epoch_s']:.2f} s", f"{r['measure_s']:.2f} s ({r['measures']})",
-             f"{1e6 * r['epoch_s'] / max(r['moved'], 1):.0f} us")
-            for r in rows if "visits" in r]
-    print(table(work, ["n", "estimator", "block visits", "visits that moved", "rows asked / computed (cache)",
-                       "compiled epochs", "measures (count)", "epoch time per moving visit"]))
+    work = [(f"{r['n']:,}", r["estimator"], "-" if r["rows_per_sample"] is None else f"{r['rows_per_sample']:.1f}",
+             f"{r['measure_s']:.2f} s ({r['measures']})") for r in rows if "measures" in r]
+    print(table(work, ["n", "estimator", "kernel rows computed per sample", "measures (count)"]))
     print()
     print(table([(f"{r['n']:,}", f"{r['smo_iterations']:,}") for r in rows if "smo_iterations" in r],
                 ["n", "SVC: SMO iterations, 45 problems summed"]))
@@ -230,6 +198,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="runs per fit at n <= 5,000 (median)")
     parser.add_argument("--repeat-large", type=int, default=1, help="runs per fit above n = 5,000")
     parser.add_argument("--losses", nargs="+", choices=LOSSES, default=list(LOSSES))
+    parser.add_argument("--solvers", nargs="+", choices=("epochs", "working_set"), default=["epochs", "working_set"],
+                        help="the loss's random-order epochs (solver=None) and/or solver='working_set'")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--progress", action="store_true", help="a line on stderr at each measure of the gap")
     args = parser.parse_args(argv)
@@ -244,11 +214,12 @@ def main(argv=None):
         warnings.simplefilter("error")  # a ConvergenceWarning would make the times meaningless
         print(machine(), file=sys.stderr)
         Xw, yw, _, _ = data(300)
-        MulticlassSVC(kernel="rbf", gamma=GAMMA).fit(Xw, yw)  # numba compiles or loads its cache here
+        for solver in args.solvers:  # numba compiles or loads its cache here
+            MulticlassSVC(kernel="rbf", gamma=GAMMA, solver=None if solver == "epochs" else solver).fit(Xw, yw)
         counters.install()
         try:
             for n in sizes:
-                rows += run_n(n, args.losses, args.repeat if n <= 5000 else args.repeat_large, counters)
+                rows += run_n(n, args.losses, args.solvers, args.repeat if n <= 5000 else args.repeat_large, counters)
         finally:
             counters.uninstall()
         print(machine())  # the threads the fits ran with

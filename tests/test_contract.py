@@ -83,8 +83,10 @@ def problems_for(cls, wrap=np.asarray):
     X, y = random_multiclass(n=40, d=3, k=4, seed=1)
     for loss in LOSSES:
         try:
+            # a solver of kernel problems only (the working sets) gets the gaussian kernel's
+            kernel = "linear" if "linear" in cls.kernels or wrap is not np.asarray else "rbf"
             problem = (chunked_problem(X, y, loss) if cls.chunked else
-                       MulticlassProblem(wrap(X), y, C=1.0, loss=loss))
+                       MulticlassProblem(wrap(X), y, C=1.0, loss=loss, kernel=kernel))
             make(cls).init(problem)
         except (TypeError, ValueError):  # a loss this package or this solver does not have
             continue
@@ -206,7 +208,9 @@ def test_coefficients_are_numpy_arrays(cls, problem):
     if is_binary(problem):
         assert isinstance(second, float)  # the bias b (0.0 for the solvers without one)
     else:
-        assert type(second) is np.ndarray and second.shape == (problem.k, problem.n_features)
+        # the model: W (k, d), or on a kernel problem the training scores S (n, k) (svmteach.multiclass_model)
+        shape = (problem.k, problem.n_features) if problem.kernel.is_linear else (problem.n_samples, problem.k)
+        assert type(second) is np.ndarray and second.shape == shape
 
 
 @pytest.mark.parametrize("cls", exported_solvers(), ids=lambda c: c.__name__)
@@ -235,10 +239,19 @@ def primal_from_coefficients(problem, alpha, second):
         y = np.asarray(to_numpy(problem.y), dtype=np.float64)
         w = X.T @ (alpha * y)
         return 0.5 * w @ w + C * np.maximum(0.0, 1.0 - y * (X @ w + second)).sum()
-    W = second
-    S = X @ W.T  # (n, k) scores w_m'x_i, recomputed here
+    if problem.kernel.is_linear:
+        W = second
+        S = X @ W.T  # (n, k) scores w_m'x_i, recomputed here
+        norm = (W * W).sum()
+    else:  # a kernel problem's model is its training scores: recomputed from alpha by the whole Gram matrix
+        from svmteach.kernels import gram
+
+        A = np.asarray(problem.loss_object.weight_rows(problem, alpha), dtype=np.float64)
+        S = (gram(X, X, problem.kernel) + problem.kernel_offset) @ A
+        np.testing.assert_allclose(second, S, atol=1e-9 * max(1.0, np.abs(S).max()))
+        norm = (A * S).sum()
     losses = np.asarray(problem.loss_object.sample_losses(problem, S), dtype=np.float64)  # the loss's own formula
-    return 0.5 * (W * W).sum() + np.asarray(to_numpy(problem.C_i), dtype=np.float64) @ losses
+    return 0.5 * norm + np.asarray(to_numpy(problem.C_i), dtype=np.float64) @ losses
 
 
 TOL = 0.05  # every solver reaches it in under 40 epochs on these problems (under 50 steps for the subgradient)

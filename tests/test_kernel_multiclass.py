@@ -25,6 +25,8 @@ from oracles import multiclass_dual_optimum
 KERNELS = {"rbf": dict(kernel="rbf", gamma=0.7), "poly": dict(kernel="poly", gamma=0.5, degree=2, coef0=1.0),
            "laplacian": dict(kernel="laplacian", gamma=0.5)}
 SOLVERS = [("ww", "exact"), ("ww", "shark"), ("cs", "blondel"), ("llw", "exact"), ("mmr", "exact")]
+#: ... and the working sets (svmteach.solvers.working_set), every loss
+EVERY_SOLVER = SOLVERS + [(loss, "working_set") for loss in ("ww", "cs", "llw", "mmr")]
 
 
 def rings(n=30, seed=0):
@@ -53,7 +55,7 @@ def explicit_optimum(X, y, C, loss, kernel, B, M=1.0):
 
 @pytest.mark.parametrize("C", [0.1, 10.0])
 @pytest.mark.parametrize("kernel", list(KERNELS))
-@pytest.mark.parametrize("loss, solver", SOLVERS)
+@pytest.mark.parametrize("loss, solver", EVERY_SOLVER)
 def test_the_kernel_fit_reaches_the_explicit_feature_maps_optimum(loss, solver, kernel, C):
     X, y = rings()
     M = 0.5 if solver == "shark" else 1.0  # Shark's margin scale; the exact solver runs M = 1
@@ -75,7 +77,7 @@ def test_the_interior_point_method_solves_the_kernel_dual(loss):
     assert result.converged and abs(result.state.dual - D) <= 1e-8 * abs(D)
 
 
-@pytest.mark.parametrize("loss, solver", SOLVERS)
+@pytest.mark.parametrize("loss, solver", EVERY_SOLVER)
 def test_the_reported_objectives_are_those_of_the_returned_alpha(loss, solver):
     """P and D recomputed from alpha alone, through the explicit features: the gap a kernel fit reports is true."""
     X, y = rings(27, seed=3)

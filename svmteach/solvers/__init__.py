@@ -17,11 +17,12 @@ from .primal_subgradient import PrimalSubgradient, SubgradientState
 from .registry import (BINARY_SOLVERS, MULTICLASS_SOLVERS, SOLVERS, make_solver, multiclass_solver_names,
                        register_solver)
 from .smo import SMO, SMOState
+from .working_set import WorkingSet, WorkingSetState
 from .ww_shark import SharkMoves, WWShark, WWSharkState
 
 # the registry, in the order the choices are listed (WWExact is ExactBlock held to one loss: its name is "exact")
 for _cls in (SMO, DualCoordinateAscent, PrimalSubgradient, ExactBlock, WWShark, CSBlondel, ParallelBlock,
-             InteriorPoint, CoCoA):
+             InteriorPoint, CoCoA, WorkingSet):
     register_solver(_cls)
 
 
@@ -42,7 +43,7 @@ __all__ = [
     "SMO", "SMOState", "DualCoordinateAscent", "DualCDState", "PrimalSubgradient", "SubgradientState",
     "ExactBlock", "ExactBlockState", "WWExact", "WWExactState", "WWShark", "WWSharkState", "SharkMoves",
     "CSBlondel", "CSBlondelState", "MulticlassState", "ParallelBlock", "ParallelBlockState",
-    "InteriorPoint", "InteriorPointState", "CoCoA", "CoCoAState",
+    "InteriorPoint", "InteriorPointState", "WorkingSet", "WorkingSetState", "CoCoA", "CoCoAState",
     "BINARY_SOLVERS", "MULTICLASS_SOLVERS", "SOLVERS", "register_solver", "make_solver",
     "multiclass_solver_names", "make_multiclass_solver",
 ]

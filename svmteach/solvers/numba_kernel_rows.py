@@ -185,3 +185,15 @@ def scores(cache, support, coef):
         for t in range(n):
             f[t] += c * row[t]
     return f
+
+
+@njit(cache=True)
+def rows_into(X, sq, params, chosen, offset, out, scratch):
+    """``out`` (b, n) = rows ``chosen`` (b,) of the kernel matrix of the points ``X`` (squared norms ``sq``,
+    kernel ``params``) plus ``offset`` (:math:`B^2`): a working set's rows at once, with no cache and no
+    temporary of their size (the formulas of :func:`_compute_row`).  ``scratch``: (3, n) float64."""
+    for r in range(chosen.shape[0]):
+        _compute_row(X, sq, params, chosen[r], out[r], scratch)
+        if offset != 0.0:
+            for t in range(out.shape[1]):
+                out[r, t] += offset

@@ -301,14 +301,84 @@ def targets(code, S, alpha, codes, sqnorm, C_i, params, out):
               no_picture)
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def violations(code, S, alpha, codes, sqnorm, C_i, params, out):
+    """``out`` (n,) = every sample's block KKT violation against the scores ``S`` (n, k), as the block step of
+    kernel ``code`` measures it before stepping (on a copy of each row: nothing is stepped or set aside)."""
+    n, k = alpha.shape
+    buffers = scratch(k, 0)
+    look = np.empty(k, dtype=np.bool_)
+    s = np.empty(k)
+    a = np.empty(k)
+    no_picture = np.empty((0, k))
+    for i in range(n):
+        look[:] = True
+        s[:] = S[i]
+        a[:] = alpha[i]
+        out[i], _ = visit(code, s, a, codes[i], sqnorm[i], C_i[i], params, (np.inf, False, False), look, buffers,
+                          no_picture)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def subproblem(code, K, S, alpha, codes, sqnorm, C_i, params, fraction, max_epochs, change):
+    """The dual restricted to a working set of b samples, by epochs of block steps (kernel ``code``) in index
+    order, in place on their rows ``alpha`` (b, k) and scores ``S`` (b, k), until an epoch's largest block
+    violation is at most ``fraction`` times the first's, or after ``max_epochs``.  ``K`` (b, b) is the working
+    set's kernel matrix (with :math:`B^2`): a step moves S by :math:`K_{:t} A(\delta)^\top`, O(bk).  ``change``
+    (b, k) receives :math:`A(\alpha_{new}) - A(\alpha_{old})`, by which the caller moves every other score.
+    Returns ``(visits, epochs, start, end)``: the block visits, the epochs, the first and the last epoch's largest
+    violation (each block's before its step)."""
+    b, k = alpha.shape
+    old = alpha.copy()
+    buffers = scratch(k, 0)
+    look = np.empty(k, dtype=np.bool_)
+    s = np.empty(k)
+    a = np.empty(k)
+    coef = np.empty(k)
+    no_picture = np.empty((0, k))
+    start = end = 0.0
+    visits = epochs = 0
+    while epochs < max_epochs:
+        worst = 0.0
+        for t in range(b):
+            look[:] = True
+            s[:] = S[t]
+            a[:] = alpha[t]
+            violation, moves = visit(code, s, a, codes[t], sqnorm[t], C_i[t], params, (np.inf, False, False), look,
+                                     buffers, no_picture)
+            worst = max(worst, violation)
+            visits += 1
+            if moves <= 0:
+                continue
+            weight_change(code, a, alpha[t], params, coef)
+            alpha[t] = a
+            for u in range(b):
+                kt = K[t, u]  # K symmetric: row t is column t
+                for m in range(k):
+                    S[u, m] += kt * coef[m]
+        if epochs == 0:
+            start = worst
+        end = worst
+        epochs += 1
+        if worst <= fraction * start:
+            break
+    for t in range(b):
+        weight_change(code, alpha[t], old[t], params, coef)
+        change[t] = coef
+    return visits, epochs, start, end
+
+
 class Drivers(NamedTuple):
     """The compiled drivers for one loss's row kernels: ``code`` the kernels' code there, ``epochs`` the fast
-    path's epochs (:func:`epochs`), ``targets`` the parallel solver's (:func:`targets`), ``kernels`` the row
-    kernels themselves (a step calls them directly)."""
+    path's epochs (:func:`epochs`), ``targets`` the parallel solver's (:func:`targets`), ``violations`` every
+    sample's block violation (:func:`violations`), ``subproblem`` the working-set solver's (:func:`subproblem`),
+    ``kernels`` the row kernels themselves (a step calls them directly)."""
 
     code: int
     epochs: object
     targets: object
+    violations: object
+    subproblem: object
     kernels: object
 
 
@@ -322,13 +392,15 @@ def drivers(kernels) -> Drivers:
     :func:`targets` compiled in this process for its kernels alone (the on-disk cache keys a function by its file, which a run-time
     registry is not part of; compiled once a process)."""
     if kernels in KERNELS:
-        return Drivers(code=KERNELS.index(kernels), epochs=epochs, targets=targets, kernels=kernels)
+        return Drivers(code=KERNELS.index(kernels), epochs=epochs, targets=targets, violations=violations,
+                       subproblem=subproblem, kernels=kernels)
     if kernels not in _OUTSIDE:
         namespace = dict(globals(), BLOCKS=(kernels.block,), COEFS=(kernels.coef,))
-        for name in ("visit", "weight_change", "epoch", "epochs", "targets"):  # each after the functions it calls
+        for name in ("visit", "weight_change", "epoch", "epochs", "targets", "violations", "subproblem"):  # each after the functions it calls
             dispatcher = globals()[name]
             py = dispatcher.py_func
             copy = types.FunctionType(py.__code__, namespace, name, py.__defaults__, py.__closure__)
             namespace[name] = njit(**dispatcher.targetoptions)(copy)
-        _OUTSIDE[kernels] = Drivers(code=0, epochs=namespace["epochs"], targets=namespace["targets"], kernels=kernels)
+        _OUTSIDE[kernels] = Drivers(code=0, kernels=kernels,
+                                    **{name: namespace[name] for name in ("epochs", "targets", "violations", "subproblem")})
     return _OUTSIDE[kernels]

@@ -1,0 +1,105 @@
+"""The working-set solver of kernel multiclass problems (svmteach.solvers.working_set).
+
+Its optimum is checked against the explicit feature map's QP in tests/test_kernel_multiclass.py (every loss and
+kernel, C = 0.1 and 10); here: one working set of one sample solved by one epoch is the exact block solver's
+visit of that sample (another code path: the row cache's column and the step path's own update), the scores it
+keeps are K A of its alpha, what a step chose, and its refusals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from svmteach import MulticlassSVC, data
+from svmteach import objectives as obj
+from svmteach.problems import MulticlassProblem
+from svmteach.solvers import ExactBlock, WorkingSet, solve
+from svmteach.solvers.violations import block_violations
+
+LOSSES = ("ww", "cs", "llw", "mmr")
+
+
+def problem(loss, n=40, seed=0, C=2.0):
+    X, y = data.rings(n, noise=0.2, seed=seed)
+    return MulticlassProblem(X, y, C=C, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_working_set_of_one_sample_is_the_exact_blocks_visit(loss):
+    p = problem(loss)
+    ws = WorkingSet(working_set=1, inner_epochs=1, random_state=3)
+    exact = ExactBlock(random_state=0, shrinking=False)
+    state = ws.init(p)
+    for _ in range(3 * p.n_samples):
+        before = exact.init(p)._replace(alpha=state.alpha.copy(), W=state.W.copy())
+        after = ws.step(p, state)
+        (i,) = after.chosen
+        twin = exact.update(p, before, int(i))
+        np.testing.assert_allclose(after.alpha, twin.alpha, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(after.W, twin.W, rtol=0, atol=1e-12)
+        state = after
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_the_scores_it_keeps_are_those_of_its_alpha_and_the_dual_never_falls(loss):
+    p = problem(loss, seed=1)
+    ws = WorkingSet(working_set=7, random_state=0)
+    state = ws.init(p)
+    dual = state.dual
+    for _ in range(30):
+        state = ws.measure(p, ws.step(p, state))
+        assert state.dual >= dual - 1e-12 * abs(dual)
+        dual = state.dual
+    unmeasured = ws.step(p, state)
+    exact = np.asarray(obj.multiclass_weights(p, unmeasured.alpha))
+    np.testing.assert_allclose(unmeasured.W, exact, rtol=0, atol=1e-11 * max(1.0, np.abs(exact).max()))
+
+
+def test_an_epoch_solves_each_violating_sample_once_and_the_next_takes_those_still_violating():
+    p = problem("cs", n=60, seed=2)
+    ws = WorkingSet(working_set=16, random_state=1)
+    state = ws.init(p)
+    assert state.epoch == 1 and sorted(state.perm.tolist()) == list(range(p.n_samples))  # alpha = 0: all violate
+    chosen = []
+    while state.epoch == 1:
+        state = ws.step(p, state)
+        assert np.all(np.diff(state.chosen) > 0) and state.inner_epochs >= 1
+        chosen.append(state.chosen)
+    assert [len(c) for c in chosen] == [16, 16, 16, 12] and state.rows_computed == p.n_samples
+    assert sorted(np.concatenate(chosen).tolist()) == list(range(p.n_samples))
+    v = block_violations(p, state.alpha, state.W)
+    assert sorted(state.perm.tolist()) == np.flatnonzero(v > 1e-12).tolist() and state.violation == v.max()
+
+
+def test_the_rows_it_holds_fit_cache_size():
+    p = problem("ww", n=60)
+    assert WorkingSet(working_set=256, cache_size=60 * 8 * 5 / 2**20).block_size(p) == 5
+    assert WorkingSet(working_set=10).block_size(p) == 10 and WorkingSet(working_set=1000).block_size(p) == 60
+
+
+def test_an_estimator_fits_with_it_and_predicts_as_the_epochs_do():
+    X, y = data.rings(90, noise=0.2, seed=4)
+    a = MulticlassSVC(kernel="rbf", gamma=0.7, solver="working_set", tol=1e-8, random_state=0).fit(X, y)
+    b = MulticlassSVC(kernel="rbf", gamma=0.7, tol=1e-8, random_state=0).fit(X, y)
+    assert a.result_.converged and a.solver_ == "working_set"
+    Z = np.random.default_rng(0).uniform(-3, 3, (40, 2))
+    np.testing.assert_allclose(a.decision_function(Z), b.decision_function(Z), atol=1e-3)
+
+
+def test_bad_input_is_refused_naming_it():
+    for bad in (0, 1.5, True, "8"):
+        with pytest.raises(ValueError, match="working_set"):
+            WorkingSet(working_set=bad)
+    for bad in (0.0, 1.5, -0.1, True, "0.1"):
+        with pytest.raises(ValueError, match="inner_fraction"):
+            WorkingSet(inner_fraction=bad)
+    with pytest.raises(ValueError, match="inner_epochs"):
+        WorkingSet(inner_epochs=0)
+    with pytest.raises(ValueError, match="cache_size"):
+        WorkingSet(cache_size=-1)
+    X, y = data.rings(30, noise=0.2, seed=0)
+    with pytest.raises(ValueError, match="kernel"):
+        MulticlassSVC(solver="working_set").fit(X, y)
+    with pytest.raises(ValueError, match="kernel"):
+        solve(WorkingSet(), MulticlassProblem(X, y, C=1.0, loss="ww"))
