@@ -18,14 +18,13 @@ each loss.
 Per row: the fit time and its ratio to SVC's, the test accuracy, the number of support vectors (samples with
 a nonzero dual row; SVC's ``n_support_`` summed), the peak resident memory the fit added (VmHWM reset just
 before it through ``/proc/self/clear_refs``, minus VmRSS then, after ``malloc_trim`` handed back what earlier
-fits freed: as ``memory.py`` measures it), and for svmteach the epochs (``n_iter_``), the final relative gap
-and what the run did, counted by wrappers around the solver's compiled epoch and its measure (their cost, a
-copy of the visited rows of alpha per epoch call, is in the times): the block visits, the visits that moved
-alpha (each moves S = K A by a kernel column, O(nk)), the kernel rows asked of the row cache and how many of
-them were computed (misses: the request sequence replayed through an LRU of the cache's size, checked
-against the cache's own request count and the rows it holds at the end), and the seconds in the compiled
-epochs and in the measures (each recomputes S from alpha over the support vectors and both objectives).
-For SVC: the SMO iterations summed over its 45 problems (``n_iter_``).  A Markdown table on stdout.
+fits freed: as ``memory.py`` measures it), and for svmteach the epochs (``n_iter_``), the final relative gap,
+the measures (each recomputes S from alpha over the support vectors, and both objectives: their count and
+seconds) and, for ``solver="working_set"``, the kernel rows its working sets computed per sample.
+``--solvers epochs working_set`` (the default) fits each loss by its random-order epochs (every row cached up
+to ``cache_size``) and by the working sets (:mod:`svmteach.solvers.working_set`); ``solver=None`` picks the
+second once the cache cannot hold K.  For SVC: the SMO iterations summed over its 45 problems (``n_iter_``).
+A Markdown table on stdout.
 """
 
 from __future__ import annotations

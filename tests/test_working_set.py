@@ -83,6 +83,7 @@ def test_an_estimator_fits_with_it_and_predicts_as_the_epochs_do():
     a = MulticlassSVC(kernel="rbf", gamma=0.7, solver="working_set", tol=1e-8, random_state=0).fit(X, y)
     b = MulticlassSVC(kernel="rbf", gamma=0.7, tol=1e-8, random_state=0).fit(X, y)
     assert a.result_.converged and a.solver_ == "working_set"
+    assert b.solver_ == "exact"  # the default while the row cache holds K; the working sets beyond (test_kernel_multiclass)
     Z = np.random.default_rng(0).uniform(-3, 3, (40, 2))
     np.testing.assert_allclose(a.decision_function(Z), b.decision_function(Z), atol=1e-3)
 

@@ -107,6 +107,11 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
         return {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
                 if p.default is not inspect.Parameter.empty}
 
+    def solver_for(self, solver: Solver, problem: Problem) -> Solver:
+        """The solver that fits ``problem``: ``solver`` (:meth:`make_solver`'s) here; a subclass whose default
+        depends on the problem's size chooses there."""
+        return solver
+
     def model_result(self, solver: Solver, problem: Problem, result: SolveResult) -> SolveResult:
         """``result`` with the objectives of the model :meth:`store` keeps, where they differ from the solver's
         (a subclass that forms its model from alpha recomputes them); here ``result`` itself."""
@@ -128,6 +133,7 @@ class DualSVC(ClassifierMixin, BaseEstimator, ABC):
         solver = self.make_solver(sparse=is_sparse(X) and not chunked, chunked=chunked)
         with compile_notice(f"{type(self).__name__}'s {solver.name} solver"):  # a first use says it compiles
             problem = self.problem_for(X, y, sample_weight)
+            solver = self.solver_for(solver, problem)
             if solver.prefers_gpu and is_numpy(problem.xp):
                 warnings.warn(f"solver={solver.name!r} is meant for a GPU (device='gpu'): it updates every sample at once; "
                               "on the CPU the sequential default (solver=None) is faster", UserWarning, stacklevel=2)

@@ -6,14 +6,15 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..backend import to_numpy
+from ..backend import is_numpy, to_numpy
 from ..chunked_problem import ChunkedMulticlassProblem
 from ..kernels import Kernel, canonical_kernel_name
 from ..losses import MulticlassLoss, get_loss
 from ..multiclass_model import kernel_scores
 from ..problems import MulticlassProblem
-from ..solvers import MULTICLASS_SOLVERS, SolveResult, make_multiclass_solver
+from ..solvers import MULTICLASS_SOLVERS, SolveResult, WorkingSet, make_multiclass_solver
 from ..solvers.base import Solver
+from ..solvers.kernel_scores import KernelRowCache
 from ..solvers.registry import check_solver
 from .base import CONSTRAINTS, KERNEL_CONSTRAINTS, POSITIVE, DualSVC
 from .prediction import check_fitted, check_predict_X, linear_scores
@@ -29,10 +30,9 @@ class MulticlassSVC(DualSVC):
 
     X may be dense or SciPy sparse (converted once to CSR, and kept sparse); another kernel than the linear
     one takes dense X.  With a kernel the solvers keep the training scores :math:`S = K A` (n, k) and read
-    kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is slow at large n: each step
-    moves all of S (O(nk)) and, once the rows outgrow the cache, computes a kernel row; on 10 classes it took
-    6-13x the time of scikit-learn's one-vs-one SVC at n = 5,000 and 36-65x at n = 20,000
-    (``benchmarks/RESULTS.md``).
+    kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is slower than scikit-learn's
+    one-vs-one SVC: on 10 classes (``benchmarks/RESULTS.md``) 9-14x its time at n = 5,000 (the random-order epochs,
+    every row cached) and 11-16x at n = 20,000 (the working sets, once K outgrows the cache).
 
     Parameters
     ----------
@@ -45,9 +45,11 @@ class MulticlassSVC(DualSVC):
         (:func:`svmteach.kernels.make_kernel`).
     M : float, default 1.0
         Weston-Watkins margin scale (1/2 is Shark's convention).
-    solver : {None, "exact", "shark", "blondel", "parallel", "interior_point"}
-        None: the loss's default, "exact" (WW, LLW) or "blondel" (CS), one sample at a time, finished
-        by "interior_point" when it stops short on a small problem (:mod:`svmteach.estimators.direct`).
+    solver : {None, "exact", "shark", "blondel", "parallel", "interior_point", "working_set"}
+        None: the loss's default, "exact" (WW, LLW, MMR) or "blondel" (CS), one sample at a time, finished
+        by "interior_point" when it stops short on a small problem (:mod:`svmteach.estimators.direct`); with a
+        nonlinear kernel whose n x n matrix ``cache_size`` cannot hold, "working_set" (b samples solved together,
+        their kernel rows computed at once: :class:`~svmteach.solvers.WorkingSet`).
         "shark": WW only.  "parallel": every sample at once (:class:`~svmteach.solvers.ParallelBlock`),
         for a GPU (it warns on the CPU).  "interior_point": Newton steps
         (:class:`~svmteach.solvers.InteriorPoint`), small problems.
@@ -140,6 +142,17 @@ class MulticlassSVC(DualSVC):
         return make_multiclass_solver(self.solver, get_loss(self.loss), self.random_state, sparse,
                                       kernel=self._kernel_name(), chunked=chunked, cache_size=self.cache_size,
                                       defaults=self.solver_defaults())
+
+    def solver_for(self, solver: Solver, problem: MulticlassProblem) -> Solver:
+        """With ``solver=None`` on a kernel problem whose kernel matrix ``cache_size`` MB cannot hold: the working
+        sets (:class:`~svmteach.solvers.WorkingSet`), which compute a row once per working set where the random-order
+        epochs would compute it at almost every visit (``benchmarks/RESULTS.md``: 3.6-7x faster at n = 20,000);
+        else ``solver``."""
+        if (self.solver is not None or problem.kernel.is_linear or getattr(problem, "chunked", False)
+                or not is_numpy(problem.xp) or not WorkingSet.solves(problem.loss_object)
+                or KernelRowCache.rows_for(problem.n_samples, self.cache_size) >= problem.n_samples):
+            return solver
+        return WorkingSet(cache_size=self.cache_size, random_state=self.random_state)
 
     def _kernel_name(self) -> str:
         return getattr(self.kernel, "name", None) or canonical_kernel_name(self.kernel)
