@@ -35,7 +35,6 @@ import statistics
 import sys
 import time
 import warnings
-from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np

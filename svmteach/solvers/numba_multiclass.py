@@ -324,8 +324,8 @@ def subproblem(code, K, S, alpha, codes, sqnorm, C_i, params, fraction, max_epoc
     """The dual restricted to a working set of b samples, by epochs of block steps (kernel ``code``) in index
     order, in place on their rows ``alpha`` (b, k) and scores ``S`` (b, k), until an epoch's largest block
     violation is at most ``fraction`` times the first's, or after ``max_epochs``.  ``K`` (b, b) is the working
-    set's kernel matrix (with :math:`B^2`): a step moves S by :math:`K_{:t} A(\delta)^\top`, O(bk).  ``change``
-    (b, k) receives :math:`A(\alpha_{new}) - A(\alpha_{old})`, by which the caller moves every other score.
+    set's kernel matrix (with :math:`B^2`): a step moves S by :math:`K_{:t} A(\\delta)^\\top`, O(bk).  ``change``
+    (b, k) receives :math:`A(\\alpha_{new}) - A(\\alpha_{old})`, by which the caller moves every other score.
     Returns ``(visits, epochs, start, end)``: the block visits, the epochs, the first and the last epoch's largest
     violation (each block's before its step)."""
     b, k = alpha.shape
@@ -396,11 +396,12 @@ def drivers(kernels) -> Drivers:
                        subproblem=subproblem, kernels=kernels)
     if kernels not in _OUTSIDE:
         namespace = dict(globals(), BLOCKS=(kernels.block,), COEFS=(kernels.coef,))
-        for name in ("visit", "weight_change", "epoch", "epochs", "targets", "violations", "subproblem"):  # each after the functions it calls
+        # each after the functions it calls
+        for name in ("visit", "weight_change", "epoch", "epochs", "targets", "violations", "subproblem"):
             dispatcher = globals()[name]
             py = dispatcher.py_func
             copy = types.FunctionType(py.__code__, namespace, name, py.__defaults__, py.__closure__)
             namespace[name] = njit(**dispatcher.targetoptions)(copy)
-        _OUTSIDE[kernels] = Drivers(code=0, kernels=kernels,
-                                    **{name: namespace[name] for name in ("epochs", "targets", "violations", "subproblem")})
+        compiled = {name: namespace[name] for name in ("epochs", "targets", "violations", "subproblem")}
+        _OUTSIDE[kernels] = Drivers(code=0, kernels=kernels, **compiled)
     return _OUTSIDE[kernels]
