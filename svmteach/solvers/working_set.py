@@ -22,9 +22,9 @@ chosen block until the sub-problem is solved, so the dual never decreases.  Memo
 violations computed about 30 times more rows (measured, RESULTS.md), because a set solved against stale
 scores of the rest is soon chosen again.
 
-S is kept incrementally and drifts by rounding; :meth:`WorkingSet.measure` recomputes it from alpha
-(:func:`~svmteach.objectives.multiclass_weights`), so the gap :func:`~svmteach.solve` certifies is of alpha
-alone.  An epoch ends with every sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
+S is kept incrementally and drifts by rounding; :meth:`WorkingSet.measure` recomputes it from alpha (the
+support vectors' rows, b at a time, as a step computes them), so the gap :func:`~svmteach.solve` certifies is
+of alpha alone.  An epoch ends with every sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
 violations`): the state's ``violation``, by which ``solve`` decides when to measure.  NumPy only; a linear
 problem is the epochs' (its W is k x d, and rows of X are cheap).
 """
@@ -175,9 +175,22 @@ class WorkingSet(Solver):
         P, D, kkt = obj.multiclass_measures(problem, state.alpha, S)
         return state._replace(W=S, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
-    @staticmethod
-    def _exact_scores(problem, alpha) -> np.ndarray:
-        return np.array(obj.multiclass_weights(problem, alpha), dtype=np.float64)
+    def _exact_scores(self, problem, alpha) -> np.ndarray:
+        """S = (K + B^2) A(alpha) recomputed from alpha alone in float64: the support vectors' kernel rows, b at a
+        time, by the compiled rows a step computes (the formulas of :func:`svmteach.kernels.gram`), each block
+        summed into S by one product."""
+        A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, alpha)), dtype=np.float64)
+        support = np.flatnonzero(np.any(A != 0, axis=1))
+        X = np.asarray(problem.X, dtype=np.float64)
+        n, sq, kparams = problem.n_samples, np.einsum("ij,ij->i", X, X), kernel_params(problem.kernel)
+        S = np.zeros((n, problem.k))
+        rows, scratch = np.empty((min(self.block_size(problem), max(support.size, 1)), n)), np.empty((3, n))
+        for at in range(0, support.size, rows.shape[0]):
+            chosen = support[at : at + rows.shape[0]]
+            block = rows[: chosen.size]
+            rows_into(X, sq, kparams, chosen, float(problem.kernel_offset), block, scratch)
+            S += block.T @ A[chosen]
+        return S
 
     def _next_epoch(self, problem, state) -> WorkingSetState:
         """A new epoch: every block's violation from S (the state's ``violation``, their largest), the violating
