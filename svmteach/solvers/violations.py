@@ -23,8 +23,7 @@ import numpy as np
 from .. import multiclass_model
 from ..backend import to_numpy
 from ..losses.base import row_kernels
-from ..losses.row_kernels import params
-from . import numba_multiclass as nm
+from ..losses.row_kernels import NOTHING_ASIDE, params, scratch
 from .kernel_scores import exact_gradient
 
 
@@ -43,14 +42,18 @@ def box_violations(problem, alpha, b: float = 0.0, rows=None) -> np.ndarray:
 
 def block_violations(problem, alpha, W) -> np.ndarray:
     """(n,) float64: each sample's block KKT violation at ``alpha`` with its model ``W`` (weights, or a kernel
-    problem's training scores), by the loss's exact block kernel run on a copy of each row (nothing is stepped; compiled:
-    :func:`~svmteach.solvers.numba_multiclass.violations`)."""
-    alpha = np.ascontiguousarray(to_numpy(alpha), dtype=np.float64)
-    S = np.ascontiguousarray(to_numpy(multiclass_model.scores(problem, problem.xp.asarray(W), problem, slice(None))),
+    problem's training scores), by the loss's exact block kernel run on a copy of each row (nothing is stepped)."""
+    alpha = np.asarray(to_numpy(alpha), dtype=np.float64)
+    S = np.asarray(to_numpy(multiclass_model.scores(problem, problem.xp.asarray(W), problem, slice(None))),
                    dtype=np.float64)
+    block = row_kernels(problem.loss_object).block
     codes, sqnorm, C = (np.asarray(to_numpy(a)) for a in (problem.codes, problem.sqnorm, problem.C_i))
-    drivers = nm.drivers(row_kernels(problem.loss_object))
-    out = np.empty(alpha.shape[0])
-    drivers.violations(drivers.code, S, alpha, codes.astype(np.int64), sqnorm.astype(np.float64),
-                       C.astype(np.float64), params(problem.M), out)
+    n, k = alpha.shape
+    look = np.ones(k, dtype=bool)
+    buffers, kparams, no_picture = scratch(k), params(problem.M), np.zeros((0, k))
+    out = np.empty(n)
+    for i in range(n):
+        # nothing set aside: the violation before the step
+        out[i], _ = block(S[i].copy(), alpha[i].copy(), int(codes[i]), float(sqnorm[i]), float(C[i]), kparams,
+                          NOTHING_ASIDE, look, buffers, no_picture)
     return out
