@@ -32,7 +32,7 @@ class MulticlassSVC(DualSVC):
     one takes dense X.  With a kernel the solvers keep the training scores :math:`S = K A` (n, k) and read
     kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is slower than scikit-learn's
     one-vs-one SVC: on 10 classes (``benchmarks/RESULTS.md``) 9-14x its time at n = 5,000 (the random-order epochs,
-    every row cached) and 11-16x at n = 20,000 (the working sets, once K outgrows the cache).
+    every row cached) and 7-8x at n = 20,000 (the working sets, once K outgrows the cache).
 
     Parameters
     ----------
@@ -146,7 +146,7 @@ class MulticlassSVC(DualSVC):
     def solver_for(self, solver: Solver, problem: MulticlassProblem) -> Solver:
         """With ``solver=None`` on a kernel problem whose kernel matrix ``cache_size`` MB cannot hold: the working
         sets (:class:`~svmteach.solvers.WorkingSet`), which compute a row once per working set where the random-order
-        epochs would compute it at almost every visit (``benchmarks/RESULTS.md``: 3.6-7x faster at n = 20,000);
+        epochs would compute it at almost every visit (``benchmarks/RESULTS.md``: 5-13x faster at n = 20,000);
         else ``solver``."""
         if (self.solver is not None or problem.kernel.is_linear or getattr(problem, "chunked", False)
                 or not is_numpy(problem.xp) or not WorkingSet.solves(problem.loss_object)
