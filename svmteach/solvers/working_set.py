@@ -181,15 +181,11 @@ class WorkingSet(Solver):
         summed into S by one product."""
         A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, alpha)), dtype=np.float64)
         support = np.flatnonzero(np.any(A != 0, axis=1))
-        X = np.asarray(problem.X, dtype=np.float64)
-        n, sq, kparams = problem.n_samples, np.einsum("ij,ij->i", X, X), kernel_params(problem.kernel)
-        S = np.zeros((n, problem.k))
-        rows, scratch = np.empty((min(self.block_size(problem), max(support.size, 1)), n)), np.empty((3, n))
-        for at in range(0, support.size, rows.shape[0]):
-            chosen = support[at : at + rows.shape[0]]
-            block = rows[: chosen.size]
-            rows_into(X, sq, kparams, chosen, float(problem.kernel_offset), block, scratch)
-            S += block.T @ A[chosen]
+        S = np.zeros((problem.n_samples, problem.k))
+        b = self.block_size(problem)
+        for at in range(0, support.size, b):
+            chosen = support[at : at + b]
+            S += kernel_rows(problem, chosen).T @ A[chosen]
         return S
 
     def _next_epoch(self, problem, state) -> WorkingSetState:
@@ -198,7 +194,7 @@ class WorkingSet(Solver):
         drivers = nm.drivers(row_kernels(problem.loss_object))
         v = np.empty(problem.n_samples)
         drivers.violations(drivers.code, state.W, state.alpha, problem.codes, problem.sqnorm, problem.C_i,
-                           self._params(problem), v)
+                           params(problem.M), v)
         pool = v > POOL_FLOOR
         if not pool.any():
             pool[:] = True
@@ -206,25 +202,17 @@ class WorkingSet(Solver):
         m = nm.draw_order(perm, pool, state.seed, state.epoch + 1)
         return state._replace(violation=float(v.max()), epoch=state.epoch + 1, pos=0, perm=perm[:m])
 
-    @staticmethod
-    def _params(problem):
-        return params(problem.M)
-
     def step(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
         """The next working set solved and every score moved (the module's steps 1-4); at the epoch's end, the
         next epoch begun.  On new arrays: the input state is never written."""
-        b = self.block_size(problem)
-        chosen = np.sort(state.perm[state.pos : state.pos + b])
-        X = np.asarray(problem.X, dtype=np.float64)
-        rows = np.empty((chosen.size, problem.n_samples))
-        rows_into(X, np.einsum("ij,ij->i", X, X), kernel_params(problem.kernel), chosen, float(problem.kernel_offset),
-                  rows, np.empty((3, problem.n_samples)))
+        chosen = np.sort(state.perm[state.pos : state.pos + self.block_size(problem)])
+        rows = kernel_rows(problem, chosen)
         alpha_B, S_B = state.alpha[chosen], state.W[chosen]
         change = np.empty_like(alpha_B)
         drivers = nm.drivers(row_kernels(problem.loss_object))
         visits, epochs, start, end = drivers.subproblem(
             drivers.code, np.ascontiguousarray(rows[:, chosen]), S_B, alpha_B, problem.codes[chosen],
-            problem.sqnorm[chosen], problem.C_i[chosen], self._params(problem), self.inner_fraction,
+            problem.sqnorm[chosen], problem.C_i[chosen], params(problem.M), self.inner_fraction,
             self.inner_epochs, change)
         alpha = state.alpha.copy()
         alpha[chosen] = alpha_B
@@ -241,6 +229,16 @@ class WorkingSet(Solver):
     def coefficients(self, problem: MulticlassProblem, state: WorkingSetState) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, S)`` as NumPy arrays."""
         return state.alpha, state.W
+
+
+def kernel_rows(problem, chosen) -> np.ndarray:
+    """(len(chosen), n) rows ``chosen`` of the problem's kernel matrix plus :math:`B^2`, compiled in one pass
+    (:func:`~svmteach.solvers.numba_kernel_rows.rows_into`): a step's working set, or a block of support vectors."""
+    X = np.asarray(problem.X, dtype=np.float64)
+    rows = np.empty((chosen.size, problem.n_samples))
+    rows_into(X, np.einsum("ij,ij->i", X, X), kernel_params(problem.kernel), chosen, float(problem.kernel_offset),
+              rows, np.empty((3, problem.n_samples)))
+    return rows
 
 
 def _check_count(value, name: str) -> int:
