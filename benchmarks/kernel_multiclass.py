@@ -38,6 +38,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -64,13 +65,9 @@ def data(n):
     return scale.transform(Xtr), ytr, scale.transform(Xte), yte
 
 
-step = WorkingSet.step
-
-
 class Counters:
     """Wraps the solvers' ``measure`` while installed: how many measures a fit made and their seconds (each
-    recomputes S from alpha over the support vectors, and both objectives); and the working sets' steps: the
-    kernel rows they computed."""
+    recomputes S from alpha over the support vectors, and both objectives)."""
 
     CLASSES = (multiclass_base.MulticlassSolver, WorkingSet)
 
@@ -81,7 +78,7 @@ class Counters:
 
     def reset(self):
         self.measure_s = 0.0
-        self.measures = self.rows = 0
+        self.measures = 0
         self.start = time.perf_counter()
 
     def install(self):
@@ -102,17 +99,9 @@ class Counters:
         for cls, measure in zip(self.CLASSES, self.originals):
             cls.measure = timed(measure)
 
-        def counted_step(solver, problem, state):
-            out = step(solver, problem, state)
-            me.rows += len(out.chosen)  # a working set's kernel rows, computed once for its sub-problem
-            return out
-
-        WorkingSet.step = counted_step
-
     def uninstall(self):
         for cls, measure in zip(self.CLASSES, self.originals):
             cls.measure = measure
-        WorkingSet.step = step
 
 
 def release_freed():
@@ -162,10 +151,11 @@ def run_n(n, losses, solvers, repeat, counters):
     for loss in losses:
         for solver in solvers:
             def after(m):
-                rows = counters.rows if solver == "working_set" else None
+                engine = m.result_.state if solver == "working_set" else None  # its counts of kernel work
                 return dict(support=len(m.support_), epochs=int(m.n_iter_), gap=float(m.result_.gap),
-                            rows_per_sample=None if rows is None else rows / n, measures=counters.measures,
-                            measure_s=counters.measure_s)
+                            rows_per_sample=None if engine is None else engine.rows_computed / n,
+                            entries_per_entry=None if engine is None else engine.kernel_values / n**2,
+                            measures=counters.measures, measure_s=counters.measure_s)
 
             label = f"MulticlassSVC(kernel='rbf', loss='{loss}'" + ("" if solver == "epochs" else f", solver='{solver}'") + ")"
             runs(label, lambda: MulticlassSVC(kernel="rbf", loss=loss, C=C, gamma=GAMMA, cache_size=CACHE_MB,
@@ -181,9 +171,13 @@ def report(rows):
     print(table(main, ["n", "estimator", "fit time (median, range)", "/ SVC", "test accuracy", "support vectors",
                        "peak RSS added", "epochs", "final gap"]))
     print()
-    work = [(f"{r['n']:,}", r["estimator"], "-" if r["rows_per_sample"] is None else f"{r['rows_per_sample']:.1f}",
+    def count(value):
+        return "-" if value is None else f"{value:.1f}"
+
+    work = [(f"{r['n']:,}", r["estimator"], count(r["rows_per_sample"]), count(r["entries_per_entry"]),
              f"{r['measure_s']:.2f} s ({r['measures']})") for r in rows if "measures" in r]
-    print(table(work, ["n", "estimator", "kernel rows computed per sample", "measures (count)"]))
+    print(table(work, ["n", "estimator", "kernel rows computed per sample (steps)",
+                       "kernel entries computed per entry of K (steps and measures)", "measures (count)"]))
     print()
     print(table([(f"{r['n']:,}", f"{r['smo_iterations']:,}") for r in rows if "smo_iterations" in r],
                 ["n", "SVC: SMO iterations, 45 problems summed"]))
@@ -209,7 +203,9 @@ def main(argv=None):
     rows = []
     counters = Counters(args.progress)
     with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("error")  # a ConvergenceWarning would make the times meaningless
+        # a ConvergenceWarning would make the times meaningless (numba's notes while it compiles, on a new
+        # machine's first run, would not)
+        warnings.simplefilter("error", ConvergenceWarning)
         print(machine(), file=sys.stderr)
         Xw, yw, _, _ = data(300)
         for solver in args.solvers:  # numba compiles or loads its cache here

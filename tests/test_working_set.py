@@ -37,7 +37,9 @@ def test_a_working_set_of_one_sample_is_the_exact_blocks_visit(loss):
         (i,) = after.chosen
         twin = exact.update(p, before, int(i))
         np.testing.assert_allclose(after.alpha, twin.alpha, rtol=0, atol=1e-13)
-        np.testing.assert_allclose(after.W, twin.W, rtol=0, atol=1e-12)
+        kept = after.active  # the scores the steps keep: a shrunk sample's wait for the next measure
+        assert np.isin(after.chosen, kept).all()
+        np.testing.assert_allclose(after.W[kept], twin.W[kept], rtol=0, atol=1e-12)
         state = after
 
 
@@ -104,3 +106,29 @@ def test_bad_input_is_refused_naming_it():
         MulticlassSVC(solver="working_set").fit(X, y)
     with pytest.raises(ValueError, match="kernel"):
         solve(WorkingSet(), MulticlassProblem(X, y, C=1.0, loss="ww"))
+
+
+@pytest.mark.parametrize("loss", ("ww", "cs"))
+def test_shrinking_sets_samples_aside_computes_fewer_kernel_entries_and_reaches_the_same_optimum(loss):
+    X, y = data.rings(300, noise=0.15, seed=5)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+    runs = {shrink: solve(WorkingSet(working_set=32, shrinking=shrink, random_state=0), p, tol=1e-8)
+            for shrink in (True, False)}
+    shrunk, full = runs[True], runs[False]
+    assert shrunk.converged and full.converged
+    assert shrunk.state.kernel_values < 0.8 * full.state.kernel_values
+    np.testing.assert_allclose(shrunk.state.dual, full.state.dual, rtol=1e-7)
+    # the certified state's scores are K A(alpha) for every sample, shrunk during the run or not
+    exact = np.asarray(obj.multiclass_weights(p, shrunk.state.alpha))
+    np.testing.assert_allclose(shrunk.state.W, exact, rtol=0, atol=1e-10 * np.abs(exact).max())
+    # along a run the kept scores are exact for the active samples, and the others hold and move nothing
+    ws = WorkingSet(working_set=32, random_state=0)
+    state, seen = ws.init(p), False
+    for _ in range(60):
+        state = ws.step(p, state)
+        rest = np.setdiff1d(np.arange(p.n_samples), state.active)
+        seen |= rest.size > 0
+        exact = np.asarray(obj.multiclass_weights(p, state.alpha))
+        np.testing.assert_allclose(state.W[state.active], exact[state.active], rtol=0, atol=1e-10)
+        assert np.all(np.asarray(p.loss_object.weight_rows(p, state.alpha))[rest] == 0)
+    assert seen

@@ -188,12 +188,42 @@ def scores(cache, support, coef):
 
 
 @njit(cache=True)
-def rows_into(X, sq, params, chosen, offset, out, scratch):
-    """``out`` (b, n) = rows ``chosen`` (b,) of the kernel matrix of the points ``X`` (squared norms ``sq``,
-    kernel ``params``) plus ``offset`` (:math:`B^2`): a working set's rows at once, with no cache and no
-    temporary of their size (the formulas of :func:`_compute_row`).  ``scratch``: (3, n) float64."""
-    for r in range(chosen.shape[0]):
-        _compute_row(X, sq, params, chosen[r], out[r], scratch)
+def rows_from_dots(X, sq, params, chosen, columns, offset, out, scratch):
+    """``out`` (b, m) holds the products :math:`x_{c_r}' x_{j_t}` of the points ``chosen`` (b,) and ``columns``
+    (m,) of ``X`` (one matrix product, BLAS-3); written over with :math:`k(x_{c_r}, x_{j_t})` plus ``offset``
+    (:math:`B^2`), the formulas of :func:`_compute_row` (``sq``: the squared norms of the points ``columns``, in
+    their order; distances by explicit differences where the expansion cancels, so a point's distance to itself
+    is 0).  ``scratch``: (2, m) float64."""
+    kind = int(params[0])
+    gamma, degree, coef0, cancellation = params[1], params[2], params[3], params[4]
+    b, m = out.shape
+    for r in range(b):
+        row = out[r]
+        if kind == 1:
+            for t in range(m):
+                row[t] = (gamma * row[t] + coef0) ** degree
+        elif kind >= 2:
+            i = chosen[r]
+            sq_i = 0.0
+            for c in range(X.shape[1]):
+                sq_i += X[i, c] * X[i, c]
+            for t in range(m):  # no branch: it vectorises
+                row[t] = max(sq_i + sq[t] - 2.0 * row[t], 0.0)
+            for t in range(m):
+                if row[t] < cancellation * (sq_i + sq[t]):
+                    j = columns[t]
+                    s = 0.0
+                    for c in range(X.shape[1]):
+                        diff = X[i, c] - X[j, c]
+                        s += diff * diff
+                    row[t] = s
+            if kind == 2:
+                for t in range(m):
+                    row[t] = -gamma * row[t]
+            else:
+                for t in range(m):
+                    row[t] = -gamma * math.sqrt(row[t])
+            exp_in_place(row, scratch[0], scratch[1])
         if offset != 0.0:
-            for t in range(out.shape[1]):
-                out[r, t] += offset
+            for t in range(m):
+                row[t] += offset

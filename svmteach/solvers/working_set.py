@@ -4,27 +4,33 @@ The random-order epochs (:mod:`~svmteach.solvers.exact_block`) move the training
 column at every moving visit, O(nk), and ask for row i of K each time: beyond a few thousand samples the
 row cache cannot hold K and almost every visit computes its row again.  A step of :class:`WorkingSet` instead
 
-1. takes the next b samples (``working_set``) of the epoch's order, a random permutation of the samples whose
-   block violates its KKT conditions (judged from S at the epoch's start);
-2. computes their kernel rows :math:`\\tilde K_{B:} = K_{B:} + B^2` in one pass (b x n, no cache);
+1. takes the next b samples (``working_set``) of the epoch's order, a random permutation of the active samples
+   whose block violates its KKT conditions (judged from S at the epoch's start);
+2. computes their kernel rows over the active samples, :math:`\\tilde K_{BA} = K_{BA} + B^2` (b x m, no cache):
+   the inner products as one matrix product (BLAS-3), then the kernel's function in place;
 3. solves the dual restricted to those b blocks, the others held fixed, by epochs of the loss's exact block
    steps (its row kernels, :mod:`~svmteach.losses.row_kernels`) in memory: a step moves the working set's
    scores by a column of the b x b matrix :math:`\\tilde K_{BB}`, O(bk), until the sub-problem's largest
    violation is ``inner_fraction`` of its first, or after ``inner_epochs`` epochs;
-4. moves every score by one product, :math:`S \\mathrel{+}= \\tilde K_{B:}^\\top (A(\\alpha_B^{new}) -
+4. moves every active score by one product, :math:`S_A \\mathrel{+}= \\tilde K_{BA}^\\top (A(\\alpha_B^{new}) -
    A(\\alpha_B^{old}))`.
+
+Shrinking (``shrinking=True``, as LIBSVM and Shark do): at an epoch's start a sample whose block holds (no
+violation) and whose weight row :math:`A(\\alpha)_i` is zero (it moves no score) is set aside; the steps neither
+compute its kernel column nor keep its scores.  Every score is recomputed from alpha and every sample is active
+again at each measure and whenever the active samples are solved, so nothing set aside is certified unseen.
 
 So a kernel row is computed once per working set that holds its sample, not once per visit, and is used for
 all the sub-problem's epochs: on the benchmark's problem a run computes about 10 rows per sample where the
 random-order epochs computed about 31 at n = 20,000 (``benchmarks/RESULTS.md``).  Every step visits each
-chosen block until the sub-problem is solved, so the dual never decreases.  Memory: the b x n rows (at most
-``cache_size`` MB), S and alpha, O(nk + bn).  The order is cyclic, not greedy: choosing the b largest
-violations computed about 30 times more rows (measured, RESULTS.md), because a set solved against stale
-scores of the rest is soon chosen again.
+chosen block until the sub-problem is solved, so the dual never decreases.  Memory: the b x m rows (at most
+``cache_size`` MB), S and alpha, O(nk + bn); the products take X in blocks of columns (no copy of X).
+The order is cyclic, not greedy: choosing the b largest violations computed about 30 times more rows
+(measured, RESULTS.md), because a set solved against stale scores of the rest is soon chosen again.
 
 S is kept incrementally and drifts by rounding; :meth:`WorkingSet.measure` recomputes it from alpha (the
 support vectors' rows, b at a time, as a step computes them), so the gap :func:`~svmteach.solve` certifies is
-of alpha alone.  An epoch ends with every sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
+of alpha alone.  An epoch ends with every active sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
 violations`): the state's ``violation``, by which ``solve`` decides when to measure.  NumPy only; a linear
 problem is the epochs' (its W is k x d, and rows of X are cheap).
 """
@@ -48,11 +54,13 @@ from . import numba_multiclass as nm
 from .base import Solver, check_random_state, check_state_alpha, seed_from
 from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size
 from .multiclass_base import MulticlassIterate
-from .numba_kernel_rows import rows_into
+from .numba_kernel_rows import rows_from_dots
 from .state import ThreePartState
 
 #: A block whose violation is at most this (in the margin's units) is not chosen: rounding, not a step to take.
 POOL_FLOOR = 1e-12
+#: The kernel rows' inner products take the columns' points in blocks of at most this many bytes of X.
+COLUMN_BLOCK_BYTES = 4 * 2**20
 
 
 class WorkingSetPicture(NamedTuple):
@@ -79,20 +87,25 @@ class WorkingSetEngine(NamedTuple):
     Attributes
     ----------
     epoch : int, epochs begun;  pos : int, the position in this epoch's ``perm``;
-    perm : (m,) int64, this epoch's order: the samples whose block violated at its start, shuffled;
-    seed : int, the orders' seed;  rows_computed : int, kernel rows computed so far (b a step).
+    perm : (p,) int64, this epoch's order: the active samples whose block violated at its start, shuffled;
+    active : (m,) int64, sorted: the samples whose scores the steps keep (every sample but the shrunk ones);
+    seed : int, the orders' seed;  rows_computed : int, kernel rows computed so far (b a step);
+    kernel_values : int, kernel entries computed so far (b times the active samples a step, and the measures').
     """
 
     epoch: int
     pos: int
     perm: np.ndarray
+    active: np.ndarray
     seed: int
     rows_computed: int
+    kernel_values: int
 
 
 class WorkingSetState(ThreePartState):
     """State of :class:`WorkingSet`: ``iterate`` (:class:`~svmteach.solvers.multiclass_base.MulticlassIterate`, its
-    ``W`` the training scores S, its ``violation`` the largest block violation at the start of the epoch under
+    ``W`` the training scores S, exact for the engine's ``active`` samples and for all at a measured state (a shrunk
+    sample's are those it was set aside with), its ``violation`` the largest block violation at the start of the epoch under
     way), ``picture`` (:class:`WorkingSetPicture`), ``engine`` (:class:`WorkingSetEngine`)."""
 
     __slots__ = ()
@@ -113,6 +126,11 @@ class WorkingSet(Solver):
         At most this many epochs a sub-problem.
     cache_size : float
         MB the working set's kernel rows may take (b n float64 numbers).
+    shrinking : bool
+        Set aside, at an epoch's start, the samples whose block holds (no violation) with zero weight (they
+        move no score): the steps compute kernel columns and keep scores of the other samples only, and every
+        score is recomputed from alpha (every sample active again) at each measure and when the active samples
+        are solved.
     random_state : int, Generator or None
         Seeds the epochs' orders.
     """
@@ -124,7 +142,7 @@ class WorkingSet(Solver):
     State = WorkingSetState
 
     def __init__(self, working_set: int = 256, inner_fraction: float = 0.01, inner_epochs: int = 20,
-                 cache_size: float = CACHE_SIZE,
+                 cache_size: float = CACHE_SIZE, shrinking: bool = True,
                  random_state: int | np.random.Generator | np.random.RandomState | None = None) -> None:
         self.working_set = _check_count(working_set, "working_set")
         self.inner_epochs = _check_count(inner_epochs, "inner_epochs")
@@ -133,6 +151,9 @@ class WorkingSet(Solver):
             raise ValueError(f"inner_fraction must be a number in (0, 1], got {inner_fraction!r}")
         self.inner_fraction = fraction
         self.cache_size = check_cache_size(cache_size)
+        if not isinstance(shrinking, (bool, np.bool_)):
+            raise ValueError(f"shrinking must be True or False, got {shrinking!r}")
+        self.shrinking = bool(shrinking)
         self.random_state = check_random_state(random_state)
 
     @classmethod
@@ -155,8 +176,8 @@ class WorkingSet(Solver):
         nan = math.nan
         state = self.State.of(n_iter=0, alpha=alpha, W=S, primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan,
                               chosen=np.zeros(0, dtype=np.int64), start=nan, end=nan, inner_epochs=0, visits=0,
-                              epoch=0, pos=0, perm=np.zeros(0, dtype=np.int64), seed=seed_from(self.random_state),
-                              rows_computed=0)
+                              epoch=0, pos=0, perm=np.zeros(0, dtype=np.int64), active=np.arange(n),
+                              seed=seed_from(self.random_state), rows_computed=0, kernel_values=0)
         return self.measure(problem, self._next_epoch(problem, state))
 
     def warm_start(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
@@ -165,61 +186,76 @@ class WorkingSet(Solver):
         _check_problem(self, problem)
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
         alpha = np.array(to_numpy(problem.loss_object.feasible(problem, alpha)), dtype=np.float64)
-        state = state._replace(alpha=alpha, W=self._exact_scores(problem, alpha), chosen=np.zeros(0, dtype=np.int64),
-                               start=math.nan, end=math.nan, inner_epochs=0, visits=0)
-        return self.measure(problem, self._next_epoch(problem, state))
+        state = state._replace(alpha=alpha, chosen=np.zeros(0, dtype=np.int64), start=math.nan, end=math.nan,
+                               inner_epochs=0, visits=0)
+        return self._next_epoch(problem, self.measure(problem, state))
 
     def measure(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
-        """The state with S recomputed from alpha and its objectives, gap and KKT violation."""
-        S = self._exact_scores(problem, state.alpha)
-        P, D, kkt = obj.multiclass_measures(problem, state.alpha, S)
-        return state._replace(W=S, primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
+        """The state with every score recomputed from alpha (every sample active again) and its objectives, gap
+        and KKT violation."""
+        state = self._unshrunk(problem, state)
+        P, D, kkt = obj.multiclass_measures(problem, state.alpha, state.W)
+        return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
-    def _exact_scores(self, problem, alpha) -> np.ndarray:
-        """S = (K + B^2) A(alpha) recomputed from alpha alone in float64: the support vectors' kernel rows, b at a
-        time, by the compiled rows a step computes (the formulas of :func:`svmteach.kernels.gram`), each block
-        summed into S by one product."""
-        A = np.asarray(to_numpy(problem.loss_object.weight_rows(problem, alpha)), dtype=np.float64)
+    def _unshrunk(self, problem, state) -> WorkingSetState:
+        """Every sample active, S = (K + B^2) A(alpha) recomputed from alpha alone in float64: the support
+        vectors' kernel rows, b at a time, as a step computes them, each block summed into S by one product."""
+        A = _weights(problem, state.alpha)
         support = np.flatnonzero(np.any(A != 0, axis=1))
-        S = np.zeros((problem.n_samples, problem.k))
+        n = problem.n_samples
+        S = np.zeros((n, problem.k))
         b = self.block_size(problem)
         for at in range(0, support.size, b):
             chosen = support[at : at + b]
             S += kernel_rows(problem, chosen).T @ A[chosen]
-        return S
+        return state._replace(W=S, active=np.arange(n), kernel_values=state.kernel_values + support.size * n)
 
     def _next_epoch(self, problem, state) -> WorkingSetState:
-        """A new epoch: every block's violation from S (the state's ``violation``, their largest), the violating
-        samples shuffled into ``perm`` (every sample when none violates)."""
-        drivers = nm.drivers(row_kernels(problem.loss_object))
-        v = np.empty(problem.n_samples)
-        drivers.violations(drivers.code, state.W, state.alpha, problem.codes, problem.sqnorm, problem.C_i,
-                           params(problem.M), v)
-        pool = v > POOL_FLOOR
+        """A new epoch: the active samples' block violations from S (the state's ``violation``, their largest;
+        every sample's, unshrunk, once the active ones are solved); with ``shrinking``, those that hold at zero
+        weight set aside; the violating ones shuffled into ``perm`` (every active one when none violates)."""
+        v = _violations(problem, state, state.active)
+        if state.active.size < problem.n_samples and not np.any(v > POOL_FLOOR):
+            state = self._unshrunk(problem, state)
+            v = _violations(problem, state, state.active)
+        active = state.active
+        if self.shrinking:
+            keep = (v > POOL_FLOOR) | np.any(_weights(problem, state.alpha)[active] != 0, axis=1)
+            active, v = active[keep], v[keep]
+        pool = np.zeros(problem.n_samples, dtype=bool)
+        pool[active[v > POOL_FLOOR]] = True
         if not pool.any():
-            pool[:] = True
+            pool[active] = True
         perm = np.empty(problem.n_samples, dtype=np.int64)
         m = nm.draw_order(perm, pool, state.seed, state.epoch + 1)
-        return state._replace(violation=float(v.max()), epoch=state.epoch + 1, pos=0, perm=perm[:m])
+        return state._replace(violation=float(v.max(initial=0.0)), epoch=state.epoch + 1, pos=0, perm=perm[:m],
+                              active=active)
 
     def step(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
         """The next working set solved and every score moved (the module's steps 1-4); at the epoch's end, the
         next epoch begun.  On new arrays: the input state is never written."""
         chosen = np.sort(state.perm[state.pos : state.pos + self.block_size(problem)])
-        rows = kernel_rows(problem, chosen)
+        active = state.active
+        every = active.size == problem.n_samples
+        rows = kernel_rows(problem, chosen, None if every else active)
         alpha_B, S_B = state.alpha[chosen], state.W[chosen]
         change = np.empty_like(alpha_B)
         drivers = nm.drivers(row_kernels(problem.loss_object))
         visits, epochs, start, end = drivers.subproblem(
-            drivers.code, np.ascontiguousarray(rows[:, chosen]), S_B, alpha_B, problem.codes[chosen],
-            problem.sqnorm[chosen], problem.C_i[chosen], params(problem.M), self.inner_fraction,
-            self.inner_epochs, change)
+            drivers.code, np.ascontiguousarray(rows[:, np.searchsorted(active, chosen)]), S_B, alpha_B,
+            problem.codes[chosen], problem.sqnorm[chosen], problem.C_i[chosen], params(problem.M),
+            self.inner_fraction, self.inner_epochs, change)
         alpha = state.alpha.copy()
         alpha[chosen] = alpha_B
-        S = state.W + rows.T @ change
+        if every:
+            S = state.W + rows.T @ change
+        else:
+            S = state.W.copy()
+            S[active] += rows.T @ change
         state = state._replace(n_iter=state.n_iter + 1, alpha=alpha, W=S, chosen=chosen, start=float(start),
                                end=float(end), inner_epochs=int(epochs), visits=int(visits), pos=state.pos + chosen.size,
-                               rows_computed=state.rows_computed + chosen.size)
+                               rows_computed=state.rows_computed + chosen.size,
+                               kernel_values=state.kernel_values + rows.size)
         return self._next_epoch(problem, state) if state.pos >= state.perm.size else state
 
     def violation(self, state: WorkingSetState) -> float:
@@ -231,14 +267,39 @@ class WorkingSet(Solver):
         return state.alpha, state.W
 
 
-def kernel_rows(problem, chosen) -> np.ndarray:
-    """(len(chosen), n) rows ``chosen`` of the problem's kernel matrix plus :math:`B^2`, compiled in one pass
-    (:func:`~svmteach.solvers.numba_kernel_rows.rows_into`): a step's working set, or a block of support vectors."""
+def kernel_rows(problem, chosen, columns=None) -> np.ndarray:
+    """(len(chosen), len(columns)) entries of the problem's kernel matrix plus :math:`B^2`, rows ``chosen`` and
+    columns ``columns`` (sorted; None: every column): a step's working set against the active samples, or a block
+    of support vectors against all.  Their inner products are matrix products (BLAS-3, over column blocks of at
+    most :data:`COLUMN_BLOCK_BYTES` of X, so that no copy of X is made), then the kernel's function in place
+    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`)."""
     X = np.asarray(problem.X, dtype=np.float64)
-    rows = np.empty((chosen.size, problem.n_samples))
-    rows_into(X, np.einsum("ij,ij->i", X, X), kernel_params(problem.kernel), chosen, float(problem.kernel_offset),
-              rows, np.empty((3, problem.n_samples)))
+    columns = np.arange(problem.n_samples) if columns is None else columns
+    rows, sq = np.empty((chosen.size, columns.size)), np.empty(columns.size)
+    XB = X[chosen]
+    every = columns.size == problem.n_samples
+    width = max(1, COLUMN_BLOCK_BYTES // (8 * X.shape[1]))
+    for at in range(0, columns.size, width):
+        block = X[at : at + width] if every else X[columns[at : at + width]]
+        np.matmul(XB, block.T, out=rows[:, at : at + width])
+        np.einsum("ij,ij->i", block, block, out=sq[at : at + width])
+    rows_from_dots(X, sq, kernel_params(problem.kernel), chosen, columns, float(problem.kernel_offset), rows,
+                   np.empty((2, columns.size)))
     return rows
+
+
+def _weights(problem, alpha) -> np.ndarray:
+    """A(alpha), (n, k) float64: the rows by which each sample moves the scores (zero: it moves none)."""
+    return np.asarray(to_numpy(problem.loss_object.weight_rows(problem, alpha)), dtype=np.float64)
+
+
+def _violations(problem, state, samples) -> np.ndarray:
+    """The block violations of ``samples`` against the state's scores (the loss's compiled block step)."""
+    drivers = nm.drivers(row_kernels(problem.loss_object))
+    v = np.empty(samples.size)
+    drivers.violations(drivers.code, state.W[samples], state.alpha[samples], problem.codes[samples],
+                       problem.sqnorm[samples], problem.C_i[samples], params(problem.M), v)
+    return v
 
 
 def _check_count(value, name: str) -> int:
