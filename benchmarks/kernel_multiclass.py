@@ -67,7 +67,8 @@ def data(n):
 
 class Counters:
     """Wraps the solvers' ``measure`` while installed: how many measures a fit made and their seconds (each
-    recomputes S from alpha over the support vectors, and both objectives)."""
+    recomputes S from alpha over the support vectors, and both objectives), and the last measured state (a fit's
+    last state is measured: the working sets' counts of kernel work are read there)."""
 
     CLASSES = (multiclass_base.MulticlassSolver, WorkingSet)
 
@@ -79,6 +80,7 @@ class Counters:
     def reset(self):
         self.measure_s = 0.0
         self.measures = 0
+        self.last = None
         self.start = time.perf_counter()
 
     def install(self):
@@ -90,6 +92,7 @@ class Counters:
                 out = measure(solver, problem, state)
                 me.measure_s += time.perf_counter() - t0
                 me.measures += 1
+                me.last = out
                 if me.progress:  # how far a run got, should its wall-clock limit stop it
                     print(f"  measure {me.measures}: {time.perf_counter() - me.start:.1f} s into the fit, "
                           f"gap {out.gap:.2e} (measures {me.measure_s:.1f} s)", file=sys.stderr, flush=True)
@@ -151,7 +154,7 @@ def run_n(n, losses, solvers, repeat, counters):
     for loss in losses:
         for solver in solvers:
             def after(m):
-                engine = m.result_.state if solver == "working_set" else None  # its counts of kernel work
+                engine = counters.last if solver == "working_set" else None  # its counts of kernel work
                 return dict(support=len(m.support_), epochs=int(m.n_iter_), gap=float(m.result_.gap),
                             rows_per_sample=None if engine is None else engine.rows_computed / n,
                             entries_per_entry=None if engine is None else engine.kernel_values / n**2,
