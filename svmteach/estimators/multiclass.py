@@ -32,7 +32,7 @@ class MulticlassSVC(DualSVC):
     one takes dense X.  With a kernel the solvers keep the training scores :math:`S = K A` (n, k) and read
     kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is slower than scikit-learn's
     one-vs-one SVC: on 10 classes (``benchmarks/RESULTS.md``) 9-14x its time at n = 5,000 (the random-order epochs,
-    every row cached) and 7-8x at n = 20,000 (the working sets, once K outgrows the cache).
+    every row cached) and 3.9-4.8x at n = 20,000 (the working sets, once K outgrows the cache).
 
     Parameters
     ----------
