@@ -132,3 +132,20 @@ def test_shrinking_sets_samples_aside_computes_fewer_kernel_entries_and_reaches_
         np.testing.assert_allclose(state.W[state.active], exact[state.active], rtol=0, atol=1e-10)
         assert np.all(np.asarray(p.loss_object.weight_rows(p, state.alpha))[rest] == 0)
     assert seen
+
+
+@pytest.mark.parametrize("kernel", ("rbf", "poly", "laplacian"))
+def test_its_kernel_rows_in_column_blocks_are_the_gram_matrix(kernel, monkeypatch):
+    from svmteach import kernels
+    from svmteach.solvers import working_set
+
+    X, y = data.rings(70, noise=0.2, seed=6)
+    X = np.vstack([X, X[:3]])  # duplicates: a distance of 0 off the diagonal
+    y = np.concatenate([y, y[:3]])
+    p = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0, kernel=kernel, gamma=0.7)
+    K = np.asarray(kernels.gram(X, X, p.kernel)) + p.kernel_offset
+    chosen, columns = np.array([0, 5, 70, 72]), np.array([1, 2, 5, 30, 40, 41, 70, 71, 72])
+    monkeypatch.setattr(working_set, "COLUMN_BLOCK_BYTES", 3 * 8 * X.shape[1])  # three columns a block
+    np.testing.assert_allclose(working_set.kernel_rows(p, chosen), K[chosen], rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(working_set.kernel_rows(p, chosen, columns), K[np.ix_(chosen, columns)],
+                               rtol=1e-13, atol=1e-14)
