@@ -42,24 +42,6 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def _squared_distances_to(X, sq, dots, i, cancellation, out):
-    """Write :math:`\\|x_i - x_t\\|^2` for every t into ``out``, as :func:`svmteach.kernels.squared_distances`
-    computes them: ``|x_i|^2 + |x_t|^2 - 2 x_i'x_t``, from explicit differences where that cancels, 0 for t = i.
-    (Two passes: the first has no branch, so that it vectorises.)"""
-    n = X.shape[0]
-    for t in range(n):
-        out[t] = max(sq[i] + sq[t] - 2.0 * dots[t], 0.0)
-    for t in range(n):
-        if out[t] < cancellation * (sq[i] + sq[t]):  # near-duplicates: the expansion lost its digits
-            s = 0.0
-            for k in range(X.shape[1]):
-                diff = X[i, k] - X[t, k]
-                s += diff * diff
-            out[t] = s
-    out[i] = 0.0
-
-
 # exp in float64, written so that the compiler can vectorise it: x = k ln 2 + r with |r| <= ln(2)/2 (Cody and
 # Waite's two-part ln 2, so that k ln 2 is exact), e^r by its Taylor polynomial to r^13 (remainder below 1e-17
 # relative), and 2^k built from its bits in two factors (2^k1 normal, 2^(k - k1) down into the subnormals).
@@ -109,31 +91,53 @@ def exp_in_place(x, s1, s2):
         x[t] = (x[t] * s1[t]) * s2[t]
 
 
+#: ``columns`` of :func:`_kernel_of_dots` meaning every point, in order (a constant: no allocation a row).
+EVERY = np.zeros(0, dtype=np.int64)
+
+
+@njit(cache=True)
+def _kernel_of_dots(X, i, sq_i, sq, columns, params, row, s1, s2):
+    """``row`` holds :math:`x_i' x_{j_t}`, the points :math:`j_t` = ``columns[t]`` (every point in order when
+    ``columns`` is :data:`EVERY`); written over with :math:`k(x_i, x_{j_t})`, the formulas of
+    :mod:`svmteach.kernels`: distances as ``|x_i|^2 + |x_j|^2 - 2 x_i'x_j`` (``sq_i``, ``sq``: the squared norms
+    of x_i and of the points ``columns``), from explicit differences where that cancels (near-duplicates), 0 from
+    a point to itself; exp by :func:`exp_in_place` (``s1``, ``s2``: scratch of the row's length).  (Each pass
+    without a branch vectorises.)"""
+    kind = int(params[0])
+    gamma, degree, coef0, cancellation = params[1], params[2], params[3], params[4]
+    m = row.shape[0]
+    every = columns.shape[0] == 0
+    if kind == 1:
+        for t in range(m):
+            row[t] = (gamma * row[t] + coef0) ** degree
+    elif kind >= 2:
+        for t in range(m):
+            row[t] = max(sq_i + sq[t] - 2.0 * row[t], 0.0)
+        for t in range(m):
+            if row[t] < cancellation * (sq_i + sq[t]):  # the expansion lost its digits
+                j = t if every else columns[t]
+                d = 0.0
+                for c in range(X.shape[1]):
+                    diff = X[i, c] - X[j, c]
+                    d += diff * diff
+                row[t] = d
+        if every:
+            row[i] = 0.0
+        if kind == 2:
+            for t in range(m):
+                row[t] = -gamma * row[t]
+        else:
+            for t in range(m):
+                row[t] = -gamma * math.sqrt(row[t])
+        exp_in_place(row, s1, s2)
+
+
 @njit(cache=True)
 def _compute_row(X, sq, params, i, out, scratch):
     """Write :math:`k(x_i, x_t)` for every t into ``out``: one matrix-vector product, then the kernel's
-    function; the formulas are those of :mod:`svmteach.kernels`, distances included (exp by
-    :func:`exp_in_place`).  ``scratch``: (3, n) float64 work space."""
-    kind = int(params[0])
-    gamma, degree, coef0 = params[1], params[2], params[3]
-    dots = scratch[0]
-    np.dot(X, X[i], dots)
-    n = X.shape[0]
-    if kind == 0:
-        for t in range(n):
-            out[t] = dots[t]
-    elif kind == 1:
-        for t in range(n):
-            out[t] = (gamma * dots[t] + coef0) ** degree
-    else:
-        _squared_distances_to(X, sq, dots, i, params[4], out)
-        if kind == 2:
-            for t in range(n):
-                out[t] = -gamma * out[t]
-        else:
-            for t in range(n):
-                out[t] = -gamma * math.sqrt(out[t])
-        exp_in_place(out, scratch[1], scratch[2])
+    function (:func:`_kernel_of_dots`).  ``scratch``: (3, n) float64 work space."""
+    np.dot(X, X[i], out)
+    _kernel_of_dots(X, i, sq[i], sq, EVERY, params, out, scratch[1], scratch[2])
 
 
 # A hit refreshes the slot's stamp; a miss takes slot i when every row fits, else a free slot,
@@ -191,39 +195,15 @@ def scores(cache, support, coef):
 def rows_from_dots(X, sq, params, chosen, columns, offset, out, scratch):
     """``out`` (b, m) holds the products :math:`x_{c_r}' x_{j_t}` of the points ``chosen`` (b,) and ``columns``
     (m,) of ``X`` (one matrix product, BLAS-3); written over with :math:`k(x_{c_r}, x_{j_t})` plus ``offset``
-    (:math:`B^2`), the formulas of :func:`_compute_row` (``sq``: the squared norms of the points ``columns``, in
-    their order; distances by explicit differences where the expansion cancels, so a point's distance to itself
-    is 0).  ``scratch``: (2, m) float64."""
-    kind = int(params[0])
-    gamma, degree, coef0, cancellation = params[1], params[2], params[3], params[4]
-    b, m = out.shape
-    for r in range(b):
+    (:math:`B^2`) by :func:`_kernel_of_dots` (``sq``: the squared norms of the points ``columns``, in their
+    order).  ``scratch``: (2, m) float64."""
+    for r in range(out.shape[0]):
+        i = chosen[r]
+        sq_i = 0.0
+        for c in range(X.shape[1]):
+            sq_i += X[i, c] * X[i, c]
         row = out[r]
-        if kind == 1:
-            for t in range(m):
-                row[t] = (gamma * row[t] + coef0) ** degree
-        elif kind >= 2:
-            i = chosen[r]
-            sq_i = 0.0
-            for c in range(X.shape[1]):
-                sq_i += X[i, c] * X[i, c]
-            for t in range(m):  # no branch: it vectorises
-                row[t] = max(sq_i + sq[t] - 2.0 * row[t], 0.0)
-            for t in range(m):
-                if row[t] < cancellation * (sq_i + sq[t]):
-                    j = columns[t]
-                    s = 0.0
-                    for c in range(X.shape[1]):
-                        diff = X[i, c] - X[j, c]
-                        s += diff * diff
-                    row[t] = s
-            if kind == 2:
-                for t in range(m):
-                    row[t] = -gamma * row[t]
-            else:
-                for t in range(m):
-                    row[t] = -gamma * math.sqrt(row[t])
-            exp_in_place(row, scratch[0], scratch[1])
+        _kernel_of_dots(X, i, sq_i, sq, columns, params, row, scratch[0], scratch[1])
         if offset != 0.0:
-            for t in range(m):
+            for t in range(row.shape[0]):
                 row[t] += offset
