@@ -28,7 +28,7 @@ def problem(loss, n=40, seed=0, C=2.0):
 @pytest.mark.parametrize("loss", LOSSES)
 def test_a_working_set_of_one_sample_is_the_exact_blocks_visit(loss):
     p = problem(loss)
-    ws = WorkingSet(working_set=1, inner_epochs=1, random_state=3)
+    ws = WorkingSet(working_set=1, inner_epochs=1, row_dtype="float64", random_state=3)
     exact = ExactBlock(random_state=0, shrinking=False)
     state = ws.init(p)
     for _ in range(3 * p.n_samples):
@@ -46,7 +46,7 @@ def test_a_working_set_of_one_sample_is_the_exact_blocks_visit(loss):
 @pytest.mark.parametrize("loss", LOSSES)
 def test_the_scores_it_keeps_are_those_of_its_alpha_and_the_dual_never_falls(loss):
     p = problem(loss, seed=1)
-    ws = WorkingSet(working_set=7, random_state=0)
+    ws = WorkingSet(working_set=7, row_dtype="float64", random_state=0)
     state = ws.init(p)
     dual = state.dual
     for _ in range(30):
@@ -101,6 +101,9 @@ def test_bad_input_is_refused_naming_it():
         WorkingSet(inner_epochs=0)
     with pytest.raises(ValueError, match="cache_size"):
         WorkingSet(cache_size=-1)
+    for bad in ("float16", np.float32, None, ["float32"]):
+        with pytest.raises(ValueError, match="row_dtype"):
+            WorkingSet(row_dtype=bad)
     X, y = data.rings(30, noise=0.2, seed=0)
     with pytest.raises(ValueError, match="kernel"):
         MulticlassSVC(solver="working_set").fit(X, y)
@@ -122,7 +125,7 @@ def test_shrinking_sets_samples_aside_computes_fewer_kernel_entries_and_reaches_
     exact = np.asarray(obj.multiclass_weights(p, shrunk.state.alpha))
     np.testing.assert_allclose(shrunk.state.W, exact, rtol=0, atol=1e-10 * np.abs(exact).max())
     # along a run the kept scores are exact for the active samples, and the others hold and move nothing
-    ws = WorkingSet(working_set=32, random_state=0)
+    ws = WorkingSet(working_set=32, row_dtype="float64", random_state=0)
     state, seen = ws.init(p), False
     for _ in range(60):
         state = ws.step(p, state)
@@ -149,3 +152,34 @@ def test_its_kernel_rows_in_column_blocks_are_the_gram_matrix(kernel, monkeypatc
     np.testing.assert_allclose(working_set.kernel_rows(p, chosen), K[chosen], rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(working_set.kernel_rows(p, chosen, columns), K[np.ix_(chosen, columns)],
                                rtol=1e-13, atol=1e-14)
+    # in float32: the same entries to float32's precision (the guard's explicit differences keep the duplicates' 1)
+    for columns_taken in (None, columns):
+        rows = working_set.kernel_rows(p, chosen, columns_taken, np.float32)
+        assert rows.dtype == np.float32
+        expected = K[chosen] if columns_taken is None else K[np.ix_(chosen, columns)]
+        np.testing.assert_allclose(rows, expected, rtol=2e-6, atol=1e-6 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("loss", ("ww", "cs"))
+def test_float32_rows_reach_the_float64_rows_optimum_and_certify_in_float64(loss):
+    X, y = data.rings(200, noise=0.15, seed=7)
+    p = MulticlassProblem(X, y, C=10.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+    runs = {dtype: solve(WorkingSet(working_set=32, row_dtype=dtype, random_state=0), p, tol=1e-9)
+            for dtype in ("float32", "float64")}
+    assert runs["float32"].converged and runs["float64"].converged
+    np.testing.assert_allclose(runs["float32"].state.dual, runs["float64"].state.dual, rtol=1e-8)
+    # the certified state's scores are K A(alpha) in float64, recomputed from alpha: its gap is alpha's alone
+    state = runs["float32"].state
+    exact = np.asarray(obj.multiclass_weights(p, state.alpha))
+    assert state.W.dtype == np.float64
+    np.testing.assert_allclose(state.W, exact, rtol=0, atol=1e-11 * np.abs(exact).max())
+    P, D, _ = obj.multiclass_measures(p, state.alpha, exact)
+    assert state.gap == pytest.approx(obj.relative_gap(P, D), rel=1e-9)
+    # between measures the float32 steps' scores stay within float32's rounding of K A(alpha)
+    ws = WorkingSet(working_set=32, random_state=0)
+    state = ws.init(p)
+    for _ in range(40):
+        state = ws.step(p, state)
+        exact = np.asarray(obj.multiclass_weights(p, state.alpha))
+        np.testing.assert_allclose(state.W[state.active], exact[state.active], rtol=0,
+                                   atol=1e-5 * max(1.0, np.abs(exact).max()))

@@ -39,7 +39,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 
 # exp in float64, written so that the compiler can vectorise it: x = k ln 2 + r with |r| <= ln(2)/2 (Cody and
@@ -91,6 +92,51 @@ def exp_in_place(x, s1, s2):
         x[t] = (x[t] * s1[t]) * s2[t]
 
 
+# exp in float32, for the working sets' float32 rows: the same reduction in float32 arithmetic (Cephes' two-part
+# ln 2, exact for |k| < 2^8), e^r by its Taylor polynomial to r^7 (remainder below 6e-9 relative, under half an
+# ulp), 2^k from its bits in one factor (k >= -126: normal); below -87 (where exp is under 1.7e-38) the result is
+# 0.  Every constant is a float32, so that no step promotes to float64 and each pass runs eight lanes wide.
+F32 = np.float32
+LOG2E_32, LN2_HI_32, LN2_LO_32 = F32(1.4426950408889634), F32(0.693359375), F32(-2.12194440e-4)
+ROUND_32 = F32(12582912.0)  # 1.5 2^23: (x + ROUND_32) - ROUND_32 is x rounded to an integer, for |x| < 2^22
+BIAS_32 = F32(8388735.0)  # 2^23 + 127: k + BIAS_32 has the bits of 2^23 with k + 127 in its low bits
+BIAS_BITS_32 = np.int32(0x4B000000)  # the bits of 2^23
+LOW_32, ZERO_32 = F32(-87.0), F32(0.0)
+TAYLOR_32 = tuple(F32(1.0 / math.factorial(j)) for j in range(8))  # 1/0!, ..., 1/7!
+
+
+@njit(cache=True)
+def exp32_in_place(x, s1):
+    """``x[t] = exp(x[t])`` for float32 ``x <= 0`` (0 below -87; NaN stays NaN); ``s1`` float32 scratch of x's
+    length.  Within a few float32 ulps of the exact value (tests/test_kernel_cache.py)."""
+    n = x.shape[0]
+    c0, c1, c2, c3, c4, c5, c6, c7 = TAYLOR_32
+    for t in range(n):
+        z = LOW_32 if x[t] < LOW_32 else x[t]
+        k = (z * LOG2E_32 + ROUND_32) - ROUND_32
+        r = (z - k * LN2_HI_32) - k * LN2_LO_32
+        p = ((((((c7 * r + c6) * r + c5) * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
+        s1[t] = k + BIAS_32
+        x[t] = ZERO_32 if x[t] < LOW_32 else p
+    bits = s1.view(np.int32)
+    for t in range(n):  # the bits of 2^k: exponent field k + 127, mantissa 0
+        bits[t] = (bits[t] - BIAS_BITS_32) << 23
+    for t in range(n):
+        x[t] = x[t] * s1[t]
+
+
+def exp_rows(x, s1, s2):
+    """exp in place in ``x``'s precision: :func:`exp32_in_place` for float32, else :func:`exp_in_place` (chosen
+    when compiled)."""
+
+
+@overload(exp_rows)
+def _exp_rows_typed(x, s1, s2):
+    if x.dtype == types.float32:
+        return lambda x, s1, s2: exp32_in_place(x, s1)
+    return lambda x, s1, s2: exp_in_place(x, s1, s2)
+
+
 #: ``columns`` of :func:`_kernel_of_dots` meaning every point, in order (a constant: no allocation a row).
 EVERY = np.zeros(0, dtype=np.int64)
 
@@ -101,7 +147,8 @@ def _kernel_of_dots(X, i, sq_i, sq, columns, params, row, s1, s2):
     ``columns`` is :data:`EVERY`); written over with :math:`k(x_i, x_{j_t})`, the formulas of
     :mod:`svmteach.kernels`: distances as ``|x_i|^2 + |x_j|^2 - 2 x_i'x_j`` (``sq_i``, ``sq``: the squared norms
     of x_i and of the points ``columns``), from explicit differences where that cancels (near-duplicates), 0 from
-    a point to itself; exp by :func:`exp_in_place` (``s1``, ``s2``: scratch of the row's length).  (Each pass
+    a point to itself; exp by :func:`exp_rows` in the row's precision (``s1``, ``s2``: scratch of the row's length
+    and dtype).  (Each pass
     without a branch vectorises.)"""
     kind = int(params[0])
     gamma, degree, coef0, cancellation = params[1], params[2], params[3], params[4]
@@ -129,7 +176,7 @@ def _kernel_of_dots(X, i, sq_i, sq, columns, params, row, s1, s2):
         else:
             for t in range(m):
                 row[t] = -gamma * math.sqrt(row[t])
-        exp_in_place(row, s1, s2)
+        exp_rows(row, s1, s2)
 
 
 @njit(cache=True)
@@ -196,7 +243,8 @@ def rows_from_dots(X, sq, params, chosen, columns, offset, out, scratch):
     """``out`` (b, m) holds the products :math:`x_{c_r}' x_{j_t}` of the points ``chosen`` (b,) and ``columns``
     (m,) of ``X`` (one matrix product, BLAS-3); written over with :math:`k(x_{c_r}, x_{j_t})` plus ``offset``
     (:math:`B^2`) by :func:`_kernel_of_dots` (``sq``: the squared norms of the points ``columns``, in their
-    order).  ``scratch``: (2, m) float64."""
+    order, float64; ``X`` float64).  ``out`` float64 or float32 (the kernel's arithmetic in that precision);
+    ``scratch``: (2, m) of ``out``'s dtype."""
     for r in range(out.shape[0]):
         i = chosen[r]
         sq_i = 0.0

@@ -7,7 +7,8 @@ row cache cannot hold K and almost every visit computes its row again.  A step o
 1. takes the next b samples (``working_set``) of the epoch's order, a random permutation of the active samples
    whose block violates its KKT conditions (judged from S at the epoch's start);
 2. computes their kernel rows over the active samples, :math:`\\tilde K_{BA} = K_{BA} + B^2` (b x m, no cache):
-   the inner products as one matrix product (BLAS-3), then the kernel's function in place;
+   the inner products as one matrix product (BLAS-3), then the kernel's function in place, in float32
+   (``row_dtype``: half the cost of float64; the sub-problem's arithmetic and S stay float64);
 3. solves the dual restricted to those b blocks, the others held fixed, by epochs of the loss's exact block
    steps (its row kernels, :mod:`~svmteach.losses.row_kernels`) in memory: a step moves the working set's
    scores by a column of the b x b matrix :math:`\\tilde K_{BB}`, O(bk), until the sub-problem's largest
@@ -28,8 +29,8 @@ chosen block until the sub-problem is solved, so the dual never decreases.  Memo
 The order is cyclic, not greedy: choosing the b largest violations computed about 30 times more rows
 (measured, RESULTS.md), because a set solved against stale scores of the rest is soon chosen again.
 
-S is kept incrementally and drifts by rounding; :meth:`WorkingSet.measure` recomputes it from alpha (the
-support vectors' rows, b at a time, as a step computes them), so the gap :func:`~svmteach.solve` certifies is
+S is kept incrementally and drifts by rounding (float32 rows: by float32's); :meth:`WorkingSet.measure`
+recomputes it from alpha in float64 (the support vectors' rows, b at a time), so the gap :func:`~svmteach.solve` certifies is
 of alpha alone.  An epoch ends with every active sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
 violations`): the state's ``violation``, by which ``solve`` decides when to measure.  NumPy only; a linear
 problem is the epochs' (its W is k x d, and rows of X are cheap).
@@ -61,6 +62,8 @@ from .state import ThreePartState
 POOL_FLOOR = 1e-12
 #: The kernel rows' inner products take the columns' points in blocks of at most this many bytes of X.
 COLUMN_BLOCK_BYTES = 4 * 2**20
+#: The steps' kernel rows in either precision (``row_dtype``).
+ROW_DTYPES = {"float32": np.float32, "float64": np.float64}
 
 
 class WorkingSetPicture(NamedTuple):
@@ -126,6 +129,9 @@ class WorkingSet(Solver):
         At most this many epochs a sub-problem.
     cache_size : float
         MB the working set's kernel rows may take (b n float64 numbers).
+    row_dtype : {"float32", "float64"}
+        The steps' kernel rows: float32 halves their products' and the kernel's cost; the sub-problem's arithmetic,
+        the scores S and the measures (the certificate: S recomputed from alpha) stay float64.
     shrinking : bool
         Set aside, at an epoch's start, the samples whose block holds (no violation) with zero weight (they
         move no score): the steps compute kernel columns and keep scores of the other samples only, and every
@@ -138,11 +144,11 @@ class WorkingSet(Solver):
     name = "working_set"
     multiclass = True
     kernels = ("polynomial", "gaussian", "laplacian")
-    explorable = False
+    explorable = True
     State = WorkingSetState
 
     def __init__(self, working_set: int = 256, inner_fraction: float = 0.01, inner_epochs: int = 20,
-                 cache_size: float = CACHE_SIZE, shrinking: bool = True,
+                 cache_size: float = CACHE_SIZE, row_dtype: str = "float32", shrinking: bool = True,
                  random_state: int | np.random.Generator | np.random.RandomState | None = None) -> None:
         self.working_set = _check_count(working_set, "working_set")
         self.inner_epochs = _check_count(inner_epochs, "inner_epochs")
@@ -151,6 +157,9 @@ class WorkingSet(Solver):
             raise ValueError(f"inner_fraction must be a number in (0, 1], got {inner_fraction!r}")
         self.inner_fraction = fraction
         self.cache_size = check_cache_size(cache_size)
+        if not isinstance(row_dtype, str) or row_dtype not in ROW_DTYPES:
+            raise ValueError(f"row_dtype must be one of {tuple(ROW_DTYPES)}, got {row_dtype!r}")
+        self.row_dtype = row_dtype
         if not isinstance(shrinking, (bool, np.bool_)):
             raise ValueError(f"shrinking must be True or False, got {shrinking!r}")
         self.shrinking = bool(shrinking)
@@ -237,21 +246,22 @@ class WorkingSet(Solver):
         chosen = np.sort(state.perm[state.pos : state.pos + self.block_size(problem)])
         active = state.active
         every = active.size == problem.n_samples
-        rows = kernel_rows(problem, chosen, None if every else active)
+        rows = kernel_rows(problem, chosen, None if every else active, ROW_DTYPES[self.row_dtype])
         alpha_B, S_B = state.alpha[chosen], state.W[chosen]
         change = np.empty_like(alpha_B)
         drivers = nm.drivers(row_kernels(problem.loss_object))
         visits, epochs, start, end = drivers.subproblem(
-            drivers.code, np.ascontiguousarray(rows[:, np.searchsorted(active, chosen)]), S_B, alpha_B,
+            drivers.code, rows[:, np.searchsorted(active, chosen)].astype(np.float64), S_B, alpha_B,
             problem.codes[chosen], problem.sqnorm[chosen], problem.C_i[chosen], params(problem.M),
             self.inner_fraction, self.inner_epochs, change)
         alpha = state.alpha.copy()
         alpha[chosen] = alpha_B
+        moved = rows.T @ change.astype(rows.dtype)  # float32 rows: a float32 product, added to S in float64
         if every:
-            S = state.W + rows.T @ change
+            S = state.W + moved
         else:
             S = state.W.copy()
-            S[active] += rows.T @ change
+            S[active] += moved
         state = state._replace(n_iter=state.n_iter + 1, alpha=alpha, W=S, chosen=chosen, start=float(start),
                                end=float(end), inner_epochs=int(epochs), visits=int(visits), pos=state.pos + chosen.size,
                                rows_computed=state.rows_computed + chosen.size,
@@ -267,24 +277,26 @@ class WorkingSet(Solver):
         return state.alpha, state.W
 
 
-def kernel_rows(problem, chosen, columns=None) -> np.ndarray:
+def kernel_rows(problem, chosen, columns=None, dtype=np.float64) -> np.ndarray:
     """(len(chosen), len(columns)) entries of the problem's kernel matrix plus :math:`B^2`, rows ``chosen`` and
-    columns ``columns`` (sorted; None: every column): a step's working set against the active samples, or a block
-    of support vectors against all.  Their inner products are matrix products (BLAS-3, over column blocks of at
-    most :data:`COLUMN_BLOCK_BYTES` of X, so that no copy of X is made), then the kernel's function in place
-    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`)."""
+    columns ``columns`` (sorted; None: every column), in ``dtype`` (float64 or float32): a step's working set
+    against the active samples, or a block of support vectors against all.  Their inner products are matrix
+    products (BLAS-3, over column blocks of at most :data:`COLUMN_BLOCK_BYTES` of X, so that no copy of X is
+    made; in float32 the blocks are cast), then the kernel's function in place in ``dtype``'s arithmetic
+    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`; the squared norms and the cancellation guard's
+    explicit differences in float64)."""
     X = np.asarray(problem.X, dtype=np.float64)
     columns = np.arange(problem.n_samples) if columns is None else columns
-    rows, sq = np.empty((chosen.size, columns.size)), np.empty(columns.size)
-    XB = X[chosen]
+    rows, sq = np.empty((chosen.size, columns.size), dtype=dtype), np.empty(columns.size)
+    XB = X[chosen].astype(dtype, copy=False)
     every = columns.size == problem.n_samples
     width = max(1, COLUMN_BLOCK_BYTES // (8 * X.shape[1]))
     for at in range(0, columns.size, width):
         block = X[at : at + width] if every else X[columns[at : at + width]]
-        np.matmul(XB, block.T, out=rows[:, at : at + width])
+        np.matmul(XB, block.T.astype(dtype, copy=False), out=rows[:, at : at + width])
         np.einsum("ij,ij->i", block, block, out=sq[at : at + width])
     rows_from_dots(X, sq, kernel_params(problem.kernel), chosen, columns, float(problem.kernel_offset), rows,
-                   np.empty((2, columns.size)))
+                   np.empty((2, columns.size), dtype=dtype))
     return rows
 
 
