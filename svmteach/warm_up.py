@@ -72,6 +72,8 @@ def _multiclass_kernel():
     X, y = data.multiclass_blobs(n=30, k=3, seed=0)
     for loss in ("ww", "cs", "llw"):
         MulticlassSVC(loss=loss, kernel="rbf", gamma=1.0).fit(X, y)
+        # the working sets, the default once K outgrows the row cache (a researcher's first large fit)
+        MulticlassSVC(loss=loss, kernel="rbf", gamma=1.0, solver="working_set").fit(X, y)
 
 
 #: The parts, in the order the course meets them: (what it compiles, the function).
