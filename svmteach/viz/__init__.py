@@ -3,7 +3,9 @@
 No widgets here.  ``palette``: the one class palette (class m is colour m in every figure) and
 the region painter; ``regions``: the grid, class regions of any classifier, score lines;
 ``binary``: half-planes, margins, KKT outlines and solver curves of a binary SVM;
-``parabola`` and ``smo_box``: one step of dual coordinate ascent and of SMO.
+``parabola`` and ``smo_box``: one step of dual coordinate ascent and of SMO; ``shark_path``, ``simplex`` and
+``working_set``: one step of the multiclass solvers (a Weston-Watkins block, a Crammer-Singer projection, a working
+set's sub-problem).
 The explorers create these artists once and update them in place.
 """
 
