@@ -12,11 +12,13 @@ figure shows the class regions (argmax of
 the scores, in the class palette of :mod:`svmteach.viz.palette`; with a kernel the scores of a grid point
 z are :math:`s_m(z) = \\sum_i A_{im} k(z, x_i)` over the support vectors, from the state through
 :func:`svmteach.multiclass_model.point_scores`, so the regions curve), the lines where the two
-largest scores tie (:func:`svmteach.viz.regions.draw_score_boundaries`), the sample the last
-step visited (for the solvers that visit one sample a step),
+largest scores tie (:func:`svmteach.viz.regions.draw_score_boundaries`), the samples the last
+step visited, ringed in gold (one for the solvers that visit one sample a step; the working set just solved for
+``solver="working_set"``, made with :data:`WORKING_SET` samples a step),
 the last step as its solver sees it (Weston-Watkins: Shark's moves inside the block as a path
 beside the exact block's one jump, :mod:`svmteach.viz.shark_path`; Crammer-Singer: the block's
-projection onto the simplex, :mod:`svmteach.viz.simplex`), each sample's dual weight as a bar,
+projection onto the simplex, :mod:`svmteach.viz.simplex`; the working set: its sub-problem's largest violation
+in its first and last inner epoch and its samples, :mod:`svmteach.viz.working_set`), each sample's dual weight as a bar,
 and the primal and dual on a log scale with the relative gap on its own axis; a legend of the markers under the figure.
 
 Moving C (or M) warm-starts from the solution shown: alpha scaled by C_new / C_old (every loss's
@@ -42,7 +44,8 @@ from ..losses.maximum_margin_regression import MMRBlock
 from ..losses.weston_watkins import WWBlock
 from ..multiclass_model import point_scores
 from ..problems import MulticlassProblem
-from ..solvers import MULTICLASS_SOLVERS, MulticlassState, make_multiclass_solver, multiclass_solver_names
+from ..solvers import (MULTICLASS_SOLVERS, MulticlassState, WorkingSetState, make_multiclass_solver,
+                       multiclass_solver_names)
 from ..solvers.base import check_tol
 from ..viz import class_colors, draw_class_regions
 from ..viz.palette import MAX_CLASSES
@@ -50,6 +53,7 @@ from ..viz.regions import cell_grid, draw_score_boundaries
 from ..viz.parabola import ParabolaView
 from ..viz.shark_path import STILL, SharkPathView, block_movement
 from ..viz.simplex import SimplexView, block_picture
+from ..viz.working_set import WorkingSetView, working_set_picture
 from .editing import with_point
 from .explorer import TIME_BUDGET, SolverExplorer, check_time_budget, kernel_controls, log_slider_range
 from .figure import close_lines, style_axes
@@ -66,11 +70,16 @@ def offered_solvers(loss: str, kernel: str = "linear") -> tuple:
 
 GRID = 70  # points per side of the grid the regions are drawn on
 #: The longest "loss (solver)" the data panel's one-line title holds beside the step, C, M and gamma ("Weston-Watkins
-#: (parallel)", 25); a longer one ("maximum-margin regression (exact)", whose one line reached the figure's edge)
-#: takes two lines.
-TITLE_HEAD = 28
+#: (parallel)", 25); a longer one ("maximum-margin regression (exact)", whose one line reached the figure's edge;
+#: "Weston-Watkins (working_set)", 28, whose one line lost its first letter at the classroom size) takes two lines.
+TITLE_HEAD = 26
 #: The step panel's view for each loss's block picture (a loss without one gets a note that says so).
 STEP_VIEWS = {WWBlock: SharkPathView, CSBlock: SimplexView, MMRBlock: ParabolaView}
+#: Samples the working-set solver solves together in the explorer: its default of 256 is every point of a 2-D data
+#: set of tens of points in one step, which shows nothing; 8 a step is a few steps an epoch, each a few rings.
+WORKING_SET = 8
+#: The parameters the explorer gives a solver, by name, beyond the loss, kernel and seed (the rest its defaults).
+SOLVER_PARAMS = {"working_set": {"working_set": WORKING_SET}}
 
 
 class MulticlassExplorer(SolverExplorer):
@@ -97,7 +106,8 @@ class MulticlassExplorer(SolverExplorer):
     problem : the MulticlassProblem being solved.  history : list of (n_iter, primal, dual, gap).
     narration : the line under the figure (:func:`~svmteach.widgets.narration.narrate` of the state shown).
     m_text : the HTML line under the M slider.  step_view : the picture of the last step in ``ax_step``
-    (a SharkPathView, a SimplexView, or None where the solver's step has no picture here).
+    (a SharkPathView, a SimplexView, a ParabolaView, a WorkingSetView, or None where the solver's step has no
+    picture here).
     """
 
     def __init__(self, X, y, C=1.0, loss="ww", solver=None, M=1.0, kernel="linear", gamma=1.0, tol=1e-4,
@@ -155,8 +165,9 @@ class MulticlassExplorer(SolverExplorer):
 
     # ---- model -------------------------------------------------------------------------------
     def _make_solver(self):
-        return make_multiclass_solver(self.dropdowns["solver"].value, get_loss(self.dropdowns["loss"].value),
-                                      self.random_state, kernel=self.dropdowns["kernel"].value)
+        name = self.dropdowns["solver"].value
+        return make_multiclass_solver(name, get_loss(self.dropdowns["loss"].value), self.random_state,
+                                      kernel=self.dropdowns["kernel"].value, **SOLVER_PARAMS.get(name, {}))
 
     @property
     def M(self):
@@ -283,12 +294,16 @@ class MulticlassExplorer(SolverExplorer):
 
     def _init_step_view(self):
         """The panel of the last step: Weston-Watkins' block (Shark's path and the exact jump), the
-        Crammer-Singer block's simplex projection, maximum-margin regression's parabola, or a note saying
-        that the step has no picture here (:data:`STEP_VIEWS`)."""
+        Crammer-Singer block's simplex projection, maximum-margin regression's parabola (:data:`STEP_VIEWS`), the
+        working set's sub-problem (:mod:`svmteach.viz.working_set`), or a note saying that the step has no picture
+        here."""
         ax, font = self.ax_step, self.size.font - 1
         loss = self.problem.loss_object
         View = STEP_VIEWS.get(loss.Block) if isinstance(self.state, MulticlassState) else None
-        if View is not None:  # the view of the loss's block picture
+        if isinstance(self.state, WorkingSetState):  # b samples a step: their sub-problem, whatever the loss
+            self.step_view = WorkingSetView(ax, self.problem.k, inner_fraction=self.solver.inner_fraction,
+                                            fontsize=font, legend=False, labelsize=self.size.font)
+        elif View is not None:  # the view of the loss's block picture
             self.step_view = View(ax, fontsize=font, legend=False, labelsize=self.size.font)
             if View is ParabolaView:
                 ax.set_xlabel("\u03b1 of the sample at its class", fontsize=self.size.font)
@@ -312,9 +327,11 @@ class MulticlassExplorer(SolverExplorer):
                           label=f"class {label}") for c, label in zip(class_colors(k), self.labels)]
         handles.append(Line2D([], [], ls="none", marker="o", markersize=7, markerfacecolor="#bdbdbd",
                               markeredgecolor="black", markeredgewidth=1.5, label="support vector"))
-        if isinstance(self.state, MulticlassState):
+        ring = ("sample just visited" if isinstance(self.state, MulticlassState) else
+                "working set just solved" if isinstance(self.state, WorkingSetState) else None)
+        if ring is not None:
             handles.append(Line2D([], [], ls="none", marker="o", markersize=13, markerfacecolor="none",
-                                  markeredgecolor="gold", markeredgewidth=2.5, label="sample just visited"))
+                                  markeredgecolor="gold", markeredgewidth=2.5, label=ring))
         return handles + (self.step_view.handles() if self.step_view is not None else []) + [self._added_handle()]
 
     def scores_of(self, Z, alpha=None, W=None):
@@ -334,9 +351,12 @@ class MulticlassExplorer(SolverExplorer):
         return to_numpy(self.problem.loss_object.dual_weights(self.problem, self.problem.xp.asarray(alpha)))
 
     def visited(self):
-        """The sample the last step visited, as a list of at most one index: the solvers that visit one
-        sample a step document it as their state's ``i`` (-1 before the first step); ParallelBlock
-        updates every sample at once and highlights none."""
+        """The samples the last step visited, as a list of indices: the solvers that visit one sample a step
+        document it as their state's ``i`` (-1 before the first step: none); the working-set solver's are its
+        state's ``chosen`` (empty before the first step); ParallelBlock updates every sample at once and
+        highlights none."""
+        if isinstance(self.state, WorkingSetState):
+            return [int(i) for i in self.state.chosen]
         if not isinstance(self.state, MulticlassState):  # ParallelBlock moves every sample at once
             return []
         i = self.state.i
@@ -389,7 +409,9 @@ class MulticlassExplorer(SolverExplorer):
         self._figure_view.refresh()
 
     def _update_step_view(self):
-        if isinstance(self.step_view, SharkPathView):
+        if isinstance(self.step_view, WorkingSetView):
+            self.step_view.update(working_set_picture(self.problem, self.state, self.solver))
+        elif isinstance(self.step_view, SharkPathView):
             self.step_view.update(self.problem, self.state)
         elif isinstance(self.step_view, SimplexView):
             block = self.state.block
@@ -409,6 +431,12 @@ class MulticlassExplorer(SolverExplorer):
         p = getattr(self.step_view, "picture", None)
         if p is None:
             return ""
+        if isinstance(self.step_view, WorkingSetView):
+            if p.solved:
+                return f"; working set of {p.chosen.size} samples: already solved (no violation)"
+            epochs = f"{p.inner_epochs} inner epoch{'s' * (p.inner_epochs != 1)}"
+            return (f"; working set of {p.chosen.size} samples: its largest violation {p.start:.2g} \u2192 {p.end:.2g} "
+                    f"in {epochs} ({p.visits} block visits)")
         if isinstance(self.step_view, SharkPathView):
             gap = float(np.abs(p.shark_after - p.exact_after).max())
             ran = "Shark's moves ran" if p.ran == "shark" else "the exact block ran"

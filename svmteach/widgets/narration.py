@@ -29,6 +29,7 @@ from ..solvers.multiclass_base import VisitPicture
 from ..solvers.numba_smo import TAU, PairPicture
 from ..solvers.parallel_block import ParallelPicture
 from ..solvers.primal_subgradient import SubgradientPicture
+from ..solvers.working_set import WorkingSetPicture
 from ..solvers.ww_shark import SharkMoves
 
 #: A sample "still violates KKT" when its violation (``solver.sample_violations``) is above this: LIBSVM's
@@ -205,6 +206,22 @@ def parallel_sentence(solver, problem, state, p: ParallelPicture) -> str:
     return f"Every one of the {problem.n_samples} blocks was solved alone (the targets T), then {how}."
 
 
+def working_set_sentence(solver, problem, state, p: WorkingSetPicture) -> str:
+    """The working-set solver's step (:class:`~svmteach.solvers.working_set.WorkingSetPicture`): which b samples
+    it solved together, how far their sub-problem's largest block violation fell and in how many inner epochs."""
+    chosen = np.asarray(p.chosen)
+    if chosen.size == 0 or not math.isfinite(p.start):
+        return NO_STEP if state.n_iter == 0 else NO_STEP_SINCE.format(what="")
+    shown = ", ".join(str(int(i)) for i in chosen[:8]) + (", ..." if chosen.size > 8 else "")
+    who = f"The working set of {chosen.size} sample{'s' * (chosen.size != 1)} ({shown})"
+    if not p.start > 0:
+        return f"{who} was already solved: no block violated its KKT conditions, nothing moved."
+    epochs = f"{p.inner_epochs} inner epoch{'s' * (p.inner_epochs != 1)}"
+    return (f"{who} was solved together from their kernel rows, the other samples held fixed: its largest block "
+            f"violation went {g(p.start)} \u2192 {g(p.end)} in {epochs} ({p.visits} block visits), then every score "
+            f"moved by one product.")
+
+
 #: The sentence of each picture type a solver's ``step_picture`` returns.
 STEP_SENTENCES = {
     PairPicture: smo_sentence,
@@ -212,6 +229,7 @@ STEP_SENTENCES = {
     SubgradientPicture: subgradient_sentence,
     VisitPicture: visit_sentence,
     ParallelPicture: parallel_sentence,
+    WorkingSetPicture: working_set_sentence,
 }
 
 
