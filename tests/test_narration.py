@@ -420,6 +420,24 @@ def test_the_parallel_step_says_how_far_it_went_to_the_block_targets(three, loss
             assert "plane" in text and p.used_plane
 
 
+@pytest.mark.parametrize("loss", ["ww", "cs", "llw"])
+def test_a_working_set_says_which_samples_it_solved_and_how_far_their_sub_problem_went(three, loss):
+    """The samples named are the working set (every sample whose alpha moved is among them, the others kept theirs);
+    the violations and epochs are the sub-problem's own."""
+    X, codes = three
+    problem = MulticlassProblem(X, codes, C=1.0, loss=loss, kernel="gaussian", gamma=GAMMA)
+    solver = make_multiclass_solver("working_set", get_loss(loss), random_state=0, kernel="gaussian", working_set=6)
+    for before, after in film(solver, problem, 6):
+        text = narration.step_sentence(solver, problem, after)
+        chosen = np.asarray(after.chosen)
+        named = re.search(r"samples \(([\d, .]+)\)", text).group(1).split(", ")
+        assert [int(i) for i in named] == chosen.tolist() and f"The working set of {chosen.size} samples" in text
+        moved = np.flatnonzero(np.any(np.asarray(after.alpha) != np.asarray(before.alpha), axis=1))
+        assert set(moved) <= set(chosen.tolist()) and moved.size > 0
+        assert near(number_after(text, "violation went"), after.start) and near(number_after(text, "\u2192"), after.end)
+        assert number_after(text, "in") == after.inner_epochs and number_after(text, "epochs (") == after.visits
+
+
 # ---- the RLS and simplex explorers -------------------------------------------------------------------------
 def test_the_rls_sentence_counts_errors_as_refits_do():
     from svmteach.widgets import RLSPathExplorer
