@@ -410,7 +410,10 @@ class MulticlassExplorer(SolverExplorer):
 
     def _update_step_view(self):
         if isinstance(self.step_view, WorkingSetView):
-            self.step_view.update(working_set_picture(self.problem, self.state, self.solver))
+            b = self.solver.block_size(self.problem)
+            self.step_view.update(working_set_picture(self.problem, self.state, self.solver),
+                                  note=f"press step: {b} samples\nsolved together, and\ntheir largest violation\n"
+                                       "before and after")
         elif isinstance(self.step_view, SharkPathView):
             self.step_view.update(self.problem, self.state)
         elif isinstance(self.step_view, SimplexView):
