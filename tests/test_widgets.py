@@ -730,7 +730,9 @@ def _explorers(size):
     ww.buttons["10 steps"].click()
     cs = MulticlassExplorer(X4, y4, loss="cs", size=size)
     cs.buttons["10 steps"].click()
-    return [smo, cd, ww, cs, RLSPathExplorer(X4, y4, lams=[0.01, 0.1, 1.0], size=size),
+    sets = MulticlassExplorer(*data.rings(), loss="ww", solver="working_set", kernel="gaussian", size=size)
+    sets.buttons["10 steps"].click()  # the working set's panel: its samples along the top, the values by the markers
+    return [smo, cd, ww, cs, sets, RLSPathExplorer(X4, y4, lams=[0.01, 0.1, 1.0], size=size),
             SimplexProjectionExplorer(size=size)]
 
 
