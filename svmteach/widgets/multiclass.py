@@ -438,8 +438,9 @@ class MulticlassExplorer(SolverExplorer):
             if p.solved:
                 return f"; working set of {p.chosen.size} samples: already solved (no violation)"
             epochs = f"{p.inner_epochs} inner epoch{'s' * (p.inner_epochs != 1)}"
+            cap = "" if p.reached else f", its cap, short of its stop at {p.stop:.2g}"
             return (f"; working set of {p.chosen.size} samples: its largest violation {p.start:.2g} \u2192 {p.end:.2g} "
-                    f"in {epochs} ({p.visits} block visits)")
+                    f"in {epochs} ({p.visits} block visits{cap})")
         if isinstance(self.step_view, SharkPathView):
             gap = float(np.abs(p.shark_after - p.exact_after).max())
             ran = "Shark's moves ran" if p.ran == "shark" else "the exact block ran"
