@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$#" -eq 0 ]; then set -- notebooks/*.ipynb; fi
+# a cold numba cache would print "svmteach: compiling ..." into the saved outputs of checked cells
+export SVMTEACH_COMPILE_NOTICE=0
 for nb in "$@"; do
   start=$(date +%s)
   python -m jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 "$nb"
