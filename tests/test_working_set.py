@@ -85,9 +85,22 @@ def test_an_estimator_fits_with_it_and_predicts_as_the_epochs_do():
     a = MulticlassSVC(kernel="rbf", gamma=0.7, solver="working_set", tol=1e-8, random_state=0).fit(X, y)
     b = MulticlassSVC(kernel="rbf", gamma=0.7, tol=1e-8, random_state=0).fit(X, y)
     assert a.result_.converged and a.solver_ == "working_set"
-    assert b.solver_ == "exact"  # the default while the row cache holds K; the working sets beyond (test_kernel_multiclass)
+    assert b.solver_ == "exact"  # the default below 2,000 samples while the row cache holds K (test_kernel_multiclass)
     Z = np.random.default_rng(0).uniform(-3, 3, (40, 2))
     np.testing.assert_allclose(a.decision_function(Z), b.decision_function(Z), atol=1e-3)
+
+
+def test_the_estimators_default_is_the_working_sets_from_2000_samples_or_beyond_the_cache():
+    from svmteach.estimators.multiclass import WORKING_SETS_FROM
+
+    rng = np.random.default_rng(0)
+    for n, cache_size, expected in ((WORKING_SETS_FROM - 1, 200, "exact"), (WORKING_SETS_FROM, 200, "working_set"),
+                                    (300, 300**2 * 8 / 2 / 2**20, "working_set")):  # K in the cache; at 2,000; beyond
+        X, y = rng.standard_normal((n, 3)), np.arange(n) % 3
+        est = MulticlassSVC(kernel="rbf", cache_size=cache_size)
+        p = MulticlassProblem(X, y, C=1.0, loss="ww", bias=1.0, kernel="rbf", gamma=1.0)
+        assert est.solver_for(est.make_solver(), p).name == expected, (n, cache_size)
+        assert MulticlassSVC(kernel="linear").solver_for(est.make_solver(), MulticlassProblem(X, y, C=1.0)).name == "exact"
 
 
 def test_bad_input_is_refused_naming_it():

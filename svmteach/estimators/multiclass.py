@@ -22,6 +22,11 @@ from ..validation import is_dask
 from .weights import sample_weights
 
 
+#: From this many samples a kernel fit's default is the working sets even where the cache holds K (measured: the
+#: random-order epochs faster at n = 1,000, the working sets 1.3-1.7x at 2,000, 1.9-3x at 5,000 and on MNIST).
+WORKING_SETS_FROM = 2000
+
+
 class MulticlassSVC(DualSVC):
     """Multiclass SVM: Weston-Watkins, Crammer-Singer or Lee-Lin-Wahba, solved in the dual, linear or with a kernel.
 
@@ -31,8 +36,8 @@ class MulticlassSVC(DualSVC):
     X may be dense or SciPy sparse (converted once to CSR, and kept sparse); another kernel than the linear
     one takes dense X.  With a kernel the solvers keep the training scores :math:`S = K A` (n, k) and read
     kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is slower than scikit-learn's
-    one-vs-one SVC: on 10 classes (``benchmarks/RESULTS.md``) 9-14x its time at n = 5,000 (the random-order epochs,
-    every row cached) and 3.9-4.8x at n = 20,000 (the working sets, once K outgrows the cache).
+    one-vs-one SVC: on 10 classes (``benchmarks/RESULTS.md``, the working sets, the default from 2,000 samples)
+    4.3-4.5x its time at n = 5,000, 2.7-3.8x at n = 20,000 and 3.0x at 50,000 (CS); 4.0-4.8x on 4,000 MNIST images.
 
     Parameters
     ----------
@@ -48,8 +53,8 @@ class MulticlassSVC(DualSVC):
     solver : {None, "exact", "shark", "blondel", "parallel", "interior_point", "working_set"}
         None: the loss's default, "exact" (WW, LLW, MMR) or "blondel" (CS), one sample at a time, finished
         by "interior_point" when it stops short on a small problem (:mod:`svmteach.estimators.direct`); with a
-        nonlinear kernel whose n x n matrix ``cache_size`` cannot hold, "working_set" (b samples solved together,
-        their kernel rows computed at once: :class:`~svmteach.solvers.WorkingSet`).
+        nonlinear kernel on 2,000 samples or more, or whose n x n matrix ``cache_size`` cannot hold, "working_set"
+        (b samples solved together, their kernel rows computed at once: :class:`~svmteach.solvers.WorkingSet`).
         "shark": WW only.  "parallel": every sample at once (:class:`~svmteach.solvers.ParallelBlock`),
         for a GPU (it warns on the CPU).  "interior_point": Newton steps
         (:class:`~svmteach.solvers.InteriorPoint`), small problems.
@@ -144,13 +149,15 @@ class MulticlassSVC(DualSVC):
                                       defaults=self.solver_defaults())
 
     def solver_for(self, solver: Solver, problem: MulticlassProblem) -> Solver:
-        """With ``solver=None`` on a kernel problem whose kernel matrix ``cache_size`` MB cannot hold: the working
-        sets (:class:`~svmteach.solvers.WorkingSet`), which compute a row once per working set where the random-order
-        epochs would compute it at almost every visit (``benchmarks/RESULTS.md``: 5-13x faster at n = 20,000);
-        else ``solver``."""
+        """With ``solver=None`` on a kernel problem of at least :data:`WORKING_SETS_FROM` samples, or whose kernel
+        matrix ``cache_size`` MB cannot hold: the working sets (:class:`~svmteach.solvers.WorkingSet`), which
+        compute a row once per working set where the random-order epochs compute it at almost every visit beyond
+        the cache, and ask for it at every visit within it (``benchmarks/RESULTS.md``: 1.3-3x faster from n = 2,000
+        with K cached, 5-13x at n = 20,000); else ``solver``."""
+        n = problem.n_samples
         if (self.solver is not None or problem.kernel.is_linear or getattr(problem, "chunked", False)
                 or not is_numpy(problem.xp) or not WorkingSet.solves(problem.loss_object)
-                or KernelRowCache.rows_for(problem.n_samples, self.cache_size) >= problem.n_samples):
+                or (n < WORKING_SETS_FROM and KernelRowCache.rows_for(n, self.cache_size) >= n)):
             return solver
         return WorkingSet(cache_size=self.cache_size, random_state=self.random_state)
 
