@@ -51,12 +51,17 @@ from common import machine, table  # noqa: E402
 from memory import hwm_and_rss_mb  # noqa: E402
 
 from svmteach import MulticlassSVC  # noqa: E402
-from svmteach.solvers import WorkingSet, multiclass_base  # noqa: E402
+from svmteach.losses import get_loss  # noqa: E402
+from svmteach.solvers import WorkingSet, multiclass_base, multiclass_solver_names  # noqa: E402
 
 C, GAMMA, CACHE_MB, D, K = 1.0, 0.05, 200, 20, 10
 LOSSES = ("ww", "cs", "llw")
-#: Each loss's random-order epochs, by name (``solver=None`` is the working sets from 2,000 samples).
-EPOCHS = {"ww": "exact", "cs": "blondel", "llw": "exact"}
+
+
+def epochs_solver(loss):
+    """The loss's random-order epochs by name, its first solver in the registry (``solver=None`` is the working
+    sets from 2,000 samples)."""
+    return multiclass_solver_names(get_loss(loss))[0]
 
 
 def mnist():
@@ -183,7 +188,7 @@ def run_n(n, losses, solvers, repeat, counters, kind="synthetic"):
                             entries_per_entry=None if engine is None else engine.kernel_values / n**2,
                             measures=counters.measures, measure_s=counters.measure_s)
 
-            name = EPOCHS[loss] if solver == "epochs" else solver
+            name = epochs_solver(loss) if solver == "epochs" else solver
             label = f"MulticlassSVC(kernel='rbf', loss='{loss}', solver='{name}')"
             runs(label, lambda: MulticlassSVC(kernel="rbf", loss=loss, C=C, gamma=gamma, cache_size=CACHE_MB,
                                               solver=name), after)
@@ -238,7 +243,7 @@ def main(argv=None):
         print(machine(), file=sys.stderr)
         Xw, yw, _, _ = data(300)
         for solver in args.solvers:  # numba compiles or loads its cache here
-            MulticlassSVC(kernel="rbf", gamma=GAMMA, solver=EPOCHS["ww"] if solver == "epochs" else solver).fit(Xw, yw)
+            MulticlassSVC(kernel="rbf", gamma=GAMMA, solver=epochs_solver("ww") if solver == "epochs" else solver).fit(Xw, yw)
         counters.install()
         try:
             for n in sizes:

@@ -304,7 +304,6 @@ def test_a_worker_killed_mid_fit_is_survived_with_a_true_certificate(client):
     assert run.dual <= ref.primal * (1 + 1e-12)
     # the nanny starts a fresh worker in the background; the cluster tests after this one need only the survivor
     # (a CI run at load 6 on two cores saw the fresh worker still missing after 180 s)
-    assert len(client.scheduler_info()["workers"]) >= 1
 
 
 @pytest.mark.slow
