@@ -43,6 +43,11 @@ from numba import njit, types
 from numba.extending import overload
 
 
+#: The compiled loops may fuse a product and a sum into one multiply-add where the CPU has one (one rounding for
+#: two: the same or better; about 1.6x faster exps), but not reorder sums: the exps' reductions rely on their order.
+CONTRACT = {"contract"}
+
+
 # exp in float64, written so that the compiler can vectorise it: x = k ln 2 + r with |r| <= ln(2)/2 (Cody and
 # Waite's two-part ln 2, so that k ln 2 is exact), e^r by its Taylor polynomial to r^13 (remainder below 1e-17
 # relative), and 2^k built from its bits in two factors (2^k1 normal, 2^(k - k1) down into the subnormals).
@@ -56,7 +61,7 @@ BIAS = 4503599627371519.0  # 2^52 + 1023: k + BIAS has the bits of 2^52 with k +
 BIAS_BITS = 0x4330000000000000  # the bits of 2^52
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=CONTRACT)
 def exp_in_place(x, s1, s2):
     """``x[t] = exp(x[t])`` for ``x <= 0`` (below -745.5 the result is 0; NaN stays NaN); ``s1, s2`` scratch
     of x's length."""
@@ -105,7 +110,7 @@ LOW_32, ZERO_32 = F32(-87.0), F32(0.0)
 TAYLOR_32 = tuple(F32(1.0 / math.factorial(j)) for j in range(8))  # 1/0!, ..., 1/7!
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=CONTRACT)
 def exp32_in_place(x, s1):
     """``x[t] = exp(x[t])`` for float32 ``x <= 0`` (0 below -87; NaN stays NaN); ``s1`` float32 scratch of x's
     length.  Within a few float32 ulps of the exact value (tests/test_kernel_cache.py)."""
@@ -141,27 +146,44 @@ def _exp_rows_typed(x, s1, s2):
 EVERY = np.zeros(0, dtype=np.int64)
 
 
-@njit(cache=True)
+def in_row_precision(x, row):
+    """The number ``x`` in ``row``'s precision (float32 or float64; chosen when compiled), so that a float32 row's
+    arithmetic stays float32 and each pass runs eight lanes wide."""
+
+
+@overload(in_row_precision)
+def _in_row_precision_typed(x, row):
+    if row.dtype == types.float32:
+        return lambda x, row: np.float32(x)
+    return lambda x, row: np.float64(x)
+
+
+@njit(cache=True, fastmath=CONTRACT)
 def _kernel_of_dots(X, i, sq_i, sq, columns, params, row, s1, s2):
     """``row`` holds :math:`x_i' x_{j_t}`, the points :math:`j_t` = ``columns[t]`` (every point in order when
     ``columns`` is :data:`EVERY`); written over with :math:`k(x_i, x_{j_t})`, the formulas of
     :mod:`svmteach.kernels`: distances as ``|x_i|^2 + |x_j|^2 - 2 x_i'x_j`` (``sq_i``, ``sq``: the squared norms
-    of x_i and of the points ``columns``), from explicit differences where that cancels (near-duplicates), 0 from
-    a point to itself; exp by :func:`exp_rows` in the row's precision (``s1``, ``s2``: scratch of the row's length
-    and dtype).  (Each pass
-    without a branch vectorises.)"""
+    of x_i and of the points ``columns``, ``sq`` in the row's dtype), from explicit differences in float64 where
+    that cancels (near-duplicates), 0 from a point to itself; the arithmetic in the row's precision, exp by
+    :func:`exp_rows` (``s1``, ``s2``: scratch of the row's length and dtype).  Each pass but the rare
+    explicit differences is without a branch, so that it vectorises."""
     kind = int(params[0])
-    gamma, degree, coef0, cancellation = params[1], params[2], params[3], params[4]
+    gamma, degree, coef0 = in_row_precision(params[1], row), params[2], in_row_precision(params[3], row)
     m = row.shape[0]
     every = columns.shape[0] == 0
     if kind == 1:
         for t in range(m):
             row[t] = (gamma * row[t] + coef0) ** degree
     elif kind >= 2:
+        s_i, cancellation = in_row_precision(sq_i, row), in_row_precision(params[4], row)
+        two, zero = in_row_precision(2.0, row), in_row_precision(0.0, row)
+        suspect = 0
         for t in range(m):
-            row[t] = max(sq_i + sq[t] - 2.0 * row[t], 0.0)
-        for t in range(m):
-            if row[t] < cancellation * (sq_i + sq[t]):  # the expansion lost its digits
+            d = max(s_i + sq[t] - two * row[t], zero)
+            suspect += d < cancellation * (s_i + sq[t])  # the expansion lost its digits
+            row[t] = d
+        for t in range(m if suspect else 0):
+            if row[t] < cancellation * (s_i + sq[t]):
                 j = t if every else columns[t]
                 d = 0.0
                 for c in range(X.shape[1]):
@@ -169,7 +191,7 @@ def _kernel_of_dots(X, i, sq_i, sq, columns, params, row, s1, s2):
                     d += diff * diff
                 row[t] = d
         if every:
-            row[i] = 0.0
+            row[i] = zero
         if kind == 2:
             for t in range(m):
                 row[t] = -gamma * row[t]
@@ -179,7 +201,7 @@ def _kernel_of_dots(X, i, sq_i, sq, columns, params, row, s1, s2):
         exp_rows(row, s1, s2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=CONTRACT)
 def _compute_row(X, sq, params, i, out, scratch):
     """Write :math:`k(x_i, x_t)` for every t into ``out``: one matrix-vector product, then the kernel's
     function (:func:`_kernel_of_dots`).  ``scratch``: (3, n) float64 work space."""
@@ -189,7 +211,7 @@ def _compute_row(X, sq, params, i, out, scratch):
 
 # A hit refreshes the slot's stamp; a miss takes slot i when every row fits, else a free slot,
 # else the least recently used one (its row leaves the cache), and computes the row there.
-@njit(cache=True)
+@njit(cache=True, fastmath=CONTRACT)
 def get_row(cache, i):
     """Row i of the kernel matrix, shape (n,), a view into ``cache.buffer`` (computed and kept on a miss)."""
     clock = cache.clock[0] + 1
@@ -217,7 +239,7 @@ def get_row(cache, i):
     return cache.buffer[s]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=CONTRACT)
 def scores(cache, support, coef):
     """:math:`f = \\sum_{s \\in \\text{support}} c_s K_{s:}`: the rows the cache holds are read as they are, the
     others computed into one scratch row and not kept, so that a sum over more support vectors than the cache
@@ -238,13 +260,13 @@ def scores(cache, support, coef):
     return f
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=CONTRACT)
 def rows_from_dots(X, sq, params, chosen, columns, offset, out, scratch):
     """``out`` (b, m) holds the products :math:`x_{c_r}' x_{j_t}` of the points ``chosen`` (b,) and ``columns``
     (m,) of ``X`` (one matrix product, BLAS-3); written over with :math:`k(x_{c_r}, x_{j_t})` plus ``offset``
     (:math:`B^2`) by :func:`_kernel_of_dots` (``sq``: the squared norms of the points ``columns``, in their
-    order, float64; ``X`` float64).  ``out`` float64 or float32 (the kernel's arithmetic in that precision);
-    ``scratch``: (2, m) of ``out``'s dtype."""
+    order, in ``out``'s dtype; ``X`` float64).  ``out`` float64 or float32 (the kernel's arithmetic in that
+    precision); ``scratch``: (2, m) of ``out``'s dtype."""
     for r in range(out.shape[0]):
         i = chosen[r]
         sq_i = 0.0
@@ -253,5 +275,6 @@ def rows_from_dots(X, sq, params, chosen, columns, offset, out, scratch):
         row = out[r]
         _kernel_of_dots(X, i, sq_i, sq, columns, params, row, scratch[0], scratch[1])
         if offset != 0.0:
+            shift = in_row_precision(offset, row)
             for t in range(row.shape[0]):
-                row[t] += offset
+                row[t] += shift
