@@ -37,7 +37,7 @@ def test_a_working_set_of_one_sample_is_the_exact_blocks_visit(loss):
         (i,) = after.chosen
         twin = exact.update(p, before, int(i))
         np.testing.assert_allclose(after.alpha, twin.alpha, rtol=0, atol=1e-13)
-        kept = after.active  # the scores the steps keep: a shrunk sample's wait for the next measure
+        kept = state.active  # the scores the step keeps: a shrunk sample's wait for the next measure
         assert np.isin(after.chosen, kept).all()
         np.testing.assert_allclose(after.W[kept], twin.W[kept], rtol=0, atol=1e-12)
         state = after
@@ -137,17 +137,19 @@ def test_shrinking_sets_samples_aside_computes_fewer_kernel_entries_and_reaches_
     # the certified state's scores are K A(alpha) for every sample, shrunk during the run or not
     exact = np.asarray(obj.multiclass_weights(p, shrunk.state.alpha))
     np.testing.assert_allclose(shrunk.state.W, exact, rtol=0, atol=1e-10 * np.abs(exact).max())
-    # along a run the kept scores are exact for the active samples, and the others hold and move nothing
+    # along a run the kept scores are exact for the active samples; the others, set aside where their block held
+    # (some at a weight that moves scores), are never chosen and do not move
     ws = WorkingSet(working_set=32, row_dtype="float64", random_state=0)
-    state, seen = ws.init(p), False
+    state, weighty = ws.init(p), False
     for _ in range(60):
-        state = ws.step(p, state)
-        rest = np.setdiff1d(np.arange(p.n_samples), state.active)
-        seen |= rest.size > 0
+        before, state = state, ws.step(p, state)
+        rest = np.setdiff1d(np.arange(p.n_samples), before.active)
+        assert np.isin(state.chosen, before.active).all()
+        np.testing.assert_array_equal(state.alpha[rest], before.alpha[rest])
         exact = np.asarray(obj.multiclass_weights(p, state.alpha))
         np.testing.assert_allclose(state.W[state.active], exact[state.active], rtol=0, atol=1e-10)
-        assert np.all(np.asarray(p.loss_object.weight_rows(p, state.alpha))[rest] == 0)
-    assert seen
+        weighty |= np.any(np.asarray(p.loss_object.weight_rows(p, state.alpha))[rest] != 0)
+    assert weighty
 
 
 @pytest.mark.parametrize("kernel", ("rbf", "poly", "laplacian"))
@@ -171,6 +173,37 @@ def test_its_kernel_rows_in_column_blocks_are_the_gram_matrix(kernel, monkeypatc
         assert rows.dtype == np.float32
         expected = K[chosen] if columns_taken is None else K[np.ix_(chosen, columns)]
         np.testing.assert_allclose(rows, expected, rtol=2e-6, atol=1e-6 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("kernel", ("rbf", "poly", "laplacian"))
+def test_its_tiled_products_are_the_gram_matrix_times_the_coefficients(kernel, monkeypatch):
+    """add_kernel_products makes K's entries a tile at a time and adds each tile's product at once: the sum is
+    (K + B^2) @ coef over every sample or the given ones, whatever the tiles (a narrower last one included)."""
+    from svmteach import kernels
+    from svmteach.solvers import working_set
+
+    X, y = data.rings(70, noise=0.2, seed=6)
+    X = np.vstack([X, X[:3]])  # duplicates: a distance of 0 off the diagonal
+    y = np.concatenate([y, y[:3]])
+    p = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0, kernel=kernel, gamma=0.7)
+    K = np.asarray(kernels.gram(X, X, p.kernel)) + p.kernel_offset
+    rng = np.random.default_rng(0)
+    chosen, columns = np.array([0, 5, 70, 72]), np.sort(rng.choice(73, size=31, replace=False))
+    coef = rng.normal(size=(chosen.size, p.k))
+    start = rng.normal(size=(p.n_samples, p.k))
+    monkeypatch.setattr(working_set, "TILE_COLUMNS", 8)  # tiles of 8 columns; the last of the 31 has 7
+    for taken, dtype, rtol in ((None, np.float64, 1e-12), (columns, np.float64, 1e-12), (None, np.float32, 2e-6),
+                               (columns, np.float32, 2e-6)):
+        S = start.copy()
+        made = working_set.add_kernel_products(p, chosen, coef, S, taken, dtype)
+        rows = np.arange(p.n_samples) if taken is None else taken
+        expected = start.copy()
+        expected[rows] += K[np.ix_(rows, chosen)] @ coef
+        scale = np.abs(K[np.ix_(rows, chosen)]).max() * np.abs(coef).sum(axis=0).max()
+        np.testing.assert_allclose(S, expected, rtol=0, atol=rtol * scale)
+        untouched = np.setdiff1d(np.arange(p.n_samples), rows)
+        np.testing.assert_array_equal(S[untouched], start[untouched])
+        assert S.dtype == np.float64 and made == chosen.size * rows.size
 
 
 @pytest.mark.parametrize("loss", ("ww", "cs"))

@@ -6,32 +6,36 @@ row cache cannot hold K and almost every visit computes its row again.  A step o
 
 1. takes the next b samples (``working_set``) of the epoch's order, a random permutation of the active samples
    whose block violates its KKT conditions (judged from S at the epoch's start);
-2. computes their kernel rows over the active samples, :math:`\\tilde K_{BA} = K_{BA} + B^2` (b x m, no cache):
-   the inner products as one matrix product (BLAS-3), then the kernel's function in place, in float32
-   (``row_dtype``: fits 1.3-1.6x faster than float64 rows at n = 20,000, RESULTS.md; the sub-problem's
-   arithmetic and S stay float64);
+2. computes their b x b block of the kernel matrix, :math:`\\tilde K_{BB} = K_{BB} + B^2` (no cache);
 3. solves the dual restricted to those b blocks, the others held fixed, by epochs of the loss's exact block
    steps (its row kernels, :mod:`~svmteach.losses.row_kernels`) in memory: a step moves the working set's
-   scores by a column of the b x b matrix :math:`\\tilde K_{BB}`, O(bk), until the sub-problem's largest
-   violation is ``inner_fraction`` of its first, or after ``inner_epochs`` epochs;
+   scores by a column of :math:`\\tilde K_{BB}`, O(bk), until the sub-problem's largest violation is
+   ``inner_fraction`` of its first, or after ``inner_epochs`` epochs;
 4. moves every active score by one product, :math:`S_A \\mathrel{+}= \\tilde K_{BA}^\\top (A(\\alpha_B^{new}) -
-   A(\\alpha_B^{old}))`.
+   A(\\alpha_B^{old}))`, the b kernel rows over the m active samples made a tile of columns at a time (the
+   inner products as one matrix product, BLAS-3, then the kernel's function in place) and each tile used as
+   soon as it is made, while it is in the cache (:func:`add_kernel_products`: no b x m array is kept).
+
+The kernel entries of steps 2 and 4 are float32 (``row_dtype``: a fit at n = 20,000 1.3-1.6x faster than
+with float64 entries, RESULTS.md); the sub-problem's arithmetic and S stay float64.
 
 Shrinking (``shrinking=True``, as LIBSVM and Shark do): at an epoch's start a sample whose block holds (no
-violation) and whose weight row :math:`A(\\alpha)_i` is zero (it moves no score) is set aside; the steps neither
-compute its kernel column nor keep its scores.  Every score is recomputed from alpha and every sample is active
-again at each measure and whenever the active samples are solved, so nothing set aside is certified unseen.
+violation) is set aside, at zero weight or not (a sample that is not chosen does not move, so its part of the
+others' scores stays what it is); the steps neither compute its kernel column nor keep its scores.  Every score
+is recomputed from alpha and every sample is active again at each measure and whenever the active samples are
+solved, so nothing set aside is certified unseen.
 
 So a kernel row is computed once per working set that holds its sample, not once per visit, and is used for
 all the sub-problem's epochs: on the benchmark's problem a run computes about 10 rows per sample where the
 random-order epochs computed about 31 at n = 20,000 (``benchmarks/RESULTS.md``).  Every step visits each
-chosen block until the sub-problem is solved, so the dual never decreases.  Memory: the b x m rows (at most
-``cache_size`` MB), S and alpha, O(nk + bn); the products take X in blocks of columns (no copy of X).
+chosen block until the sub-problem is solved, so the dual never decreases.  Memory: S and alpha, O(nk), the
+b x b block and a tile of b rows (2 MB in float32 at b = 256); the products take X in blocks of columns (no copy
+of X).
 The order is cyclic, not greedy: choosing the b largest violations computed about 30 times more rows
 (measured, RESULTS.md), because a set solved against stale scores of the rest is soon chosen again.
 
 S is kept incrementally and drifts by rounding (float32 rows: by float32's); :meth:`WorkingSet.measure`
-recomputes it from alpha in float64 (the support vectors' rows, b at a time), so the gap :func:`~svmteach.solve` certifies is
+recomputes it from alpha in float64 (the support vectors' rows, b at a time, in tiles), so the gap :func:`~svmteach.solve` certifies is
 of alpha alone.  An epoch ends with every active sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
 violations`): the state's ``violation``, by which ``solve`` decides when to measure.  NumPy only; a linear
 problem is the epochs' (its W is k x d, and rows of X are cheap).
@@ -63,6 +67,9 @@ from .state import ThreePartState
 POOL_FLOOR = 1e-12
 #: The kernel rows' inner products take the columns' points in blocks of at most this many bytes of X.
 COLUMN_BLOCK_BYTES = 4 * 2**20
+#: :func:`add_kernel_products` makes and uses the kernel entries in tiles of at most this many columns (a tile of
+#: b = 256 rows in float32 is 2 MB: made and read while in the cache, about 1.3x faster than whole rows).
+TILE_COLUMNS = 2048
 #: The steps' kernel rows in either precision (``row_dtype``).
 ROW_DTYPES = {"float32": np.float32, "float64": np.float64}
 
@@ -129,14 +136,15 @@ class WorkingSet(Solver):
     inner_epochs : int
         At most this many epochs a sub-problem.
     cache_size : float
-        MB the working set's kernel rows may take (b n float64 numbers).
+        b is at most what this many MB of n-long float64 rows hold (the rows are made in tiles and not kept,
+        so a step's memory stays far below it).
     row_dtype : {"float32", "float64"}
         The steps' kernel rows: float32 makes their products and the kernel's exp cheaper (a fit at n = 20,000
         1.3-1.6x faster); the sub-problem's arithmetic, the scores S and the measures (the certificate: S
         recomputed from alpha) stay float64.
     shrinking : bool
-        Set aside, at an epoch's start, the samples whose block holds (no violation) with zero weight (they
-        move no score): the steps compute kernel columns and keep scores of the other samples only, and every
+        Set aside, at an epoch's start, the samples whose block holds (no violation): the steps compute kernel
+        columns and keep scores of the other samples only, and every
         score is recomputed from alpha (every sample active again) at each measure and when the active samples
         are solved.
     random_state : int, Generator or None
@@ -218,20 +226,20 @@ class WorkingSet(Solver):
         b = self.block_size(problem)
         for at in range(0, support.size, b):
             chosen = support[at : at + b]
-            S += kernel_rows(problem, chosen).T @ A[chosen]
+            add_kernel_products(problem, chosen, A[chosen], S)
         return state._replace(W=S, active=np.arange(n), kernel_values=state.kernel_values + support.size * n)
 
     def _next_epoch(self, problem, state) -> WorkingSetState:
         """A new epoch: the active samples' block violations from S (the state's ``violation``, their largest;
-        every sample's, unshrunk, once the active ones are solved); with ``shrinking``, those that hold at zero
-        weight set aside; the violating ones shuffled into ``perm`` (every active one when none violates)."""
+        every sample's, unshrunk, once the active ones are solved); with ``shrinking``, those that hold set
+        aside; the violating ones shuffled into ``perm`` (every active one when none violates)."""
         v = _violations(problem, state, state.active)
         if state.active.size < problem.n_samples and not np.any(v > POOL_FLOOR):
             state = self._unshrunk(problem, state)
             v = _violations(problem, state, state.active)
         active = state.active
-        if self.shrinking:
-            keep = (v > POOL_FLOOR) | np.any(_weights(problem, state.alpha)[active] != 0, axis=1)
+        if self.shrinking and np.any(v > POOL_FLOOR):  # (none violates even unshrunk: every sample stays)
+            keep = v > POOL_FLOOR
             active, v = active[keep], v[keep]
         pool = np.zeros(problem.n_samples, dtype=bool)
         pool[active[v > POOL_FLOOR]] = True
@@ -247,27 +255,23 @@ class WorkingSet(Solver):
         next epoch begun.  On new arrays: the input state is never written."""
         chosen = np.sort(state.perm[state.pos : state.pos + self.block_size(problem)])
         active = state.active
-        every = active.size == problem.n_samples
-        rows = kernel_rows(problem, chosen, None if every else active, ROW_DTYPES[self.row_dtype])
+        dtype = ROW_DTYPES[self.row_dtype]
+        K_BB = kernel_rows(problem, chosen, chosen, dtype).astype(np.float64)
         alpha_B, S_B = state.alpha[chosen], state.W[chosen]
         change = np.empty_like(alpha_B)
         drivers = nm.drivers(row_kernels(problem.loss_object))
         visits, epochs, start, end = drivers.subproblem(
-            drivers.code, rows[:, np.searchsorted(active, chosen)].astype(np.float64), S_B, alpha_B,
-            problem.codes[chosen], problem.sqnorm[chosen], problem.C_i[chosen], params(problem.M),
-            self.inner_fraction, self.inner_epochs, change)
+            drivers.code, K_BB, S_B, alpha_B, problem.codes[chosen], problem.sqnorm[chosen], problem.C_i[chosen],
+            params(problem.M), self.inner_fraction, self.inner_epochs, change)
         alpha = state.alpha.copy()
         alpha[chosen] = alpha_B
-        moved = rows.T @ change.astype(rows.dtype)  # float32 rows: a float32 product, added to S in float64
-        if every:
-            S = state.W + moved
-        else:
-            S = state.W.copy()
-            S[active] += moved
+        S = state.W.copy()
+        made = add_kernel_products(problem, chosen, change, S, None if active.size == problem.n_samples else active,
+                                   dtype)
         state = state._replace(n_iter=state.n_iter + 1, alpha=alpha, W=S, chosen=chosen, start=float(start),
                                end=float(end), inner_epochs=int(epochs), visits=int(visits), pos=state.pos + chosen.size,
                                rows_computed=state.rows_computed + chosen.size,
-                               kernel_values=state.kernel_values + rows.size)
+                               kernel_values=state.kernel_values + made + chosen.size**2)
         return self._next_epoch(problem, state) if state.pos >= state.perm.size else state
 
     def violation(self, state: WorkingSetState) -> float:
@@ -285,8 +289,8 @@ def kernel_rows(problem, chosen, columns=None, dtype=np.float64) -> np.ndarray:
     against the active samples, or a block of support vectors against all.  Their inner products are matrix
     products (BLAS-3, over column blocks of at most :data:`COLUMN_BLOCK_BYTES` of X, so that no copy of X is
     made; in float32 the blocks are cast), then the kernel's function in place in ``dtype``'s arithmetic
-    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`; the squared norms and the cancellation guard's
-    explicit differences in float64)."""
+    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`; the squared norms summed in float64, the
+    cancellation guard's explicit differences in float64).  A step takes its working set's b x b block so."""
     X = np.asarray(problem.X, dtype=np.float64)
     columns = np.arange(problem.n_samples) if columns is None else columns
     rows, sq = np.empty((chosen.size, columns.size), dtype=dtype), np.empty(columns.size)
@@ -297,9 +301,38 @@ def kernel_rows(problem, chosen, columns=None, dtype=np.float64) -> np.ndarray:
         block = X[at : at + width] if every else X[columns[at : at + width]]
         np.matmul(XB, block.T.astype(dtype, copy=False), out=rows[:, at : at + width])
         np.einsum("ij,ij->i", block, block, out=sq[at : at + width])
-    rows_from_dots(X, sq, kernel_params(problem.kernel), chosen, columns, float(problem.kernel_offset), rows,
+    rows_from_dots(X, sq.astype(dtype), kernel_params(problem.kernel), chosen, columns, float(problem.kernel_offset), rows,
                    np.empty((2, columns.size), dtype=dtype))
     return rows
+
+
+def add_kernel_products(problem, chosen, coef, S, columns=None, dtype=np.float64) -> int:
+    """``S[columns] += (K[columns, chosen] + B^2) @ coef`` (``coef`` (b, k), ``S`` (n, k) float64, ``columns``
+    sorted, None: every sample), the kernel entries in ``dtype``: a step's score update (float32 rows) or a block of
+    support vectors' part of S recomputed from alpha (float64).  The entries are made by :func:`kernel_rows`'s
+    arithmetic a tile of at most :data:`TILE_COLUMNS` columns at a time and used at once, so no (b, n) array is
+    kept and each tile is still in the cache when its product reads it (the product in ``dtype``, added to S in
+    float64).  Returns the kernel entries computed."""
+    X = np.asarray(problem.X, dtype=np.float64)
+    columns = np.arange(problem.n_samples) if columns is None else columns
+    every = columns.size == problem.n_samples
+    XB, coef = X[chosen].astype(dtype, copy=False), coef.astype(dtype, copy=False)
+    params, offset = kernel_params(problem.kernel), float(problem.kernel_offset)
+    width = max(1, min(TILE_COLUMNS, COLUMN_BLOCK_BYTES // (8 * X.shape[1])))
+    tile, scratch = np.empty((chosen.size, width), dtype=dtype), np.empty((2, width), dtype=dtype)
+    for at in range(0, columns.size, width):
+        taken = columns[at : at + width]
+        block = X[at : at + width] if every else X[taken]
+        if taken.size < width:  # the last, narrower tile: contiguous arrays of its width (the compiled code's)
+            tile, scratch = np.empty((chosen.size, taken.size), dtype=dtype), np.empty((2, taken.size), dtype=dtype)
+        np.matmul(XB, block.T.astype(dtype, copy=False), out=tile)
+        rows_from_dots(X, np.einsum("ij,ij->i", block, block).astype(dtype), params, chosen, taken, offset, tile,
+                       scratch)
+        if every:
+            S[at : at + width] += tile.T @ coef
+        else:
+            S[taken] += tile.T @ coef
+    return chosen.size * columns.size
 
 
 def _weights(problem, alpha) -> np.ndarray:
