@@ -67,7 +67,7 @@ from .state import ThreePartState
 POOL_FLOOR = 1e-12
 #: The kernel rows' inner products take the columns' points in blocks of at most this many bytes of X.
 COLUMN_BLOCK_BYTES = 4 * 2**20
-#: :func:`add_kernel_products` makes and uses the kernel entries in tiles of at most this many columns (a tile of
+#: :func:`kernel_tiles` makes the kernel entries in tiles of at most this many columns (a tile of
 #: b = 256 rows in float32 is 2 MB: made and read while in the cache, about 1.3x faster than whole rows).
 TILE_COLUMNS = 2048
 #: The steps' kernel rows in either precision (``row_dtype``).
@@ -285,38 +285,43 @@ class WorkingSet(Solver):
 
 def kernel_rows(problem, chosen, columns=None, dtype=np.float64) -> np.ndarray:
     """(len(chosen), len(columns)) entries of the problem's kernel matrix plus :math:`B^2`, rows ``chosen`` and
-    columns ``columns`` (sorted; None: every column), in ``dtype`` (float64 or float32): a step's working set
-    against the active samples, or a block of support vectors against all.  Their inner products are matrix
-    products (BLAS-3, over column blocks of at most :data:`COLUMN_BLOCK_BYTES` of X, so that no copy of X is
-    made; in float32 the blocks are cast), then the kernel's function in place in ``dtype``'s arithmetic
-    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`; the squared norms summed in float64, the
-    cancellation guard's explicit differences in float64).  A step takes its working set's b x b block so."""
-    X = np.asarray(problem.X, dtype=np.float64)
+    columns ``columns`` (sorted; None: every column), in ``dtype`` (float64 or float32), made by
+    :func:`kernel_tiles` and kept: a step takes its working set's b x b block so."""
     columns = np.arange(problem.n_samples) if columns is None else columns
-    rows, sq = np.empty((chosen.size, columns.size), dtype=dtype), np.empty(columns.size)
-    XB = X[chosen].astype(dtype, copy=False)
-    every = columns.size == problem.n_samples
-    width = max(1, COLUMN_BLOCK_BYTES // (8 * X.shape[1]))
-    for at in range(0, columns.size, width):
-        block = X[at : at + width] if every else X[columns[at : at + width]]
-        np.matmul(XB, block.T.astype(dtype, copy=False), out=rows[:, at : at + width])
-        np.einsum("ij,ij->i", block, block, out=sq[at : at + width])
-    rows_from_dots(X, sq.astype(dtype), kernel_params(problem.kernel), chosen, columns, float(problem.kernel_offset), rows,
-                   np.empty((2, columns.size), dtype=dtype))
+    rows = np.empty((chosen.size, columns.size), dtype=dtype)
+    for at, taken, tile in kernel_tiles(problem, chosen, columns, dtype):
+        rows[:, at : at + taken.size] = tile
     return rows
 
 
 def add_kernel_products(problem, chosen, coef, S, columns=None, dtype=np.float64) -> int:
     """``S[columns] += (K[columns, chosen] + B^2) @ coef`` (``coef`` (b, k), ``S`` (n, k) float64, ``columns``
     sorted, None: every sample), the kernel entries in ``dtype``: a step's score update (float32 rows) or a block of
-    support vectors' part of S recomputed from alpha (float64).  The entries are made by :func:`kernel_rows`'s
-    arithmetic a tile of at most :data:`TILE_COLUMNS` columns at a time and used at once, so no (b, n) array is
-    kept and each tile is still in the cache when its product reads it (the product in ``dtype``, added to S in
-    float64).  Returns the kernel entries computed."""
-    X = np.asarray(problem.X, dtype=np.float64)
+    support vectors' part of S recomputed from alpha (float64).  Each tile of :func:`kernel_tiles` is used as it is
+    made, so no (b, n) array is kept and the tile is still in the cache when its product reads it (the product in
+    ``dtype``, added to S in float64).  Returns the kernel entries computed."""
     columns = np.arange(problem.n_samples) if columns is None else columns
     every = columns.size == problem.n_samples
-    XB, coef = X[chosen].astype(dtype, copy=False), coef.astype(dtype, copy=False)
+    coef = coef.astype(dtype, copy=False)
+    for at, taken, tile in kernel_tiles(problem, chosen, columns, dtype):
+        if every:
+            S[at : at + taken.size] += tile.T @ coef
+        else:
+            S[taken] += tile.T @ coef
+    return chosen.size * columns.size
+
+
+def kernel_tiles(problem, chosen, columns, dtype):
+    """Yields ``(at, taken, tile)``: the entries of the kernel matrix plus :math:`B^2` in rows ``chosen`` and columns
+    ``taken = columns[at : at + w]`` (``columns`` sorted), a tile of at most :data:`TILE_COLUMNS` columns (and of
+    :data:`COLUMN_BLOCK_BYTES` of X) at a time, in ``dtype`` (float64 or float32).  The inner products by one
+    matrix product (BLAS-3; X taken a block of rows at a time, so no copy of X is made; in float32 the block is
+    cast), then the kernel's function in place in ``dtype``'s arithmetic
+    (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`; the squared norms summed in float64, the
+    cancellation guard's explicit differences in float64).  One tile array is reused: the next overwrites it."""
+    X = np.asarray(problem.X, dtype=np.float64)
+    every = columns.size == problem.n_samples
+    XB = X[chosen].astype(dtype, copy=False)
     params, offset = kernel_params(problem.kernel), float(problem.kernel_offset)
     width = max(1, min(TILE_COLUMNS, COLUMN_BLOCK_BYTES // (8 * X.shape[1])))
     tile, scratch = np.empty((chosen.size, width), dtype=dtype), np.empty((2, width), dtype=dtype)
@@ -328,11 +333,7 @@ def add_kernel_products(problem, chosen, coef, S, columns=None, dtype=np.float64
         np.matmul(XB, block.T.astype(dtype, copy=False), out=tile)
         rows_from_dots(X, np.einsum("ij,ij->i", block, block).astype(dtype), params, chosen, taken, offset, tile,
                        scratch)
-        if every:
-            S[at : at + width] += tile.T @ coef
-        else:
-            S[taken] += tile.T @ coef
-    return chosen.size * columns.size
+        yield at, taken, tile
 
 
 def _weights(problem, alpha) -> np.ndarray:
