@@ -14,10 +14,14 @@ the CPU fast path (:func:`harness.compare`) for Weston-Watkins and Crammer-Singe
 rate); every run has a budget, the sizes share what the tests left, and a run stopped at its
 budget is a bound (">"); (c) the table, with the machine, the GPU, the date and the command,
 replaces what lies between :data:`BEGIN` and :data:`END` in ``--results`` (RESULTS.md's "The GPU
-path" section by default).  ``--cpu-dry-run``: n = 2,000, d = 50, one run each, the parallel
+path" section by default).  (d) kernel multiclass: ``MulticlassSVC(kernel="rbf")`` (the working sets,
+:class:`svmteach.solvers.WorkingSet`) with ``device="gpu"`` against the same estimator on the CPU and
+scikit-learn's ``SVC`` (LIBSVM, one-vs-one) on ``benchmarks/kernel_multiclass.py``'s problem at n = 20,000
+(wall-clock seconds of one fit each, the CPU fits on one thread), with both fits' certified gaps and how often
+their predictions agree on the test set.  ``--cpu-dry-run``: n = 2,000, d = 50, one run each, the parallel
 solver on NumPy arrays through the namespace CuPy's arrays get (:func:`harness.cupy_code_path_on_numpy`),
-the host's copy rate for the card's; the table says it is not a GPU measurement, and a dry run
-never replaces a GPU measurement in the file.
+the host's copy rate for the card's, the kernel fits at n = 600; the table says it is not a GPU
+measurement, and a dry run never replaces a GPU measurement in the file.
 """
 
 from __future__ import annotations
@@ -55,8 +59,9 @@ def gpu_test_files() -> list[str]:
                   if "mark.gpu" in f.read_text(encoding="utf-8"))
 
 #: What each kind of check measures: sizes, features, classes, runs of each solver, the gap to reach.
-PLANS = {"gpu": dict(sizes=(100_000, 1_000_000), d=784, k=10, repeat=3, tol=1e-3),
-         "dry": dict(sizes=(2_000,), d=50, k=10, repeat=1, tol=1e-3)}
+PLANS = {"gpu": dict(sizes=(100_000, 1_000_000), d=784, k=10, repeat=3, tol=1e-3, kernel_n=20_000,
+                    kernel_seconds=150.0),
+         "dry": dict(sizes=(2_000,), d=50, k=10, repeat=1, tol=1e-3, kernel_n=600, kernel_seconds=20.0)}
 LOSSES = ("ww", "cs")
 #: A size starts only with at least this many seconds of the budget for it (data, warm-up, four runs).
 MIN_SECONDS_PER_SIZE = 60.0
@@ -129,7 +134,71 @@ def benchmark(plan: dict, device: str, deadline: float):
     return rows, notes, bandwidth
 
 
-def report(rows, notes, tests, bandwidth, dry: bool, command: str, budget: float, seconds: float, plan: dict) -> str:
+def kernel_module():
+    """``benchmarks/kernel_multiclass.py`` (its problem and settings), imported from beside this file."""
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    import kernel_multiclass
+
+    return kernel_multiclass
+
+
+def kernel_benchmark(plan: dict, device: str, deadline: float):
+    """Kernel multiclass on ``device`` against the CPU and SVC (the module's (d)): ``(rows, notes)``, a row per loss,
+    each fit timed once (wall clock) after a small fit compiled the sub-problems' code."""
+    from sklearn.svm import SVC
+
+    from svmteach import MulticlassSVC
+
+    kernel_multiclass = kernel_module()
+    n = plan["kernel_n"]
+    if deadline - time.perf_counter() < plan["kernel_seconds"]:
+        return [], [f"kernel multiclass left out: {max(deadline - time.perf_counter(), 0):.0f} s of the budget were "
+                    f"left for it (at least {plan['kernel_seconds']:.0f} s needed)"]
+    Xtr, ytr, Xte, yte = kernel_multiclass.data(n)
+    on_device = "gpu" if device == "gpu" else "cpu"  # the dry run: NumPy arrays through CuPy's code path
+
+    def fitted(make, where):
+        with harness.code_path(where):
+            t0 = time.perf_counter()
+            model = make().fit(Xtr, ytr)
+            return time.perf_counter() - t0, model
+
+    svc_s, svc = fitted(lambda: SVC(kernel="rbf", C=kernel_multiclass.C, gamma=kernel_multiclass.GAMMA), "cpu")
+    rows = []
+    for loss in LOSSES:
+        def make(dev=on_device, loss=loss):
+            return MulticlassSVC(kernel="rbf", loss=loss, C=kernel_multiclass.C, gamma=kernel_multiclass.GAMMA,
+                                 solver="working_set", device=dev, random_state=0)
+
+        for where in (device, "cpu"):  # compile (or load) the sub-problem's code, outside the timings
+            with harness.code_path(where):
+                make("cpu" if where == "cpu" else on_device).fit(Xtr[:300], ytr[:300])
+        dev_s, on = fitted(make, device)
+        cpu_s, cpu = fitted(lambda: make("cpu"), "cpu")
+        rows.append(dict(loss=loss, n=n, device=device, device_seconds=dev_s, cpu_seconds=cpu_s, svc_seconds=svc_s,
+                         device_gap=float(on.result_.gap), cpu_gap=float(cpu.result_.gap),
+                         agree=float(np.mean(on.predict(Xte) == cpu.predict(Xte))),
+                         accuracy=float(on.score(Xte, yte)), svc_accuracy=float(svc.score(Xte, yte))))
+    return rows, []
+
+
+def kernel_table(rows) -> str:
+    """The kernel rows as a Markdown table."""
+    head = ["loss", "n", "working sets (device)", "on the device", "on the CPU (1 thread)", "SVC (1 thread)",
+            "CPU / device", "device / SVC", "gaps (device, CPU)", "test predictions agree", "test accuracy (SVC)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        lines.append("| " + " | ".join([
+            r["loss"], str(r["n"]), r["device"], f"{r['device_seconds']:.2f} s", f"{r['cpu_seconds']:.2f} s",
+            f"{r['svc_seconds']:.2f} s", f"{r['cpu_seconds'] / r['device_seconds']:.2f}x",
+            f"{r['device_seconds'] / r['svc_seconds']:.2f}x", f"{r['device_gap']:.1e}, {r['cpu_gap']:.1e}",
+            f"{100 * r['agree']:.1f}%", f"{r['accuracy']:.3f} ({r['svc_accuracy']:.3f})"]) + " |")
+    return "\n".join(lines)
+
+
+def report(rows, notes, tests, bandwidth, dry: bool, command: str, budget: float, seconds: float, plan: dict,
+           kernel_rows=(), kernel_notes=()) -> str:
     """The block written between the markers: what ran where, when, by which command, and the table."""
     peak, measured = bandwidth
     if dry:
@@ -155,6 +224,16 @@ def report(rows, notes, tests, bandwidth, dry: bool, command: str, budget: float
               harness.table(rows)]
     if notes:
         lines += [""] + [f"- {note}" for note in notes]
+    if kernel_rows:
+        kernel_multiclass = kernel_module()
+        lines += ["", f"Kernel multiclass: `benchmarks/kernel_multiclass.py`'s problem (make_classification, "
+                  f"{kernel_multiclass.D} features, {kernel_multiclass.K} classes), gaussian kernel, gamma = "
+                  f"{kernel_multiclass.GAMMA:g}, C = {kernel_multiclass.C:g}; `MulticlassSVC(kernel=\"rbf\", "
+                  "solver=\"working_set\")` at its defaults (tol 1e-3 on the certified gap) on the device and on "
+                  "the CPU, `SVC(kernel=\"rbf\")` at its defaults; one fit each, wall clock.", "",
+                  kernel_table(kernel_rows)]
+    if kernel_notes:
+        lines += [""] + [f"- {note}" for note in kernel_notes]
     lines.append(END)
     return "\n".join(lines)
 
@@ -197,8 +276,11 @@ def check(args, argv) -> int:
     tests = run_gpu_tests(timeout=TESTS_SHARE * args.budget)
     command = "python benchmarks/gpu.py " + " ".join(shlex.quote(a) for a in argv)
     with one_blas_thread():  # as every fit runs (CuPy is not limited); the table's machine line says so
-        rows, notes, bandwidth = benchmark(plan, "numpy-as-cupy" if dry else "gpu", deadline)
-        block = report(rows, notes, tests, bandwidth, dry, command, args.budget, time.perf_counter() - t0, plan)
+        device = "numpy-as-cupy" if dry else "gpu"
+        rows, notes, bandwidth = benchmark(plan, device, deadline - plan["kernel_seconds"])
+        kernel_rows, kernel_notes = kernel_benchmark(plan, device, deadline)
+        block = report(rows, notes, tests, bandwidth, dry, command, args.budget, time.perf_counter() - t0, plan,
+                       kernel_rows, kernel_notes)
     print(block)
     write_block(results, block, dry)
     print(f"written to {results}", file=sys.stderr)

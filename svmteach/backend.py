@@ -48,6 +48,12 @@ def is_numpy(xp) -> bool:
     return xp is np
 
 
+def takes_index_writes(xp) -> bool:
+    """True when ``xp``'s arrays take assignment by integer arrays, ``a[rows] = v`` (beyond the array-API standard):
+    NumPy's, and array-api-compat's wrappers' (CuPy's on a GPU, NumPy's on the dry run's code path)."""
+    return is_numpy(xp) or xp.__name__.startswith("array_api_compat.")
+
+
 def cupy_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
     try:

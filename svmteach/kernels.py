@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .backend import array_namespace, concat, is_numpy, to_numpy
+from .backend import array_namespace, concat, is_numpy, takes_index_writes, to_numpy
 from .rows import row_blocks
 
 KERNELS = ("linear", "polynomial", "gaussian", "laplacian")
@@ -205,14 +205,14 @@ _EXPLICIT_CHUNK = 2**22
 def _explicit_where(d2, suspect, X, Z, xp):
     """``d2`` with its ``suspect`` entries replaced by :math:`\\sum_k (x_{ik} - z_{jk})^2`."""
     d = X.shape[1]
-    if is_numpy(xp):  # only the suspect pairs, gathered and scattered
-        d2 = d2.copy()
-        rows, cols = np.nonzero(suspect)
+    if takes_index_writes(xp):  # only the suspect pairs, gathered and scattered (NumPy, CuPy: one sync)
+        d2 = xp.asarray(d2, copy=True)
+        rows, cols = xp.nonzero(suspect)
         step = max(1, _EXPLICIT_CHUNK // d)
-        for s in range(0, rows.size, step):
+        for s in range(0, rows.shape[0], step):
             r, c = rows[s : s + step], cols[s : s + step]
             diff = X[r] - Z[c]
-            d2[r, c] = np.einsum("ij,ij->i", diff, diff)
+            d2[r, c] = np.einsum("ij,ij->i", diff, diff) if is_numpy(xp) else xp.sum(diff * diff, axis=1)
         return d2
     # any array-API library (no scatter in the standard): whole row blocks where needed
     block = max(1, _EXPLICIT_CHUNK // max(1, Z.shape[0] * d))

@@ -243,7 +243,8 @@ class MulticlassProblem(Problem):
     M : float
         The Weston-Watkins margin scale, > 0 (1: Keerthi et al.; 1/2: Shark's); the other losses ignore it.
     device : {None, "cpu", "gpu", "auto"}
-        As for :class:`BinaryProblem`; on "gpu", keep X float32 for speed.
+        As for :class:`BinaryProblem`; on "gpu", keep X float32 for speed (the linear kernel's; another kernel's X
+        is float64 everywhere, and on a GPU its kernel entries are made there: :class:`~svmteach.solvers.WorkingSet`).
     sample_weight : array of shape (n,) or None
         Non-negative weights: sample i's loss is multiplied by :math:`C_i = C w_i`.  None: C.
     bias : float or None
@@ -345,6 +346,11 @@ class MulticlassProblem(Problem):
         K = K.toarray() if is_sparse(K) else K
         return readonly(0.5 * (K + K.T) + self.kernel_offset)
 
+    def kernel_row(self, i: int) -> Any:
+        """Row i of the kernel matrix K (without :math:`B^2`), shape (n,), on the problem's device: the epochs' step
+        path off NumPy (where no compiled row cache runs) reads it so, in O(nd)."""
+        return gram(self.X[i : i + 1, :], self.X, self.kernel)[0, :]
+
     def kernel_with(self, Z: ArrayLike) -> Any:
         """The (len(Z), n) matrix :math:`k(z, x_i) + B^2` between new points ``Z`` and the training points."""
         return gram(Z, self.X, self.kernel) + self.kernel_offset
@@ -356,12 +362,10 @@ def kernel_offset(kernel: Kernel, bias: float | None) -> float:
 
 
 def check_kernel_X(X, kernel_name: str):
-    """X for a nonlinear kernel: dense NumPy float64 (the kernel rows are computed in float64 on the CPU), or an
-    error naming X and the kernel."""
+    """X for a nonlinear kernel: dense float64, in NumPy or on a device (CuPy: the working sets make the kernel
+    entries there, :class:`~svmteach.solvers.WorkingSet`), or an error naming X and the kernel."""
     if is_sparse(X):
         raise TypeError(f"X is sparse, which the {kernel_name} kernel does not take: sparse data is for the linear "
                         "kernel (kernel='linear'); pass X.toarray() for another kernel")
-    if not is_numpy(array_namespace(X)):
-        raise ValueError(f"X is on {array_namespace(X).__name__}: the multiclass {kernel_name} kernel runs on the CPU "
-                         "(NumPy); pass device='cpu' or use the linear kernel on a GPU")
-    return check_X(X, "X", dtype=np.float64)
+    xp = array_namespace(X)
+    return check_X(X, "X", dtype=np.float64 if is_numpy(xp) else xp.float64)

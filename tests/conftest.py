@@ -68,3 +68,22 @@ def agree_to_their_gap(estimator):
               "checked at tol=1e-10 in tests/test_estimator_weights.py")
     return {"check_sample_weight_equivalence_on_dense_data": reason,
             "check_sample_weight_equivalence_on_sparse_data": reason}
+
+
+def cupy_code_path(monkeypatch):
+    """From here to the test's end, NumPy arrays are treated as CuPy's are: through array-api-compat's namespace
+    (its NumPy one, whose functions mirror the CuPy one), so the GPU code path runs on the CPU.  Returns it."""
+    pytest.importorskip("array_api_compat")
+    from svmteach import backend
+
+    monkeypatch.setattr(backend, "_is_cupy", lambda a: isinstance(a, np.ndarray))
+    import array_api_compat.numpy as compat
+
+    assert backend.array_namespace(np.ones(2)) is compat and not backend.is_numpy(compat)
+    return compat
+
+
+@pytest.fixture
+def compat_namespace(monkeypatch):
+    """:func:`cupy_code_path` for the whole test."""
+    return cupy_code_path(monkeypatch)

@@ -41,9 +41,12 @@ def test_dry_run_writes_its_table_between_the_markers_and_replaces_it(tmp_path):
     assert gpu.DRY_RUN in block and "no GPU: CuPy replaced by NumPy" in block
     assert "--check --cpu-dry-run --results" in block  # the command
     assert "GPU tests" in block and ("skipped" in block or cupy_available())
-    rows = [line for line in block.splitlines() if line.startswith("| ww |") or line.startswith("| cs |")]
-    assert [r.split(" | ")[0:2] for r in rows] == [["| ww", "2000"], ["| cs", "2000"]]  # one row per loss
-    assert all("numpy-as-cupy" in r for r in rows)
+    rows = [line.split(" | ") for line in block.splitlines() if line.startswith(("| ww |", "| cs |"))]
+    assert [r[0:2] for r in rows] == [["| ww", "2000"], ["| cs", "2000"], ["| ww", "600"], ["| cs", "600"]]
+    assert all(r[5] == "numpy-as-cupy" for r in rows[:2])  # the parallel solver's, then the kernel working sets'
+    assert all(r[2] == "numpy-as-cupy" for r in rows[2:])
+    gaps = [float(g) for r in rows[2:] for g in r[8].split(", ")]  # the device's and the CPU's certified gaps
+    assert len(gaps) == 4 and all(0 <= g <= 1e-3 for g in gaps)
     assert block in done.stdout  # printed as well
 
 

@@ -163,6 +163,29 @@ def test_squared_distances_against_explicit_differences(scale, offset):
     assert np.all(squared_distances(X, X.copy())[np.arange(30), np.arange(30)] == 0.0)
 
 
+@pytest.mark.parametrize("namespace", ["cupy's code path", "array_api_strict"])
+def test_squared_distances_off_numpy_mend_the_same_entries(namespace, monkeypatch):
+    """Off NumPy the cancelling entries are mended too: gathered and scattered where the arrays take index writes
+    (CuPy's, here NumPy's through array-api-compat), whole row blocks elsewhere (the standard has no scatter)."""
+    import array_api_strict as xps
+    from conftest import cupy_code_path
+
+    from svmteach.backend import array_namespace, is_numpy, to_numpy
+
+    rng = np.random.default_rng(3)
+    X = 1e4 + rng.normal(size=(30, 4))  # |x|^2 ~ 4e8: the expansion cancels for every pair
+    X[10:15] = X[:5] * (1 + 1e-9)
+    Z = np.vstack([X[::3], X[:4] + 1e-8])
+    if namespace == "array_api_strict":
+        A, B = xps.asarray(X), xps.asarray(Z)
+    else:
+        cupy_code_path(monkeypatch)
+        A, B = X, Z
+    assert not is_numpy(array_namespace(A))
+    np.testing.assert_allclose(to_numpy(squared_distances(A, B)), explicit_squared_distances(X, Z), rtol=1e-11, atol=0)
+    assert np.all(np.diag(to_numpy(squared_distances(A))) == 0.0)
+
+
 @pytest.mark.parametrize("name", ["gaussian", "laplacian"])
 def test_gram_diagonal_is_one_at_large_gamma(name):
     # |x|^2 ~ 100: the expansion leaves ~1e-14 on the diagonal, and exp(-1e6 * 1e-14) was not 1

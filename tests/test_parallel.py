@@ -309,20 +309,6 @@ def test_bench_runs_and_reports(tmp_path, capsys):
 
 # ---- the CuPy code path without a GPU ---------------------------------------------------------
 
-@pytest.fixture
-def compat_namespace(monkeypatch):
-    """Treat NumPy arrays as CuPy's are treated: through array-api-compat's namespace (its NumPy one
-    here, whose functions mirror the CuPy one), so the GPU code path runs, NumPy-free, on the CPU."""
-    pytest.importorskip("array_api_compat")
-    from svmteach import backend
-
-    monkeypatch.setattr(backend, "_is_cupy", lambda a: isinstance(a, np.ndarray))
-    import array_api_compat.numpy as compat
-
-    assert backend.array_namespace(np.ones(2)) is compat and not backend.is_numpy(compat)
-    return compat
-
-
 @pytest.mark.parametrize("loss", ["ww", "cs"])
 def test_parallel_solver_through_the_cupy_code_path(compat_namespace, loss):
     X, y = random_multiclass(n=60, d=4, k=4, seed=14)

@@ -3,18 +3,21 @@
 Its optimum is checked against the explicit feature map's QP in tests/test_kernel_multiclass.py (every loss and
 kernel, C = 0.1 and 10); here: one working set of one sample solved by one epoch is the exact block solver's
 visit of that sample (another code path: the row cache's column and the step path's own update), the scores it
-keeps are K A of its alpha, what a step chose, and its refusals.
+keeps are K A of its alpha, what a step chose, and its refusals; and the GPU's code path, run on the CPU through
+CuPy's namespace on NumPy arrays (conftest.cupy_code_path), against the compiled CPU steps and the QP.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import cupy_code_path
 
 from svmteach import MulticlassSVC, data
 from svmteach import objectives as obj
 from svmteach.problems import MulticlassProblem
-from svmteach.solvers import ExactBlock, WorkingSet, solve
+from svmteach.backend import is_numpy
+from svmteach.solvers import CSBlondel, ExactBlock, InteriorPoint, WorkingSet, solve
 from svmteach.solvers.violations import block_violations
 
 LOSSES = ("ww", "cs", "llw", "mmr")
@@ -229,3 +232,89 @@ def test_float32_rows_reach_the_float64_rows_optimum_and_certify_in_float64(loss
         exact = np.asarray(obj.multiclass_weights(p, state.alpha))
         np.testing.assert_allclose(state.W[state.active], exact[state.active], rtol=0,
                                    atol=1e-5 * max(1.0, np.abs(exact).max()))
+
+
+# ---- the GPU's code path without a GPU: NumPy arrays through CuPy's namespace (conftest.cupy_code_path) -----------
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_on_cupys_code_path_its_steps_are_the_compiled_cpu_steps(loss, monkeypatch):
+    """Float64 rows: the device's tiles (kernels.gram, array-API code), its host copies of the working set's rows
+    and its index writes take the steps the CPU's compiled tiles take, to rounding, shrinking and measures too."""
+    X, y = data.rings(80, noise=0.2, seed=8)
+
+    def run():
+        p = MulticlassProblem(X, y, C=2.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+        ws = WorkingSet(working_set=9, row_dtype="float64", random_state=2)
+        states = [ws.init(p)]
+        for t in range(40):
+            states.append(ws.step(p, states[-1]))
+            if t % 10 == 9:
+                states[-1] = ws.measure(p, states[-1])
+        return p, ws, states
+
+    p_cpu, ws, on_cpu = run()
+    assert is_numpy(p_cpu.xp)
+    cupy_code_path(monkeypatch)
+    p_dev, _, on_dev = run()
+    assert not is_numpy(p_dev.xp)
+    for a, b in zip(on_cpu, on_dev):
+        np.testing.assert_array_equal(a.chosen, b.chosen)
+        np.testing.assert_array_equal(a.active, b.active)
+        np.testing.assert_allclose(np.asarray(b.alpha), a.alpha, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(b.W)[a.active], a.W[a.active], rtol=0, atol=1e-11)
+    assert on_dev[-1].gap == pytest.approx(on_cpu[-1].gap, rel=1e-8, abs=1e-14)
+    alpha, S = ws.coefficients(p_dev, on_dev[-1])
+    assert type(alpha) is np.ndarray and type(S) is np.ndarray
+
+
+@pytest.mark.parametrize("loss", ("ww", "cs"))
+def test_on_cupys_code_path_float32_rows_reach_the_qps_optimum(loss, monkeypatch):
+    X, y = data.rings(120, noise=0.15, seed=9)
+    oracle = solve(InteriorPoint(), MulticlassProblem(X, y, C=5.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7))
+    cupy_code_path(monkeypatch)
+    p = MulticlassProblem(X, y, C=5.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+    run = solve(WorkingSet(working_set=16, random_state=0), p, tol=1e-8)
+    assert not is_numpy(p.xp) and run.converged
+    assert run.state.dual == pytest.approx(oracle.state.dual, rel=1e-7)
+    # the certified gap is of alpha alone: recomputed from the fit's alpha on the CPU
+    alpha = np.asarray(run.state.alpha)
+    monkeypatch.undo()
+    cpu = MulticlassProblem(X, y, C=5.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+    P, D, _ = obj.multiclass_measures(cpu, alpha, np.asarray(obj.multiclass_weights(cpu, alpha)))
+    assert run.state.gap == pytest.approx(obj.relative_gap(P, D), rel=1e-6, abs=1e-12)
+
+
+def test_on_cupys_code_path_the_estimator_fits_by_working_sets_at_every_size(monkeypatch):
+    """Below 2,000 samples the CPU's default is the epochs (K in the row cache); off NumPy the epochs would compute
+    a kernel row per visit, so the working sets are the default there: the same classifier."""
+    X, y = data.rings(90, noise=0.2, seed=4)
+    cpu = MulticlassSVC(kernel="rbf", gamma=0.7, tol=1e-8, random_state=0).fit(X, y)
+    cupy_code_path(monkeypatch)
+    dev = MulticlassSVC(kernel="rbf", gamma=0.7, tol=1e-8, random_state=0).fit(X, y)
+    assert cpu.solver_ == "exact" and dev.solver_ == "working_set" and dev.result_.converged
+    Z = np.random.default_rng(0).uniform(-3, 3, (40, 2))
+    np.testing.assert_allclose(dev.decision_function(Z), cpu.decision_function(Z), atol=1e-3)
+    assert type(dev.support_vectors_) is np.ndarray
+
+
+@pytest.mark.parametrize("Solver", (ExactBlock, CSBlondel))
+def test_on_cupys_code_path_the_epochs_step_path_reaches_the_same_optimum(Solver, monkeypatch):
+    """The epochs off NumPy (no compiled row cache there) read the problem's kernel rows one at a time."""
+    X, y = data.rings(50, noise=0.2, seed=6)
+    loss = "cs" if Solver is CSBlondel else "ww"
+    oracle = solve(InteriorPoint(), MulticlassProblem(X, y, C=3.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7))
+    cupy_code_path(monkeypatch)
+    p = MulticlassProblem(X, y, C=3.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7)
+    run = solve(Solver(random_state=0), p, tol=1e-8)
+    assert not is_numpy(p.xp) and run.converged
+    assert run.state.dual == pytest.approx(oracle.state.dual, rel=1e-7)
+    np.testing.assert_allclose(np.asarray(p.kernel_row(3)), np.asarray(p.gram)[3] - p.kernel_offset, atol=1e-14)
+
+
+def test_on_a_namespace_without_index_writes_it_is_refused_naming_the_namespace():
+    import array_api_strict as xps
+
+    X, y = data.rings(30, noise=0.2, seed=0)
+    p = MulticlassProblem(xps.asarray(X), y, C=1.0, loss="ww", kernel="rbf", gamma=0.7)
+    with pytest.raises(ValueError, match="working_set.*NumPy or CuPy.*array_api_strict"):
+        solve(WorkingSet(), p)

@@ -53,8 +53,9 @@ class MulticlassSVC(DualSVC):
     solver : {None, "exact", "shark", "blondel", "parallel", "interior_point", "working_set"}
         None: the loss's default, "exact" (WW, LLW, MMR) or "blondel" (CS), one sample at a time, finished
         by "interior_point" when it stops short on a small problem (:mod:`svmteach.estimators.direct`); with a
-        nonlinear kernel on 2,000 samples or more, or whose n x n matrix ``cache_size`` cannot hold, "working_set"
-        (b samples solved together, their kernel rows computed at once: :class:`~svmteach.solvers.WorkingSet`).
+        nonlinear kernel on 2,000 samples or more, or whose n x n matrix ``cache_size`` cannot hold, or on a GPU,
+        "working_set" (b samples solved together, their kernel rows computed at once:
+        :class:`~svmteach.solvers.WorkingSet`).
         "shark": WW only.  "parallel": every sample at once (:class:`~svmteach.solvers.ParallelBlock`),
         for a GPU (it warns on the CPU).  "interior_point": Newton steps
         (:class:`~svmteach.solvers.InteriorPoint`), small problems.
@@ -153,11 +154,12 @@ class MulticlassSVC(DualSVC):
         matrix ``cache_size`` MB cannot hold: the working sets (:class:`~svmteach.solvers.WorkingSet`), which
         compute a row once per working set where the random-order epochs compute it at almost every visit beyond
         the cache, and ask for it at every visit within it (``benchmarks/RESULTS.md``: 1.3-3x faster from n = 2,000
-        with K cached, 5-13x at n = 20,000); else ``solver``."""
+        with K cached, 5-13x at n = 20,000), and at every n on a GPU (where the epochs would run their step path, a
+        kernel row at a time); else ``solver``."""
         n = problem.n_samples
+        small = n < WORKING_SETS_FROM and KernelRowCache.rows_for(n, self.cache_size) >= n and is_numpy(problem.xp)
         if (self.solver is not None or problem.kernel.is_linear or getattr(problem, "chunked", False)
-                or not is_numpy(problem.xp) or not WorkingSet.solves(problem.loss_object)
-                or (n < WORKING_SETS_FROM and KernelRowCache.rows_for(n, self.cache_size) >= n)):
+                or not WorkingSet.solves(problem.loss_object) or small):
             return solver
         return WorkingSet(cache_size=self.cache_size, random_state=self.random_state)
 

@@ -37,8 +37,15 @@ The order is cyclic, not greedy: choosing the b largest violations computed abou
 S is kept incrementally and drifts by rounding (float32 rows: by float32's); :meth:`WorkingSet.measure`
 recomputes it from alpha in float64 (the support vectors' rows, b at a time, in tiles), so the gap :func:`~svmteach.solve` certifies is
 of alpha alone.  An epoch ends with every active sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
-violations`): the state's ``violation``, by which ``solve`` decides when to measure.  NumPy only; a linear
-problem is the epochs' (its W is k x d, and rows of X are cheap).
+violations`): the state's ``violation``, by which ``solve`` decides when to measure.  A linear problem is the
+epochs' (its W is k x d, and rows of X are cheap).
+
+On a GPU (X, alpha and S CuPy arrays, ``device="gpu"``) the kernel entries, the score updates and the measures are
+made on the device by array-API code (:func:`~svmteach.kernels.gram` on a tile: the inner products by one matrix
+product, cuBLAS; the kernel's function on the tile, in float64 and then cast to ``row_dtype``); what is small or
+sequential comes to the host: the b x b block, the working set's rows of alpha and S (its sub-problem is solved by
+the same compiled row kernels as on the CPU) and, once an epoch, the active samples' scores for their violations.
+So a step moves O(b^2 + bk) numbers between host and device beside its O(bmd) of products on the device.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ import numpy as np
 
 from .. import multiclass_model
 from .. import objectives as obj
-from ..backend import is_numpy, to_numpy
+from ..backend import is_numpy, takes_index_writes, to_numpy
+from ..kernels import gram
 from ..kernels import kernel_params
 from ..losses.base import row_kernels
 from ..losses.row_kernels import params
@@ -190,8 +198,8 @@ class WorkingSet(Solver):
 
     def init(self, problem: MulticlassProblem) -> WorkingSetState:
         _check_problem(self, problem)
-        n, k = problem.n_samples, problem.k
-        alpha, S = np.zeros((n, k)), np.zeros((n, k))
+        n, k, xp = problem.n_samples, problem.k, problem.xp
+        alpha, S = xp.zeros((n, k), dtype=xp.float64), xp.zeros((n, k), dtype=xp.float64)
         nan = math.nan
         state = self.State.of(n_iter=0, alpha=alpha, W=S, primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan,
                               chosen=np.zeros(0, dtype=np.int64), start=nan, end=nan, inner_epochs=0, visits=0,
@@ -204,7 +212,8 @@ class WorkingSet(Solver):
         ``feasible``, S recomputed, a new epoch)."""
         _check_problem(self, problem)
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
-        alpha = np.array(to_numpy(problem.loss_object.feasible(problem, alpha)), dtype=np.float64)
+        xp = problem.xp
+        alpha = xp.asarray(problem.loss_object.feasible(problem, alpha), dtype=xp.float64, copy=True)
         state = state._replace(alpha=alpha, chosen=np.zeros(0, dtype=np.int64), start=math.nan, end=math.nan,
                                inner_epochs=0, visits=0)
         return self._next_epoch(problem, self.measure(problem, state))
@@ -219,14 +228,15 @@ class WorkingSet(Solver):
     def _unshrunk(self, problem, state) -> WorkingSetState:
         """Every sample active, S = (K + B^2) A(alpha) recomputed from alpha alone in float64: the support
         vectors' kernel rows, b at a time, as a step computes them, each block summed into S by one product."""
-        A = _weights(problem, state.alpha)
-        support = np.flatnonzero(np.any(A != 0, axis=1))
+        xp = problem.xp
+        A = xp.asarray(problem.loss_object.weight_rows(problem, state.alpha), dtype=xp.float64)
+        support = np.flatnonzero(to_numpy(xp.any(A != 0, axis=1)))
         n = problem.n_samples
-        S = np.zeros((n, problem.k))
+        S = xp.zeros((n, problem.k), dtype=xp.float64)
         b = self.block_size(problem)
         for at in range(0, support.size, b):
             chosen = support[at : at + b]
-            add_kernel_products(problem, chosen, A[chosen], S)
+            add_kernel_products(problem, chosen, _rows(problem, A, chosen), S)
         return state._replace(W=S, active=np.arange(n), kernel_values=state.kernel_values + support.size * n)
 
     def _next_epoch(self, problem, state) -> WorkingSetState:
@@ -253,19 +263,20 @@ class WorkingSet(Solver):
     def step(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
         """The next working set solved and every score moved (the module's steps 1-4); at the epoch's end, the
         next epoch begun.  On new arrays: the input state is never written."""
+        xp = problem.xp
         chosen = np.sort(state.perm[state.pos : state.pos + self.block_size(problem)])
         active = state.active
         dtype = ROW_DTYPES[self.row_dtype]
-        K_BB = kernel_rows(problem, chosen, chosen, dtype).astype(np.float64)
-        alpha_B, S_B = state.alpha[chosen], state.W[chosen]
+        K_BB = np.asarray(to_numpy(kernel_rows(problem, chosen, chosen, dtype)), dtype=np.float64)
+        alpha_B, S_B = _host_rows(problem, state.alpha, chosen), _host_rows(problem, state.W, chosen)
         change = np.empty_like(alpha_B)
         drivers = nm.drivers(row_kernels(problem.loss_object))
         visits, epochs, start, end = drivers.subproblem(
-            drivers.code, K_BB, S_B, alpha_B, problem.codes[chosen], problem.sqnorm[chosen], problem.C_i[chosen],
-            params(problem.M), self.inner_fraction, self.inner_epochs, change)
-        alpha = state.alpha.copy()
-        alpha[chosen] = alpha_B
-        S = state.W.copy()
+            drivers.code, K_BB, S_B, alpha_B, *_host_block_data(problem, chosen), params(problem.M),
+            self.inner_fraction, self.inner_epochs, change)
+        alpha = xp.asarray(state.alpha, copy=True)
+        alpha[_index(problem, chosen)] = xp.asarray(alpha_B)
+        S = xp.asarray(state.W, copy=True)
         made = add_kernel_products(problem, chosen, change, S, None if active.size == problem.n_samples else active,
                                    dtype)
         state = state._replace(n_iter=state.n_iter + 1, alpha=alpha, W=S, chosen=chosen, start=float(start),
@@ -280,15 +291,16 @@ class WorkingSet(Solver):
 
     def coefficients(self, problem: MulticlassProblem, state: WorkingSetState) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, S)`` as NumPy arrays."""
-        return state.alpha, state.W
+        return to_numpy(state.alpha), to_numpy(state.W)
 
 
 def kernel_rows(problem, chosen, columns=None, dtype=np.float64) -> np.ndarray:
     """(len(chosen), len(columns)) entries of the problem's kernel matrix plus :math:`B^2`, rows ``chosen`` and
     columns ``columns`` (sorted; None: every column), in ``dtype`` (float64 or float32), made by
-    :func:`kernel_tiles` and kept: a step takes its working set's b x b block so."""
+    :func:`kernel_tiles` and kept, on the problem's device: a step takes its working set's b x b block so."""
     columns = np.arange(problem.n_samples) if columns is None else columns
-    rows = np.empty((chosen.size, columns.size), dtype=dtype)
+    xp = problem.xp
+    rows = xp.empty((chosen.size, columns.size), dtype=getattr(xp, np.dtype(dtype).name))
     for at, taken, tile in kernel_tiles(problem, chosen, columns, dtype):
         rows[:, at : at + taken.size] = tile
     return rows
@@ -302,12 +314,13 @@ def add_kernel_products(problem, chosen, coef, S, columns=None, dtype=np.float64
     ``dtype``, added to S in float64).  Returns the kernel entries computed."""
     columns = np.arange(problem.n_samples) if columns is None else columns
     every = columns.size == problem.n_samples
-    coef = coef.astype(dtype, copy=False)
+    xp = problem.xp
+    coef = xp.asarray(coef, dtype=getattr(xp, np.dtype(dtype).name))
     for at, taken, tile in kernel_tiles(problem, chosen, columns, dtype):
         if every:
             S[at : at + taken.size] += tile.T @ coef
         else:
-            S[taken] += tile.T @ coef
+            S[_index(problem, taken)] += tile.T @ coef
     return chosen.size * columns.size
 
 
@@ -318,7 +331,12 @@ def kernel_tiles(problem, chosen, columns, dtype):
     matrix product (BLAS-3; X taken a block of rows at a time, so no copy of X is made; in float32 the block is
     cast), then the kernel's function in place in ``dtype``'s arithmetic
     (:func:`~svmteach.solvers.numba_kernel_rows.rows_from_dots`; the squared norms summed in float64, the
-    cancellation guard's explicit differences in float64).  One tile array is reused: the next overwrites it."""
+    cancellation guard's explicit differences in float64).  One tile array is reused: the next overwrites it.
+    Off NumPy (a GPU), each tile is :func:`~svmteach.kernels.gram` of the rows and the tile's points, in float64 on
+    the device, cast to ``dtype``."""
+    if not is_numpy(problem.xp):
+        yield from _device_tiles(problem, chosen, columns, dtype)
+        return
     X = np.asarray(problem.X, dtype=np.float64)
     every = columns.size == problem.n_samples
     XB = X[chosen].astype(dtype, copy=False)
@@ -336,17 +354,47 @@ def kernel_tiles(problem, chosen, columns, dtype):
         yield at, taken, tile
 
 
-def _weights(problem, alpha) -> np.ndarray:
-    """A(alpha), (n, k) float64: the rows by which each sample moves the scores (zero: it moves none)."""
-    return np.asarray(to_numpy(problem.loss_object.weight_rows(problem, alpha)), dtype=np.float64)
+def _device_tiles(problem, chosen, columns, dtype):
+    """:func:`kernel_tiles` off NumPy: each tile by :func:`~svmteach.kernels.gram` (array-API code) on the device."""
+    xp, X = problem.xp, problem.X
+    every = columns.size == problem.n_samples
+    XB = xp.take(X, _index(problem, chosen), axis=0)
+    width = max(1, min(TILE_COLUMNS, COLUMN_BLOCK_BYTES // (8 * X.shape[1])))
+    for at in range(0, columns.size, width):
+        taken = columns[at : at + width]
+        block = X[at : at + taken.size, :] if every else xp.take(X, _index(problem, taken), axis=0)
+        tile = gram(XB, block, problem.kernel) + problem.kernel_offset
+        yield at, taken, xp.astype(tile, getattr(xp, np.dtype(dtype).name))
+
+
+def _index(problem, samples):
+    """``samples`` (NumPy int64) as an index of the problem's arrays (moved to the device off NumPy)."""
+    return samples if is_numpy(problem.xp) else problem.xp.asarray(samples)
+
+
+def _rows(problem, a, samples):
+    """Rows ``samples`` of the problem's array ``a``, where ``a`` lives."""
+    return a[samples] if is_numpy(problem.xp) else problem.xp.take(a, _index(problem, samples), axis=0)
+
+
+def _host_rows(problem, a, samples) -> np.ndarray:
+    """Rows ``samples`` of the problem's array ``a`` as a new NumPy array (the compiled code's input: a gather
+    copies)."""
+    return np.asarray(to_numpy(_rows(problem, a, samples)))
+
+
+def _host_block_data(problem, samples) -> tuple:
+    """The compiled block step's per-sample data of ``samples`` on the host: class codes, curvatures, C_i."""
+    return tuple(_host_rows(problem, a, samples) for a in (problem.codes, problem.sqnorm, problem.C_i))
 
 
 def _violations(problem, state, samples) -> np.ndarray:
-    """The block violations of ``samples`` against the state's scores (the loss's compiled block step)."""
+    """The block violations of ``samples`` against the state's scores (the loss's compiled block step, on the
+    host)."""
     drivers = nm.drivers(row_kernels(problem.loss_object))
     v = np.empty(samples.size)
-    drivers.violations(drivers.code, state.W[samples], state.alpha[samples], problem.codes[samples],
-                       problem.sqnorm[samples], problem.C_i[samples], params(problem.M), v)
+    drivers.violations(drivers.code, _host_rows(problem, state.W, samples), _host_rows(problem, state.alpha, samples),
+                       *_host_block_data(problem, samples), params(problem.M), v)
     return v
 
 
@@ -368,5 +416,6 @@ def _check_problem(solver, problem) -> None:
     if not multiclass_model.is_kernel(problem):
         raise ValueError("solver 'working_set' solves kernel problems (kernel='rbf', 'poly', 'laplacian'); "
                          "a linear kernel is the epochs' (solver=None)")
-    if not is_numpy(problem.xp):
-        raise ValueError("solver 'working_set' runs on NumPy arrays; device='gpu' is not supported by it yet")
+    if not takes_index_writes(problem.xp):
+        raise ValueError(f"solver 'working_set' runs on NumPy or CuPy arrays (it writes rows of alpha and S by an "
+                         f"integer index), not on {problem.xp.__name__}'s")
