@@ -234,6 +234,39 @@ def test_float32_rows_reach_the_float64_rows_optimum_and_certify_in_float64(loss
                                    atol=1e-5 * max(1.0, np.abs(exact).max()))
 
 
+def test_a_measure_adds_the_rows_of_the_samples_that_moved_since_the_last_and_its_scores_are_k_times_a():
+    X, y = data.rings(300, noise=0.15, seed=5)
+    p = MulticlassProblem(X, y, C=1.0, loss="cs", bias=1.0, kernel="rbf", gamma=0.7)
+    ws = WorkingSet(working_set=16, random_state=0)
+    state = ws.init(p)
+    for _ in range(12):
+        state = ws.step(p, state)
+    state = ws.measure(p, state)  # every support vector moved since alpha = 0: their rows times A
+    fewer = 0
+    for _ in range(6):
+        for _ in range(12):
+            state = ws.step(p, state)
+        A_before = state.exact_weights  # A(alpha) at the last measure
+        A = np.asarray(p.loss_object.weight_rows(p, state.alpha))
+        moved = np.any(A != A_before, axis=1).sum()
+        support = np.any(A != 0, axis=1).sum()
+        measured = ws.measure(p, state)
+        # the rows of the samples that moved, where fewer than the support vectors' (a row gone to zero moved too)
+        assert measured.kernel_values - state.kernel_values == min(moved, support) * p.n_samples
+        fewer += 0 < moved < support
+        exact = np.asarray(obj.multiclass_weights(p, measured.alpha))
+        np.testing.assert_allclose(measured.W, exact, rtol=0, atol=1e-12 * np.abs(exact).max())
+        np.testing.assert_array_equal(measured.exact_weights, A)
+        state = measured
+    assert fewer >= 2
+    # a warm start on other points forgets the scores of these: S is the new X's K A
+    X2 = X + 0.3
+    p2 = MulticlassProblem(X2, y, C=2.0, loss="cs", bias=1.0, kernel="rbf", gamma=0.7)
+    warm = ws.warm_start(p2, state)
+    exact = np.asarray(obj.multiclass_weights(p2, warm.alpha))
+    np.testing.assert_allclose(warm.W, exact, rtol=0, atol=1e-12 * np.abs(exact).max())
+
+
 # ---- the GPU's code path without a GPU: NumPy arrays through CuPy's namespace (conftest.cupy_code_path) -----------
 
 @pytest.mark.parametrize("loss", LOSSES)

@@ -35,10 +35,11 @@ The order is cyclic, not greedy: choosing the b largest violations computed abou
 (measured, RESULTS.md), because a set solved against stale scores of the rest is soon chosen again.
 
 S is kept incrementally and drifts by rounding (float32 rows: by float32's); :meth:`WorkingSet.measure`
-recomputes it from alpha in float64 (the support vectors' rows, b at a time, in tiles), so the gap :func:`~svmteach.solve` certifies is
-of alpha alone.  An epoch ends with every active sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.
-violations`): the state's ``violation``, by which ``solve`` decides when to measure.  A linear problem is the
-epochs' (its W is k x d, and rows of X are cheap).
+recomputes it from alpha in float64 (the last recompute's scores plus the float64 rows of the samples that moved
+since, b at a time, in tiles), so the gap :func:`~svmteach.solve` certifies is of alpha alone.  An epoch ends
+with every active sample's block violation from S (:func:`~svmteach.solvers.numba_multiclass.violations`): the
+state's ``violation``, by which ``solve`` decides when to measure.  A linear problem is the epochs' (its W is
+k x d, and rows of X are cheap).
 
 On a GPU (X, alpha and S CuPy arrays, ``device="gpu"``) the kernel entries, the score updates and the measures are
 made on the device by array-API code (:func:`~svmteach.kernels.gram` on a tile: the inner products by one matrix
@@ -109,7 +110,9 @@ class WorkingSetEngine(NamedTuple):
     perm : (p,) int64, this epoch's order: the active samples whose block violated at its start, shuffled;
     active : (m,) int64, sorted: the samples whose scores the steps keep (every sample but the shrunk ones);
     seed : int, the orders' seed;  rows_computed : int, kernel rows computed so far (b a step);
-    kernel_values : int, kernel entries computed so far (b times the active samples a step, and the measures').
+    kernel_values : int, kernel entries computed so far (b times the active samples a step, and the measures');
+    exact_weights, exact_scores : (n, k) float64, A(alpha) and the scores (K + B^2) A(alpha) in float64 at the last
+        recompute (the next one adds the products of the rows that moved since); (0, k) before the first.
     """
 
     epoch: int
@@ -119,6 +122,8 @@ class WorkingSetEngine(NamedTuple):
     seed: int
     rows_computed: int
     kernel_values: int
+    exact_weights: np.ndarray
+    exact_scores: np.ndarray
 
 
 class WorkingSetState(ThreePartState):
@@ -204,7 +209,9 @@ class WorkingSet(Solver):
         state = self.State.of(n_iter=0, alpha=alpha, W=S, primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan,
                               chosen=np.zeros(0, dtype=np.int64), start=nan, end=nan, inner_epochs=0, visits=0,
                               epoch=0, pos=0, perm=np.zeros(0, dtype=np.int64), active=np.arange(n),
-                              seed=seed_from(self.random_state), rows_computed=0, kernel_values=0)
+                              seed=seed_from(self.random_state), rows_computed=0, kernel_values=0,
+                              exact_weights=xp.zeros((0, k), dtype=xp.float64),
+                              exact_scores=xp.zeros((0, k), dtype=xp.float64))
         return self.measure(problem, self._next_epoch(problem, state))
 
     def warm_start(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
@@ -214,8 +221,9 @@ class WorkingSet(Solver):
         alpha = check_state_alpha(problem, state.alpha, (problem.n_samples, problem.k))
         xp = problem.xp
         alpha = xp.asarray(problem.loss_object.feasible(problem, alpha), dtype=xp.float64, copy=True)
+        none = xp.zeros((0, problem.k), dtype=xp.float64)  # the scores of another problem's X are not this one's
         state = state._replace(alpha=alpha, chosen=np.zeros(0, dtype=np.int64), start=math.nan, end=math.nan,
-                               inner_epochs=0, visits=0)
+                               inner_epochs=0, visits=0, exact_weights=none, exact_scores=none)
         return self._next_epoch(problem, self.measure(problem, state))
 
     def measure(self, problem: MulticlassProblem, state: WorkingSetState) -> WorkingSetState:
@@ -226,18 +234,28 @@ class WorkingSet(Solver):
         return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
 
     def _unshrunk(self, problem, state) -> WorkingSetState:
-        """Every sample active, S = (K + B^2) A(alpha) recomputed from alpha alone in float64: the support
-        vectors' kernel rows, b at a time, as a step computes them, each block summed into S by one product."""
+        """Every sample active, S = (K + B^2) A(alpha) recomputed from alpha alone in float64 (never from the
+        steps' float32 updates): the last recompute's float64 scores plus the float64 kernel rows of the samples
+        whose row of A(alpha) moved since, times that move, b rows at a time as a step computes them; or, where
+        fewer samples are support vectors than moved (the first time: all), the support vectors' rows times A.
+        (At n = 20,000 a third to a half of the support vectors move between measures.)  Each recompute adds its
+        products' float64 rounding, about 1e-16 of sum |K| |change| an entry: far below any gap a fit reports."""
         xp = problem.xp
         A = xp.asarray(problem.loss_object.weight_rows(problem, state.alpha), dtype=xp.float64)
-        support = np.flatnonzero(to_numpy(xp.any(A != 0, axis=1)))
         n = problem.n_samples
-        S = xp.zeros((n, problem.k), dtype=xp.float64)
+        support = np.flatnonzero(to_numpy(xp.any(A != 0, axis=1)))
+        coef, S = A, xp.zeros((n, problem.k), dtype=xp.float64)
+        if state.exact_weights.shape[0] == n:
+            change = A - state.exact_weights
+            moved = np.flatnonzero(to_numpy(xp.any(change != 0, axis=1)))
+            if moved.size < support.size:
+                support, coef, S = moved, change, xp.asarray(state.exact_scores, copy=True)
         b = self.block_size(problem)
         for at in range(0, support.size, b):
             chosen = support[at : at + b]
-            add_kernel_products(problem, chosen, _rows(problem, A, chosen), S)
-        return state._replace(W=S, active=np.arange(n), kernel_values=state.kernel_values + support.size * n)
+            add_kernel_products(problem, chosen, _rows(problem, coef, chosen), S)
+        return state._replace(W=S, active=np.arange(n), kernel_values=state.kernel_values + support.size * n,
+                              exact_weights=A, exact_scores=S)
 
     def _next_epoch(self, problem, state) -> WorkingSetState:
         """A new epoch: the active samples' block violations from S (the state's ``violation``, their largest;
