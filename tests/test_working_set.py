@@ -16,7 +16,7 @@ from conftest import cupy_code_path
 from svmteach import MulticlassSVC, data
 from svmteach import objectives as obj
 from svmteach.problems import MulticlassProblem
-from svmteach.backend import is_numpy
+from svmteach.backend import cupy_available, is_numpy, to_numpy
 from svmteach.solvers import CSBlondel, ExactBlock, InteriorPoint, WorkingSet, solve
 from svmteach.solvers.violations import block_violations
 
@@ -351,3 +351,30 @@ def test_on_a_namespace_without_index_writes_it_is_refused_naming_the_namespace(
     p = MulticlassProblem(xps.asarray(X), y, C=1.0, loss="ww", kernel="rbf", gamma=0.7)
     with pytest.raises(ValueError, match="working_set.*NumPy or CuPy.*array_api_strict"):
         solve(WorkingSet(), p)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not cupy_available(), reason="needs CuPy and a CUDA GPU")
+@pytest.mark.parametrize("loss", ("ww", "cs"))
+def test_on_a_gpu_its_steps_are_the_cpus_and_the_estimator_the_same_classifier(loss):
+    """On the card itself (``benchmarks/gpu.py --check`` runs it): cuBLAS's products round otherwise than the CPU's
+    compiled tiles, so float64 steps agree to rounding, not bit for bit."""
+    X, y = data.rings(200, noise=0.2, seed=8)
+    runs = {}
+    for device in ("cpu", "gpu"):
+        p = MulticlassProblem(X, y, C=2.0, loss=loss, bias=1.0, kernel="rbf", gamma=0.7, device=device)
+        ws = WorkingSet(working_set=16, row_dtype="float64", random_state=2)
+        state = ws.init(p)
+        for _ in range(30):
+            state = ws.step(p, state)
+        runs[device] = ws.measure(p, state)
+    cpu, gpu = runs["cpu"], runs["gpu"]
+    assert type(gpu.alpha).__module__.startswith("cupy") and type(gpu.W).__module__.startswith("cupy")
+    np.testing.assert_array_equal(cpu.chosen, gpu.chosen)
+    np.testing.assert_allclose(to_numpy(gpu.alpha), cpu.alpha, rtol=0, atol=1e-9)
+    assert gpu.gap == pytest.approx(cpu.gap, rel=1e-6, abs=1e-12)
+    on_cpu = MulticlassSVC(kernel="rbf", gamma=0.7, loss=loss, tol=1e-6, random_state=0).fit(X, y)
+    on_gpu = MulticlassSVC(kernel="rbf", gamma=0.7, loss=loss, tol=1e-6, random_state=0, device="gpu").fit(X, y)
+    assert on_gpu.solver_ == "working_set" and isinstance(on_gpu.dual_coef_, np.ndarray)
+    Z = np.random.default_rng(0).uniform(-3, 3, (40, 2))
+    np.testing.assert_allclose(on_gpu.decision_function(Z), on_cpu.decision_function(Z), atol=1e-3)
