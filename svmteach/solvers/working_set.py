@@ -59,8 +59,7 @@ import numpy as np
 from .. import multiclass_model
 from .. import objectives as obj
 from ..backend import is_numpy, takes_index_writes, to_numpy
-from ..kernels import gram
-from ..kernels import kernel_params
+from ..kernels import gram, kernel_params
 from ..losses.base import row_kernels
 from ..losses.row_kernels import params
 from ..problems import MulticlassProblem
