@@ -56,6 +56,8 @@ from svmteach.solvers import WorkingSet, multiclass_base, multiclass_solver_name
 
 C, GAMMA, CACHE_MB, D, K = 1.0, 0.05, 200, 20, 10
 LOSSES = ("ww", "cs", "llw")
+#: ``--losses`` may also name maximum margin regression (not run by default).
+CHOICES = LOSSES + ("mmr",)
 
 
 def epochs_solver(loss):
@@ -221,7 +223,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", help="training sizes (default 5000 20000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per fit at n <= 5,000 (median)")
     parser.add_argument("--repeat-large", type=int, default=1, help="runs per fit above n = 5,000")
-    parser.add_argument("--losses", nargs="+", choices=LOSSES, default=list(LOSSES))
+    parser.add_argument("--losses", nargs="+", choices=CHOICES, default=list(LOSSES))
     parser.add_argument("--solvers", nargs="+", choices=("epochs", "working_set"), default=["epochs", "working_set"],
                         help="the loss's random-order epochs (solver='exact' or 'blondel') and/or solver='working_set'")
     parser.add_argument("--data", choices=("synthetic", "mnist"), default="synthetic",
