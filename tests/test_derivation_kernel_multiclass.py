@@ -29,11 +29,11 @@ def steps():
 def test_every_step_of_every_loss_is_verified(steps):
     assert [(s.name, s.check) for s in steps if s.status != VERIFIED] == []
     names = {s.name for s in steps}
-    assert {f"{tag}: {name}" for tag in ("WW", "CS", "LLW") for name in LOSS_STEPS} <= names
+    assert {f"{tag}: {name}" for tag in ("WW", "CS", "LLW", "MMR") for name in LOSS_STEPS} <= names
     assert {"intercept: the kernel of the extended features", "intercept: b_m = B^2 sum_i A_im",
             "intercept: the intercepts sum to zero", "multiclass_model.model: S = (K + B^2) A",
             "MulticlassSVC: kernel sums plus b_m"} <= names
-    assert sum(s.kind == "numeric" for s in steps) == 7
+    assert sum(s.kind == "numeric" for s in steps) == 8
     assert {s.model for s in steps} == {"kernel multiclass"}
 
 
@@ -51,17 +51,21 @@ def clarabel_row(tag, K, A_rows, i, y, C, M):
     """Row i of alpha maximising the whole kernel dual D = l(alpha) - 1/2 <A, K A> with the other rows fixed,
     solved by Clarabel over the row's feasible set; ``A_rows`` is A(alpha) (n, k) at the current alpha."""
     k = A_rows.shape[1]
-    R = {"WW": -M * np.eye(k), "CS": np.eye(k), "LLW": -(np.eye(k) - np.ones((k, k)) / k)}[tag]  # A_i = R a
+    J = np.eye(k) - np.ones((k, k)) / k
+    R = {"WW": -M * np.eye(k), "CS": np.eye(k), "LLW": -J, "MMR": J}[tag]  # A_i = R a
     others = A_rows.copy()
     others[i] = 0.0
     cross = K[i] @ others  # (K A)_i without row i's own part
     off = np.arange(k) != y
-    ell = {"WW": off * 1.0, "CS": (~off) * 1.0, "LLW": off * 1.0}[tag]
+    ell = {"WW": off * 1.0, "CS": (~off) * 1.0, "LLW": off * 1.0, "MMR": (~off) * 1.0}[tag]
     # maximise ell'a - (R a)'cross - K_ii/2 |R a|^2, i.e. minimise 1/2 a'Pa + q'a
     P, q = K[i, i] * R.T @ R, -ell + R.T @ cross
     e_y = (~off) * 1.0
     if tag == "CS":  # a <= C e_y, 1'a = 0
         return solve_qp(P, q, A_eq=np.ones(k), b_eq=[0.0], A_ineq=np.eye(k), b_ineq=C * e_y)
+    if tag == "MMR":  # 0 <= a_y <= C, the other entries 0
+        return solve_qp(P, q, A_eq=np.eye(k)[off], b_eq=np.zeros(k - 1), A_ineq=np.vstack([e_y, -e_y]),
+                        b_ineq=[C, 0.0])
     box = np.vstack([np.eye(k)[off], -np.eye(k)[off]])
     limits = np.concatenate([np.full(k - 1, C), np.zeros(k - 1)])
     label = np.ones(k) if tag == "WW" else e_y  # WW: 1'a = 0; LLW: a_y = 0
@@ -100,7 +104,7 @@ def test_the_derivations_exhaustive_block_solver_agrees_with_clarabel(loss):
         c = np.asarray(c_fn(P["alpha"][i][order], P["S"][i][order], float(P["K"][i, i]), M), dtype=float).ravel()
         z = km.active_set_minimum(H, c, *km.block_constraints(loss, kk, C))
         oracle = clarabel_row(loss.tag, P["K"], km.rows_of(loss, P["alpha"], M), i, y, C, M)
-        np.testing.assert_allclose(z, oracle[order[1:]], atol=1e-6 * C)
+        np.testing.assert_allclose(z, oracle[[order[m] for m in loss.positions(0, kk)]], atol=1e-6 * C)
 
 
 # ---- wrong formulas and wrong code are caught ---------------------------------------------------------------
@@ -112,6 +116,14 @@ def test_weights_without_the_centring_fail_the_lee_lin_wahba_steps():
     failed = {s.name for s in km.loss_steps(wrong) if s.status == FAILED}
     assert {"LLW: stationarity in w_m, the representer form", "LLW: the training scores S = K A",
             "LLW: the norm of W", "LLW: the kernel dual", "LLW: K = XX' gives the linear dual"} <= failed
+
+
+def test_maximum_margin_regression_without_the_centring_fails_its_steps():
+    """W from alpha itself (no nu for sum_m w_m = 0): the representer form and what follows fail."""
+    wrong = km.MMR._replace(rows=lambda Am: Am)
+    failed = {s.name for s in km.loss_steps(wrong) if s.status == FAILED}
+    assert {"MMR: stationarity in w_m, the representer form", "MMR: the training scores S = K A",
+            "MMR: the kernel dual", "MMR: K = XX' gives the linear dual"} <= failed
 
 
 def test_a_wrong_sign_of_the_scores_in_the_block_fails():
@@ -130,7 +142,7 @@ def test_a_block_kernel_given_the_kernel_without_the_intercept_fails_the_cross_c
 
     monkeypatch.setattr(km, "compiled_block", unit_curvature)
     failed = {s.name for s in km.numeric_checks() if s.status == FAILED}
-    assert {f"{tag}: the loss's compiled block kernel on a kernel problem" for tag in ("WW", "CS", "LLW")} <= failed
+    assert {f"{tag}: the loss's compiled block kernel on a kernel problem" for tag in ("WW", "CS", "LLW", "MMR")} <= failed
 
 
 def test_a_library_intercept_without_b_squared_fails_the_cross_check(monkeypatch):

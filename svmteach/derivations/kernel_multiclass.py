@@ -1,4 +1,5 @@
-"""The kernel duals of the three multiclass losses (Weston-Watkins with any M, Crammer-Singer, Lee-Lin-Wahba):
+"""The kernel duals of the four multiclass losses (Weston-Watkins with any M, Crammer-Singer, Lee-Lin-Wahba and
+maximum-margin regression):
 the representer argument carried to k weight vectors, the block problem of one sample in terms of K_ii and
 its scores, the rank-one move of the training scores, and the penalised intercept as B^2 added to the kernel.
 
@@ -23,6 +24,7 @@ import sympy as sp
 
 from . import crammer_singer as cs_linear
 from . import lee_lin_wahba as llw_linear
+from . import maximum_margin_regression as mmr_linear
 from . import weston_watkins as ww_linear
 from .core import FAILED, VERIFIED, Step, computed, numeric, real_symbols, shown_line
 
@@ -42,7 +44,7 @@ K = sp.Matrix(n, n, lambda i, s: sp.Symbol(f"K_{min(i, s) + 1}{max(i, s) + 1}", 
 M = sp.Symbol("M", real=True)  # the Weston-Watkins derivation's margin scale
 C = sp.Symbol("C", positive=True)
 WF = sp.Matrix(k, p, lambda m, c: sp.Symbol(f"w_{m + 1}{c + 1}", real=True))  # row m is w_m, in feature space
-FREE = {(i, m): sp.Symbol(f"alpha_{i + 1}{m + 1}", real=True) for i in range(n) for m in range(k) if m != labels[i]}
+ALPHA = sp.Matrix(n, k, lambda i, m: sp.Symbol(f"alpha_{i + 1}{m + 1}", real=True))
 
 
 def gram_of(F):
@@ -59,43 +61,85 @@ def centring(kk=k):
 
 
 class Loss(NamedTuple):
-    """One loss as the derivation needs it; ``build`` makes the (n, k) alpha from its free entries."""
+    """One loss as the derivation needs it; ``build`` makes the (n, k) alpha from its free entries.
+
+    The free entries of a row are those off the label, whose label entry ``label_entry`` then fixes, or
+    (``label_entry`` None: maximum-margin regression) the label entry alone, the others 0.
+    """
 
     tag: str
     title: str
-    label_entry: Callable  # the label entry of a row from its free entries
+    label_entry: Callable | None  # the label entry of a row from its free entries; None: the label entry is free
     rows: Callable  # A(alpha), (n, k)
     linear: Callable  # the linear term of the maximised dual, ell(alpha)
+    course_dual: Callable  # the linear derivation's maximised dual at an (n, k) alpha, points X
+    course_weights: Callable  # the linear derivation's (k, d) weights at an (n, k) alpha, points X
     A_latex: str
     ell_latex: str
     box_latex: str
     linear_source: str
+    lagrangian_latex: str  # whose Lagrangian, with which multipliers
+    block_latex: str  # the block's gain in delta, K_ii and s_i
+    move_latex: str  # how the row's entries move together
+
+    def positions(self, y, kk=k):
+        """The classes of a row of class ``y`` whose entries are free."""
+        return [y] if self.label_entry is None else [m for m in range(kk) if m != y]
+
+    def free(self, lab=labels):
+        """The free entries' symbols, by (sample, class)."""
+        return {(i, m): ALPHA[i, m] for i in range(len(lab)) for m in self.positions(lab[i])}
 
     def build(self, values=None, lab=labels):
-        values = FREE if values is None else values
+        values = self.free(lab) if values is None else values
         Am = sp.zeros(len(lab), k)
         for (i, m), v in values.items():
             Am[i, m] = v
-        for i in range(len(lab)):
-            Am[i, lab[i]] = self.label_entry([Am[i, m] for m in range(k) if m != lab[i]])
+        if self.label_entry is not None:
+            for i in range(len(lab)):
+                Am[i, lab[i]] = self.label_entry([Am[i, m] for m in range(k) if m != lab[i]])
         return Am
 
 
 WW = Loss("WW", "Weston-Watkins", lambda others: -sum(others), lambda Am: -M * Am,
           lambda Am, lab=labels: sum(Am[i, m] for i in range(Am.rows) for m in range(Am.cols) if m != lab[i]),
+          lambda Am: -ww_linear.dual(Am, X, labels), lambda Am: ww_linear.weights(Am, X),
           r"A = -M\alpha", r"\ell(\alpha) = \sum_i\sum_{j \ne y_i} \alpha_{ij}",
           r"0 \le \alpha_{ij} \le C,\ \alpha_{iy_i} = -\sum_{j \ne y_i}\alpha_{ij}",
-          "Weston-Watkins dual blog post, 'Expression for the dual problem'")
+          "Weston-Watkins dual blog post, 'Expression for the dual problem'",
+          r"the Lagrangian of the blog post with $\phi(x_i)$ for $x_i$ (multipliers $\alpha_{ij}$, $\mu_{ij}$)",
+          r"\sum_{j \ne y_i}\delta_j + M\,\delta^\top s_i - \frac{M^2 K_{ii}}{2}\|\delta\|^2",
+          r"$\delta_{y_i} = -\sum_{j \ne y_i}\delta_j$")
 CS = Loss("CS", "Crammer-Singer", lambda others: -sum(others), lambda Am: Am,
           lambda Am, lab=labels: sum(Am[i, lab[i]] for i in range(Am.rows)),
+          lambda Am: -cs_linear.dual(Am), lambda Am: cs_linear.weights(Am),
           r"A = \alpha", r"\ell(\alpha) = \sum_i \alpha_{iy_i}",
           r"\alpha_{im} \le C[m = y_i],\ \sum_m \alpha_{im} = 0",
-          "Multiclass dual solvers slides, 'Dual Formulation'")
+          "Multiclass dual solvers slides, 'Dual Formulation'",
+          r"the Lagrangian of the slides with $\phi(x_i)$ for $x_i$ (multipliers $\lambda_{im}$, "
+          r"$\alpha_{im} = C[m = y_i] - \lambda_{im}$)",
+          r"\delta_{y_i} - \delta^\top s_i - \frac{K_{ii}}{2}\|\delta\|^2", r"$\delta_{y_i} = -\sum_{m \ne y_i}\delta_m$")
 LLW = Loss("LLW", "Lee-Lin-Wahba", lambda others: 0, lambda Am: -Am * centring(Am.cols),
            lambda Am, lab=labels: sum(Am[i, m] for i in range(Am.rows) for m in range(Am.cols) if m != lab[i]),
+           lambda Am: llw_linear.dual(Am, X), lambda Am: llw_linear.weights(Am, X),
            r"A = -\alpha J", r"\ell(\alpha) = \sum_i\sum_{m \ne y_i} \alpha_{im}",
-           r"0 \le \alpha_{im} \le C,\ \alpha_{iy_i} = 0", "Lee, Lin and Wahba (2004), the multicategory SVM's dual")
-LOSSES = (WW, CS, LLW)
+           r"0 \le \alpha_{im} \le C,\ \alpha_{iy_i} = 0", "Lee, Lin and Wahba (2004), the multicategory SVM's dual",
+           r"the Lagrangian of Lee, Lin and Wahba with $\phi(x_i)$ for $x_i$ (multipliers $\alpha_{im}$, "
+           r"$\mu_{im}$, and $\nu$ for $\sum_m w_m = 0$)",
+           r"\sum_{m \ne y_i}\delta_m + (J\delta)^\top s_i - \frac{K_{ii}}{2}\|J\delta\|^2",
+           r"$\delta_{y_i} = 0$ and $J = I - \frac1k\mathbf{1}\mathbf{1}^\top$")
+MMR = Loss("MMR", "maximum-margin regression", None, lambda Am: Am * centring(Am.cols),
+           lambda Am, lab=labels: sum(Am[i, lab[i]] for i in range(Am.rows)),
+           lambda Am: mmr_linear.dual(Am, X), lambda Am: mmr_linear.weights(Am, X),
+           r"A = \alpha J", r"\ell(\alpha) = \sum_i \alpha_{iy_i}",
+           r"0 \le \alpha_{iy_i} \le C,\ \alpha_{im} = 0\ (m \ne y_i)", mmr_linear.MACHINE,
+           r"the Lagrangian of the MMR machine with $\phi(x_i)$ for $x_i$ (one multiplier $\alpha_{iy_i}$ and one "
+           r"$\mu_i$ per sample, and $\nu$ for $\sum_m w_m = 0$)",
+           r"\delta - \delta\,(s_{iy_i} - \bar s_i) - \frac{(k - 1) K_{ii}}{2k}\delta^2",
+           r"$\delta$ in the label entry alone, $A(\delta) = \delta\,(e_{y_i} - \frac1k\mathbf{1})$; the mean "
+           r"$\bar s_i$ is $0$ at every feasible $\alpha$, since the rows of $A$, hence of $S = KA$, sum to $0$ (the "
+           r"intercept's steps), so the block needs $s_{iy_i}$ alone")
+LOSSES = (WW, CS, LLW, MMR)
 
 
 def kernel_dual(loss, Am, Km=K):
@@ -121,36 +165,21 @@ def lagrangian(loss):
         Am = CS.build()
         elim = {lam[i, m]: (C if m == labels[i] else 0) - Am[i, m] for i in range(n) for m in range(k)}
         return L, list(WF), [sp.diff(L, v) for v in WF], elim
-    xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in FREE}
-    mu = {key: sp.Symbol(f"mu_{key[0] + 1}{key[1] + 1}", real=True) for key in FREE}
-    elim = {mu[key]: C - FREE[key] for key in FREE}
+    free = loss.free()
+    xi = {key: sp.Symbol(f"xi_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
+    mu = {key: sp.Symbol(f"mu_{key[0] + 1}{key[1] + 1}", real=True) for key in free}
+    elim = {mu[key]: C - free[key] for key in free}
     if loss.tag == "WW":
-        L = sq + sum(C * xi[(i, j)] - mu[(i, j)] * xi[(i, j)] + FREE[(i, j)] * (
-            1 - xi[(i, j)] - M * ((WF[labels[i], :] - WF[j, :]) * phi[i])[0]) for (i, j) in FREE)
+        L = sq + sum(C * xi[(i, j)] - mu[(i, j)] * xi[(i, j)] + free[(i, j)] * (
+            1 - xi[(i, j)] - M * ((WF[labels[i], :] - WF[j, :]) * phi[i])[0]) for (i, j) in free)
         return L, list(WF), [sp.diff(L, v) for v in WF], elim
+    # with sum_m w_m = 0: Lee-Lin-Wahba's margins 1 + w_m'phi_i (m != y_i) and MMR's 1 - w_{y_i}'phi_i
     nu = sp.Matrix(real_symbols("nu_1:5"))
     L = sq + (nu.T * WF.T * sp.ones(k, 1))[0] + sum(
-        C * xi[(i, m)] - mu[(i, m)] * xi[(i, m)] + FREE[(i, m)] * (1 + (WF[m, :] * phi[i])[0] - xi[(i, m)])
-        for (i, m) in FREE)
+        C * xi[(i, m)] - mu[(i, m)] * xi[(i, m)]
+        + free[(i, m)] * (1 + (1 if m != labels[i] else -1) * (WF[m, :] * phi[i])[0] - xi[(i, m)])
+        for (i, m) in free)
     return L, list(WF) + list(nu), [sp.diff(L, v) for v in WF] + list(WF.T * sp.ones(k, 1)), elim
-
-
-def linear_dual(loss, Am):
-    """The maximised dual of the course's linear derivation of ``loss``, at the (n, k) alpha ``Am``."""
-    if loss.tag == "WW":
-        return -ww_linear.dual(Am, X, labels)
-    if loss.tag == "CS":
-        return -cs_linear.dual(Am)
-    return llw_linear.dual(Am, X)
-
-
-def linear_weights(loss, Am):
-    """The (k, d) weights of the course's linear derivation of ``loss``."""
-    if loss.tag == "WW":
-        return ww_linear.weights(Am, X)
-    if loss.tag == "CS":
-        return cs_linear.weights(Am)
-    return llw_linear.weights(Am, X)
 
 
 def vanishes(expr) -> bool:
@@ -192,21 +221,16 @@ def loss_steps(loss):
     W_star = WF.subs(sol).subs(elim)
     Am = loss.build()
     A = loss.rows(Am)
-    lagr = {"WW": r"the Lagrangian of the blog post with $\phi(x_i)$ for $x_i$ (multipliers $\alpha_{ij}$, $\mu_{ij}$)",
-            "CS": r"the Lagrangian of the slides with $\phi(x_i)$ for $x_i$ (multipliers $\lambda_{im}$, "
-                r"$\alpha_{im} = C[m = y_i] - \lambda_{im}$)",
-            "LLW": r"the Lagrangian of Lee, Lin and Wahba with $\phi(x_i)$ for $x_i$ (multipliers $\alpha_{im}$, "
-                 r"$\mu_{im}$, and $\nu$ for $\sum_m w_m = 0$)"}[loss.tag]
     out.append(polynomial(
         f"{tag}: stationarity in w_m, the representer form",
         rf"\nabla_{{w_m}} L = 0 \;\Rightarrow\; w_m = \sum_{{i=1}}^n A_{{im}}\, \phi(x_i), \quad {loss.A_latex}",
         W_star, A.T * PHI, f"{DGI}, the {loss.title} machine in its kernel form",
-        note=rf"From {lagr}: $L$ is a convex quadratic in the weights, whose gradient in $w_m$ is $w_m$ minus a "
+        note=rf"From {loss.lagrangian_latex}: $L$ is a convex quadratic in the weights, whose gradient in $w_m$ is $w_m$ minus a "
              r"combination of the features $\phi(x_i)$. So every $w_m$ lies in their span, whatever the dimension "
              r"of the feature space: the representer argument, for $k$ weight vectors at once. "
              rf"The coefficients are the loss's ${loss.A_latex}$, as in the linear case.",
         quantity=r"W",
-        how=r"SymPy solved $\nabla_W L = 0$" + (r" with $\sum_m w_m = 0$" if loss.tag == "LLW" else "") + " for $W$"))
+        how=r"SymPy solved $\nabla_W L = 0$" + (r" with $\sum_m w_m = 0$" if len(unknowns) > len(WF) else "") + " for $W$"))
     out.append(polynomial(
         f"{tag}: the training scores S = K A", r"S_{im} = w_m^\top\phi(x_i) = (K A)_{im}, \quad "
         r"K_{is} = \phi(x_i)^\top\phi(x_s)",
@@ -234,7 +258,7 @@ def loss_steps(loss):
     out.append(polynomial(
         f"{tag}: K = XX' gives the linear dual",
         r"D_K(\alpha)\Big|_{K = X X^\top} = D(\alpha)",
-        sp.expand(kernel_dual(loss, Am).subs(KX)), sp.expand(linear_dual(loss, Am)), loss.linear_source,
+        sp.expand(kernel_dual(loss, Am).subs(KX)), sp.expand(loss.course_dual(Am)), loss.linear_source,
         note=rf"$D(\alpha)$ is the dual that the course's {loss.title} derivation found from the linear "
              r"Lagrangian, with points $x_i \in \mathbb{R}^2$: the kernel dual with the linear kernel is that dual.",
         quantity=r"D_K\big|_{K = X X^\top}",
@@ -246,36 +270,32 @@ def loss_steps(loss):
 def block_steps(loss, Am, A):
     """The block of sample i = 1 in K_ii and s_i, the same block in the linear case, and the move of S."""
     tag, out, i = loss.tag, [], 0
-    delta = {(i, m): sp.Symbol(f"delta_{m + 1}", real=True) for m in range(k) if m != labels[i]}
-    E = loss.build({**{key: 0 for key in FREE}, **delta})  # delta_i in row i, its label entry as the loss says
+    free = loss.free()
+    delta = {(i, m): sp.Symbol(f"delta_{m + 1}", real=True) for m in loss.positions(labels[i])}
+    E = loss.build({**{key: 0 for key in free}, **delta})  # delta_i in row i, its label entry as the loss says
     Ad = loss.rows(E)[i, :]
-    moved = loss.build({key: v + (delta[key] if key in delta else 0) for key, v in FREE.items()})
+    moved = loss.build({key: v + (delta[key] if key in delta else 0) for key, v in free.items()})
     s_i = (K * A)[i, :]
     claim = loss.linear(E) - (Ad * s_i.T)[0] - K[i, i] / 2 * (Ad * Ad.T)[0]
-    form = {"WW": r"\sum_{j \ne y_i}\delta_j + M\,\delta^\top s_i - \frac{M^2 K_{ii}}{2}\|\delta\|^2",
-            "CS": r"\delta_{y_i} - \delta^\top s_i - \frac{K_{ii}}{2}\|\delta\|^2",
-            "LLW": r"\sum_{m \ne y_i}\delta_m + (J\delta)^\top s_i - \frac{K_{ii}}{2}\|J\delta\|^2"}[loss.tag]
-    rule = {"WW": r"$\delta_{y_i} = -\sum_{j \ne y_i}\delta_j$", "CS": r"$\delta_{y_i} = -\sum_{m \ne y_i}\delta_m$",
-            "LLW": r"$\delta_{y_i} = 0$ and $J = I - \frac1k\mathbf{1}\mathbf{1}^\top$"}[loss.tag]
     out.append(polynomial(
         f"{tag}: the block of one sample in K_ii and s_i",
         r"D_K(\alpha + e_i\delta^\top) - D_K(\alpha) = \ell(e_i\delta^\top) - A(\delta)^\top s_i - \frac{K_{ii}}{2}"
-        rf"\|A(\delta)\|^2 = {form}, \quad s_i = (K A)_{{i:}}",
+        rf"\|A(\delta)\|^2 = {loss.block_latex}, \quad s_i = (K A)_{{i:}}",
         sp.expand(kernel_dual(loss, moved) - kernel_dual(loss, Am)), sp.expand(claim), DGI,
-        note=r"Only row $i$ of $\alpha$ moves, by $\delta$ (with " + rule + r"), so $A$ moves by $e_i A(\delta)^\top$ "
+        note=r"Only row $i$ of $\alpha$ moves, by $\delta$ (" + loss.move_latex + r"), so $A$ moves by $e_i A(\delta)^\top$ "
              r"and $\langle A, K A\rangle$ by $2A(\delta)^\top (K A)_{i:} + K_{ii}\|A(\delta)\|^2$: the block needs "
              r"the sample's scores $s_i$ and $K_{ii}$ only, never another column of $K$. The dual is quadratic, so "
              r"this is exact.",
         quantity=r"D_K(\alpha + e_1\delta^\top) - D_K(\alpha)",
         how=r"SymPy expanded $D_K$ at the moved point, with a symbolic symmetric $K$"))
-    W = linear_weights(loss, Am)
+    W = loss.course_weights(Am)
     q = (X[i, :] * X[i, :].T)[0]
     linear_claim = loss.linear(E) - (Ad * (W * X[i, :].T))[0] - q / 2 * (Ad * Ad.T)[0]
     out.append(polynomial(
         f"{tag}: the linear block, with q_i for K_ii and W x_i for s_i",
         r"D(\alpha + e_i\delta^\top) - D(\alpha) = \ell(e_i\delta^\top) - A(\delta)^\top W x_i - \frac{q_i}{2}"
         r"\|A(\delta)\|^2, \quad q_i = \|x_i\|^2",
-        sp.expand(linear_dual(loss, moved) - linear_dual(loss, Am)), sp.expand(linear_claim), loss.linear_source,
+        sp.expand(loss.course_dual(moved) - loss.course_dual(Am)), sp.expand(linear_claim), loss.linear_source,
         note=r"The linear dual of the course's derivation, with its own weights $W(\alpha)$: its block is the kernel "
              r"block with $K_{ii}$ read as $q_i = \|x_i\|^2$ and $s_i$ as $W x_i$. So the block kernels the linear "
              r"solvers run solve the kernel block when given $q = K_{ii}$ and $s = S_{i:}$.",
@@ -333,10 +353,10 @@ def intercept_steps():
     out.append(polynomial(
         "intercept: the intercepts sum to zero",
         r"\sum_m b_m = B^2\,\mathbf{1}^\top A(\alpha)\mathbf{1} = 0 \quad \text{(Weston-Watkins, Crammer-Singer, "
-        r"Lee-Lin-Wahba)}",
-        B ** 2 * sums, sp.zeros(3, 1), f"{DGI}, the bias as a constant feature",
+        r"Lee-Lin-Wahba, MMR)}",
+        B ** 2 * sums, sp.zeros(len(LOSSES), 1), f"{DGI}, the bias as a constant feature",
         note=r"Each row of $A(\alpha)$ sums to $0$ for every feasible $\alpha$: Weston-Watkins and Crammer-Singer "
-             r"because $\alpha_{iy_i}$ balances the row, Lee-Lin-Wahba because $J\mathbf{1} = 0$. So the "
+             r"because $\alpha_{iy_i}$ balances the row, Lee-Lin-Wahba and MMR because $J\mathbf{1} = 0$. So the "
              r"intercepts always sum to $0$, as the weights do ($\sum_m w_m = 0$).",
         instance=INSTANCE + r"; $B > 0$", quantity=r"B^2\,\mathbf{1}^\top A(\alpha)\mathbf{1}",
         how=r"SymPy summed the entries of $A(\alpha)$ for each loss, in its own dual variables"))
@@ -351,16 +371,17 @@ def block_problem(loss, kk):
     :math:`\\frac12 z^\\top H z - c^\\top z` in the new free entries z: functions ``(H, c)`` of
     ``(alpha_row, s, q, M)``, from the kernel block :math:`\\ell(\\delta) - A(\\delta)^\\top s - \\frac q2
     \\|A(\\delta)\\|^2`."""
-    zs = list(real_symbols(f"zeta_1:{kk}"))
+    free = loss.positions(0, kk)
+    zs = list(real_symbols(f"zeta_1:{len(free) + 1}"))
     old = list(real_symbols(f"old_1:{kk + 1}"))
     s = sp.Matrix(real_symbols(f"score_1:{kk + 1}"))
     q = sp.Symbol("q", real=True)
     lab = (0,)
-    delta = {(0, m): zs[m - 1] - old[m] for m in range(1, kk)}
     Erow = sp.zeros(1, kk)
-    for (_, m), v in delta.items():
-        Erow[0, m] = v
-    Erow[0, 0] = loss.label_entry([Erow[0, m] for m in range(1, kk)])
+    for z, m in zip(zs, free):
+        Erow[0, m] = z - old[m]
+    if loss.label_entry is not None:
+        Erow[0, 0] = loss.label_entry([Erow[0, m] for m in free])
     Ad = loss.rows(Erow)
     gain = loss.linear(Erow, lab) - (Ad * s)[0] - q / 2 * (Ad * Ad.T)[0]
     H = -sp.hessian(gain, zs)
@@ -392,8 +413,9 @@ def active_set_minimum(H, c, G, h):
 
 
 def block_constraints(loss, kk, Cn):
-    """``(G, h)`` of the new free entries' set: the box [0, C] (WW, LLW) or z <= 0, -1'z <= C (CS)."""
-    m = kk - 1
+    """``(G, h)`` of the new free entries' set: the box [0, C] (WW, LLW, MMR's one entry) or z <= 0,
+    -1'z <= C (CS)."""
+    m = len(loss.positions(0, kk))
     if loss.tag == "CS":
         return np.vstack([np.eye(m), -np.ones((1, m))]), np.concatenate([np.zeros(m), [Cn]])
     return np.vstack([np.eye(m), -np.eye(m)]), np.concatenate([np.full(m, Cn), np.zeros(m)])
@@ -409,6 +431,8 @@ def random_alpha(loss, rng, codes, kk, Cn):
             beta[rng.integers(kk)] += Cn - beta.sum()  # mass C: alpha_i = C e_y - beta
             Am[i] = -beta
             Am[i, y] = Cn - beta[y]
+        elif loss.label_entry is None:
+            Am[i, y] = np.clip(rng.uniform(-0.3, 1.3) * Cn, 0.0, Cn)
         else:
             off = np.clip(rng.uniform(-0.3, 1.3, kk) * Cn, 0.0, Cn)
             off[y] = 0.0
@@ -470,13 +494,14 @@ def visit_pairs(loss, instances=5):
         c = np.asarray(c_fn(old, s, q, Mn), dtype=float).ravel()
         z = active_set_minimum(H, c, *block_constraints(loss, kk, Cn))
         row = np.zeros(kk)
-        row[order[1:]] = z
-        row[y] = 0.0 if loss.tag == "LLW" else -z.sum()
+        row[[order[m] for m in loss.positions(0, kk)]] = z
+        if loss.label_entry is not None:
+            row[y] = float(loss.label_entry(list(z)))
         pairs.append((np.append(new, Cn), np.append(row, Cn)))  # with C: a row at 0 is measured on C's scale
     return pairs
 
 
-def model_pairs(instances=6):
+def model_pairs(instances=8):
     """The library's training scores and its squared norm on kernel problems against S = (K + B^2) A and
     <A, S>, from the derivation's A(alpha) and a kernel written out here."""
     from ..multiclass_model import model, squared_norm
@@ -485,7 +510,7 @@ def model_pairs(instances=6):
     rng = np.random.default_rng(290)
     scores, norms = [], []
     for t in range(instances):
-        loss = LOSSES[t % 3]
+        loss = LOSSES[t % len(LOSSES)]
         P = random_kernel_problem(loss, rng)
         prob = MulticlassProblem(P["X"], P["codes"], C=P["C"], loss=loss.tag.lower(), M=P["M"], kernel="gaussian",
                                  gamma=P["gamma"], bias=P["B"] if P["B"] > 0 else None)
@@ -496,7 +521,7 @@ def model_pairs(instances=6):
     return scores, norms
 
 
-def weight_row_pairs(instances=6):
+def weight_row_pairs(instances=8):
     """The losses' ``weight_rows`` against the derivation's A(alpha)."""
     from ..losses import get_loss
     from ..problems import MulticlassProblem
@@ -504,7 +529,7 @@ def weight_row_pairs(instances=6):
     rng = np.random.default_rng(291)
     pairs = []
     for t in range(instances):
-        loss = LOSSES[t % 3]
+        loss = LOSSES[t % len(LOSSES)]
         P = random_kernel_problem(loss, rng)
         prob = MulticlassProblem(P["X"], P["codes"], C=P["C"], loss=loss.tag.lower(), M=P["M"])
         Am = P["alpha"]
@@ -513,7 +538,7 @@ def weight_row_pairs(instances=6):
     return pairs
 
 
-def estimator_pairs(instances=5):
+def estimator_pairs(instances=8):
     """A fitted kernel ``MulticlassSVC``'s scores on new points against the kernel sums plus B^2 sum_i A_im,
     from its ``alpha_`` and the derivation's A(alpha)."""
     from ..estimators import MulticlassSVC
@@ -521,7 +546,7 @@ def estimator_pairs(instances=5):
     rng = np.random.default_rng(292)
     pairs = []
     for t in range(instances):
-        loss = LOSSES[t % 3]
+        loss = LOSSES[t % len(LOSSES)]
         kk = 3
         Xn = rng.normal(size=(15, 2))
         y = np.concatenate([np.arange(kk), rng.integers(0, kk, 12)])
@@ -574,9 +599,9 @@ def numeric_checks():
         "svmteach.multiclass_model.squared_norm", norms,
         note=r"The norm in every kernel dual and primal, never forming $W$.", what=r"the library's $\|W\|_F^2$"))
     out.append(numeric(
-        MODEL, "losses' weight_rows: A(alpha)", r"A = -M\alpha,\quad A = \alpha,\quad A = -\alpha J",
+        MODEL, "losses' weight_rows: A(alpha)", r"A = -M\alpha,\quad A = \alpha,\quad A = -\alpha J,\quad A = \alpha J",
         "svmteach.losses", weight_row_pairs(),
-        note=r"The $A(\alpha)$ of the derivation (Weston-Watkins, Crammer-Singer, Lee-Lin-Wahba in turn) is the "
+        note=r"The $A(\alpha)$ of the derivation (Weston-Watkins, Crammer-Singer, Lee-Lin-Wahba, MMR in turn) is the "
              r"one each loss gives the solvers.", what=r"the library's $(n, k)$ matrix $A$"))
     out.append(numeric(
         MODEL, "MulticlassSVC: kernel sums plus b_m",
