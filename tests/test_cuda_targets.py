@@ -68,6 +68,64 @@ def test_every_losss_kernel_on_the_cuda_simulator_is_the_cpu_kernel():
         assert r["diff"] <= 1e-12 * max(1.0, r["C"]), r
 
 
+SIMULATED_SOLVER = """
+import json, sys
+import numpy as np
+from numba import config
+assert config.ENABLE_CUDASIM
+import array_api_compat.numpy as compat
+from svmteach import MulticlassProblem, backend
+from svmteach.losses import PACKAGE_LOSSES
+from svmteach.solvers import ParallelBlock, cuda_targets, parallel_block
+from svmteach.solvers import numba_multiclass as nm
+# NumPy arrays through CuPy's code path (array-api-compat's NumPy namespace), with numba's CUDA target "available"
+backend._is_cupy = lambda a: isinstance(a, np.ndarray)
+parallel_block.on_cuda = lambda xp: xp is compat
+launches = []
+real_launch = cuda_targets.launch
+def checked(kernels, S, alpha, codes, sqnorm, C_i, params, xp):
+    out = real_launch(kernels, S, alpha, codes, sqnorm, C_i, params, xp=xp)
+    drivers, cpu = nm.drivers(kernels), np.empty(alpha.shape)
+    drivers.targets(drivers.code, S, alpha, codes, sqnorm, C_i, params, cpu)
+    launches.append(dict(moved=float(np.abs(cpu - alpha).max()), diff=float(np.abs(np.asarray(out) - cpu).max())))
+    return out
+cuda_targets.launch = checked
+rng = np.random.default_rng(5)
+X = rng.normal(size=(16, 3))
+y = np.arange(16) % 3
+report = []
+for loss in PACKAGE_LOSSES:
+    problem = MulticlassProblem(X, y, C=2.0, loss=loss.name, bias=1.0)
+    solver = ParallelBlock()
+    states = [solver.init(problem)]
+    for _ in range(12):
+        states.append(solver.step(problem, states[-1]))
+    report.append(dict(loss=loss.name, namespace=problem.xp is compat, launches=launches[:],
+                       duals=[solver.measure(problem, s).dual for s in states]))
+    launches.clear()
+print(json.dumps(report))
+"""
+
+
+def test_on_the_cuda_simulator_the_parallel_solver_on_cupys_code_path_launches_the_kernels_it_checked():
+    """The wiring of the GPU path: a problem in CuPy's namespace, where numba's CUDA target runs, takes each step's
+    block targets from :func:`cuda_targets.launch`, which give the CPU kernel's targets on the step's own state,
+    and its dual rises step by step.  (Whole runs are not compared: the plane's choice is a comparison that the
+    kernels' last-bit differences can flip, after which the two runs take other, equally right, paths.)"""
+    pytest.importorskip("array_api_compat")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-c", SIMULATED_SOLVER], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert {r["loss"] for r in report} == {loss.name for loss in PACKAGE_LOSSES}
+    for r in report:
+        assert r["namespace"] and len(r["launches"]) == 12, r
+        assert r["launches"][0]["moved"] > 0 and all(s["diff"] <= 1e-12 * 2.0 for s in r["launches"]), r
+        duals = r["duals"]
+        assert all(b >= a - 1e-12 * abs(a) for a, b in zip(duals, duals[1:])) and duals[-1] > duals[0], r
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not cupy_available(), reason="needs CuPy and a CUDA GPU")
 @pytest.mark.parametrize("loss", [loss.name for loss in PACKAGE_LOSSES])

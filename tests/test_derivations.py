@@ -438,9 +438,12 @@ def test_a_wrong_lee_lin_wahba_library_fails_the_cross_check(monkeypatch):
     loss = get_loss("llw")
     original = loss.gradient
     monkeypatch.setattr(loss, "gradient", lambda p, S: -original(p, S))
-    monkeypatch.setattr(llw_module, "solve_block", lambda u, C, k: np.clip(u, 0.0, C))  # the T / k term dropped
+    def no_T(u, C, k, out, points):  # the T / k term dropped
+        out[:] = np.clip(u, 0.0, C)
+
+    monkeypatch.setattr(llw_module, "block_row", no_T)
     bad = {s.name for s in derivations.all_steps(["llw"]) if s.status == FAILED}
-    assert bad == {"get_loss('llw').gradient", "lee_lin_wahba.solve_block"}
+    assert bad == {"get_loss('llw').gradient", "lee_lin_wahba.block_row"}
 
 
 # ---- maximum-margin regression ---------------------------------------------------------------------
@@ -572,7 +575,7 @@ LIBRARY_CHECKS_BY_NOTEBOOK = [
     ("06", "llw", "get_loss('llw').gradient"),
     ("06", "llw", "get_loss('llw').dual"),
     ("06", "llw", "get_loss('llw').primal"),
-    ("06", "llw", "lee_lin_wahba.solve_block"),
+    ("06", "llw", "lee_lin_wahba.block_row"),
     ("07", "cs", "objectives.multiclass_gradient"),
     ("07", "cs", "CSBlondel: beta_hat and z"),
 ]

@@ -196,21 +196,21 @@ def test_the_largest_accepted_norms_give_finite_models(loss, C):
 
 @pytest.mark.parametrize("C", [1e-300, 1e-150, 1e150, 1e300])
 def test_the_lee_lin_wahba_block_is_the_same_at_every_scale_of_C(C):
-    """The block at (C u, C) is C times the block at (u, 1), compiled and array-API alike: its root's interpolation
-    underflowed to no move at C = 1e-300 and overflowed at 1e300 (the compiled guard undone by the caller's
-    reassociation), which stalled the 1e150 / 1e-150 feature scales of the test above."""
-    from svmteach.losses.lee_lin_wahba import solve_blocks
+    """The block at (C u, C) is C times the block at (u, 1): its root's interpolation underflowed to no move at
+    C = 1e-300 and overflowed at 1e300 (the compiled guard undone by the caller's reassociation), which stalled the
+    1e150 / 1e-150 feature scales of the test above.  The unit blocks are checked against their KKT conditions."""
     from svmteach.losses.lee_lin_wahba import block_row as llw_block_row
 
     rng = np.random.default_rng(3)
     k = 4
     U = rng.normal(scale=1.5, size=(200, k - 1)) + rng.choice([0.0, 0.5, 1.0], size=(200, k - 1))
-    unit = solve_blocks(U, 1.0, k)
-    np.testing.assert_allclose(solve_blocks(U * C, C, k) / C, unit, rtol=1e-12, atol=1e-14)
-    out, points = np.empty(k - 1), np.empty(2 * k)
-    for u, expected in zip(U, unit):
+    unit, out, points = np.empty(k - 1), np.empty(k - 1), np.empty(2 * k)
+    for u in U:
+        llw_block_row(u, 1.0, k, unit, points)
+        # beta = clip(u + T / k, 0, 1) with T = 1'beta: the block's KKT conditions at C = 1
+        np.testing.assert_allclose(unit, np.clip(u + unit.sum() / k, 0.0, 1.0), rtol=0, atol=1e-12)
         llw_block_row(u * C, C, k, out, points)
-        np.testing.assert_allclose(out / C, expected, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(out / C, unit, rtol=1e-12, atol=1e-14)
 
 
 def csr_data(dtype, n=3000, d=300, seed=4):

@@ -430,7 +430,7 @@ def kkt_steps():
 def numeric_checks():
     """The library's LLW weights, gradient, dual, primal and block solution against the derivation."""
     from ..losses import get_loss
-    from ..losses.lee_lin_wahba import solve_block
+    from ..losses.lee_lin_wahba import block_row
     from ..problems import MulticlassProblem
 
     loss = get_loss("llw")
@@ -465,7 +465,9 @@ def numeric_checks():
         # the block of sample 0, its exact minimiser by enumerating active sets
         qn = float(Xn[i] @ Xn[i])
         cn = np.asarray(c_fn(Xn.ravel(), vals), dtype=float).ravel()
-        blocks.append((np.asarray(solve_block(cn / qn, Cn, k), dtype=float), _float_box_qp(qn, cn, Cn, k)))
+        solution = np.empty(k - 1)
+        block_row(cn / qn, Cn, k, solution, np.empty(2 * k))
+        blocks.append((solution, _float_box_qp(qn, cn, Cn, k)))
     formula_W = r"W = -(\alpha J)^\top X, \quad J = I - \tfrac1k \mathbf{1}\mathbf{1}^\top"
     return [
         numeric(MODEL, "get_loss('llw').weights", formula_W, "svmteach.losses.get_loss('llw').weights", Ws,
@@ -486,11 +488,11 @@ def numeric_checks():
                 "svmteach.losses.get_loss('llw').primal", primals,
                 note=r"The primal at random weights (the hinge terms of the derivation's $P$).",
                 what=r"the library's $P(W)$"),
-        numeric(MODEL, "lee_lin_wahba.solve_block",
+        numeric(MODEL, "lee_lin_wahba.block_row",
                 r"\zeta_m = \mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T = \mathbf{1}^\top\zeta",
-                "svmteach.losses.lee_lin_wahba.solve_block", blocks,
+                "svmteach.losses.lee_lin_wahba.block_row", blocks,
                 note=r"$c$ is read off the derived $f$ as minus its gradient in the block's free entries $\zeta$ at "
-                     r"$\zeta = 0$, and the library is given $u = c/q$; the block's exact minimiser is found by "
+                     r"$\zeta = 0$, and the library's compiled one-row solver (the one its block kernel calls) is given $u = c/q$; the block's exact minimiser is found by "
                      r"trying every active set of the box.",
                 what=r"the library's block solution $\zeta$"),
     ]

@@ -18,8 +18,7 @@ A solver asks ``problem.loss_object``, never the loss's name.
 The exact one-sample block step is the loss's compiled row kernel (``kernels``, a
 :class:`~svmteach.losses.row_kernels.RowKernels` defined in the loss's own module; its numbers drawn by
 :meth:`block_picture`), which every driver runs: the sequential solvers' compiled epochs, a step of the
-explorers, the violations of a model.  :meth:`block_targets` (every row against one W) is the parallel
-solver's batched form of the same step.
+explorers, the violations of a model, every block at once in the parallel solver (on the CPU or a GPU).
 
 Adding a loss is one module defining a subclass with its row kernels and one line in
 :data:`svmteach.losses.LOSSES`.
@@ -108,14 +107,6 @@ class MulticlassLoss(ABC):
         """The Euclidean projection of each row of ``alpha`` onto this loss's block set (a warm start)."""
 
     @abstractmethod
-    def curvature_scale(self, problem) -> float:
-        """The block Hessian's scale per unit :math:`\\|x_i\\|^2` (the parallel solver's metric)."""
-
-    @abstractmethod
-    def block_targets(self, problem, alpha, G):
-        """(n, k): every block solved exactly as if alone, against the gradient ``G`` of one W."""
-
-    @abstractmethod
     def blank_block(self, problem):
         """The ``Block`` of a state that has taken no step yet."""
 
@@ -161,12 +152,6 @@ class MulticlassLoss(ABC):
         xp = problem.xp
         return float(self.dual_linear(problem, alpha) - 0.5 * xp.sum(W * W))
 
-    def block_curvatures(self, problem):
-        """(n,) ``curvature_scale * ||x_i||^2``, floored above 0 so that a zero row's linear block gets
-        its minimiser at the bounds (the parallel solver's metric)."""
-        xp = problem.xp
-        a = problem.sqnorm * self.curvature_scale(problem)
-        return xp.maximum(a, 1e-12 * max(float(xp.max(a)), 1.0))
 
 #: The methods that say what a loss is (its primal and dual); the rest follows from them.
 MATHEMATICS = ("weight_rows", "dual_linear", "sample_losses", "gradient", "bounds")

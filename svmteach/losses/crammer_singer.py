@@ -162,22 +162,6 @@ class CrammerSinger(MulticlassLoss):
         # rows summing to 0 to the last bit: the label entry from the others (it stays <= C up to rounding)
         return xp.where(Y, xp.minimum(-xp.sum(xp.where(Y, 0.0, new), axis=1, keepdims=True), C), new)
 
-    def curvature_scale(self, problem):
-        return 1.0
-
-    def block_targets(self, problem, alpha, G):
-        """The exact block step for every row: alpha_i = u_i - C_i p / 1'p, p = proj(beta_hat / z, 1)."""
-        xp, C = problem.xp, column_C(problem)
-        a = self.block_curvatures(problem)[:, None]
-        upper = self._upper(problem)
-        beta_hat = a * (upper - alpha) + G
-        z = C * a
-        curved = z > EPS * xp.max(xp.abs(beta_hat), axis=1, keepdims=True)  # else the linear block
-        p = project_simplex_sort(xp.where(curved, beta_hat / xp.where(curved, z, 1.0), 0.0), 1.0, check=False)
-        top = xp.astype(beta_hat == xp.max(beta_hat, axis=1, keepdims=True), xp.float64)
-        share = xp.where(curved, p / xp.sum(p, axis=1, keepdims=True), top / xp.sum(top, axis=1, keepdims=True))
-        return self.repair(problem, upper - C * share)
-
     def blank_block(self, problem):
         nan = math.nan
         return CSBlock(y=-1, grad=None, violation=nan, skipped=False, beta_hat=None, z=nan, beta=None,

@@ -52,7 +52,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
@@ -120,17 +119,6 @@ class LeeLinWahba(MulticlassLoss):
         clipped = xp.minimum(xp.maximum(xp.astype(alpha, xp.float64), 0.0), column_C(problem))
         return xp.where(one_hot(problem), 0.0, clipped)
 
-    def curvature_scale(self, problem):
-        return 1.0
-
-    def block_targets(self, problem, alpha, G):
-        xp, k = problem.xp, problem.k
-        Y = one_hot(problem)
-        a = self.block_curvatures(problem)[:, None]
-        # u = c / a = alpha_m - (1'alpha_i) / k - g_m / a  (c_m = -g_m + a (alpha_m - 1'alpha_i / k))
-        U = alpha - xp.sum(alpha, axis=1, keepdims=True) / k - G / a
-        return xp.where(Y, 0.0, solve_blocks(U, column_C(problem), k, exclude=Y))
-
     def blank_block(self, problem):
         return LLWBlock(y=-1, grad=None, u=None, t=math.nan, beta=None, delta=None)
 
@@ -147,46 +135,6 @@ class LeeLinWahba(MulticlassLoss):
 
     def dual_weight_bound(self, problem):
         return float(problem.xp.max(problem.C_i)) * (problem.k - 1)
-
-
-def solve_block(u, C, k):
-    """The block's solution ``clip(u + T / k, 0, C)`` at the root T of phi (module docstring); u (k-1,)."""
-    return solve_blocks(u[None, :], C, k)[0, :]
-
-
-def solve_blocks(U, C, k, exclude=None):
-    """Every row of ``U`` solved as :func:`solve_block` (array API), entries marked in ``exclude`` left out.
-
-    ``U`` is (n, p); ``C`` the bound, a number or (n, 1) (may be 0); entries where ``exclude`` (n, p) is True
-    take no part (their result is meaningless): the parallel solver excludes the label column.
-    """
-    from ..backend import array_namespace
-
-    xp = array_namespace(U)
-    n = U.shape[0]
-    C = xp.zeros((n, 1), dtype=xp.float64) + C  # (n, 1): each row's bound
-    # in units of C (U / C in the box [0, 1], T in [0, k - 1]): numbers of the size of k at any scale of C, so that
-    # the interpolation neither under- nor overflows (a row with C = 0 is 0 whatever its unit)
-    with np.errstate(over="ignore"):
-        U = U / xp.where(C > 0, C, 1.0)  # an entry beyond float64 is +-inf: clipped to its bound like any far one
-    top = float(k - 1)
-    use = xp.ones(U.shape, dtype=xp.bool) if exclude is None else ~exclude
-    # the kinks of phi, -k u and k (1 - u), kept inside [0, k - 1] with the two ends added
-    kinks = xp.concat([-k * U, k * (1.0 - U)], axis=1)
-    kinks = xp.where(xp.concat([use, use], axis=1), xp.minimum(xp.maximum(kinks, 0.0), top), 0.0)
-    ends = xp.concat([xp.zeros((n, 1), dtype=xp.float64), xp.full((n, 1), top, dtype=xp.float64)], axis=1)
-    points = xp.sort(xp.concat([kinks, ends], axis=1), axis=1)  # (n, P)
-    terms = xp.minimum(xp.maximum(U[:, None, :] + points[:, :, None] / k, 0.0), 1.0)  # (n, P, p)
-    phi = xp.sum(xp.where(use[:, None, :], terms, 0.0), axis=2) - points  # decreasing along P
-    last = xp.arange(points.shape[1])[None, :] == points.shape[1] - 1  # phi(k - 1) <= 0 even if rounding says not
-    first = xp.argmax(xp.astype((phi <= 0.0) | last, xp.int8), axis=1)[:, None]
-    before = xp.maximum(first - 1, 0)
-    T1, T0 = xp.take_along_axis(points, first, axis=1), xp.take_along_axis(points, before, axis=1)
-    f1, f0 = xp.take_along_axis(phi, first, axis=1), xp.take_along_axis(phi, before, axis=1)
-    # phi is linear on [T0, T1]: interpolate its root (T = T1 when phi(T0) <= 0 too, i.e. first == 0)
-    span = xp.where(f0 - f1 > 0, f0 - f1, 1.0)
-    T = xp.where((first > 0) & (f0 - f1 > 0), T0 + f0 * (T1 - T0) / span, T1)
-    return C * xp.minimum(xp.maximum(U + T / k, 0.0), 1.0)  # clip(u + T / k, 0, C)
 
 
 # ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
@@ -243,7 +191,7 @@ def coef(new, old, params, out):
 @njit(cache=True)
 def block_row(u, C, k, out, points):
     """The Lee-Lin-Wahba block ``clip(u + T / k, 0, C)`` at the root T of
-    :math:`\\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T` (as :func:`solve_blocks`), in place on
+    :math:`\\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T` (the module's docstring), in place on
     ``out``; ``points`` is scratch of length 2 len(u) + 2.  Solved in units of C (``u / C`` in the box [0, 1],
     T in [0, k - 1]): the interpolation's numbers are of the size of k at any scale of C (at C = 1e-300 its
     product underflowed to 0, at 1e300 it overflowed, and the caller's reassociation undid the guard), so the

@@ -110,17 +110,6 @@ class MaximumMarginRegression(MulticlassLoss):
         clipped = xp.minimum(xp.maximum(xp.astype(alpha, xp.float64), 0.0), column_C(problem))
         return xp.where(one_hot(problem), clipped, 0.0)
 
-    def curvature_scale(self, problem):
-        return (problem.k - 1.0) / problem.k
-
-    def block_targets(self, problem, alpha, G):
-        xp = problem.xp
-        Y = one_hot(problem)
-        h = self.block_curvatures(problem)
-        g, old = xp.sum(xp.where(Y, G, 0.0), axis=1), xp.sum(xp.where(Y, alpha, 0.0), axis=1)
-        new = xp.minimum(xp.maximum(old - g / h, 0.0), problem.C_i)
-        return xp.where(Y, xp.reshape(new, (-1, 1)), 0.0)
-
     def blank_block(self, problem):
         nan = math.nan
         return MMRBlock(y=-1, grad=nan, curvature=nan, a=nan, b=nan, alpha_unclipped=nan, alpha_clipped=nan,

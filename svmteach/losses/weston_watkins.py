@@ -37,7 +37,6 @@ import numpy as np
 
 from numba import njit
 
-from ..projections import ww_block_solve
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
 from .row_kernels import (EPS, FASTMATH, RowKernels, argsort_small, at_rest, draw_end, draw_start, linear_block,
                           off_label_free)
@@ -110,26 +109,6 @@ class WestonWatkins(MulticlassLoss):
         Y = one_hot(problem)
         off = xp.where(Y, 0.0, xp.minimum(xp.maximum(xp.astype(alpha, xp.float64), 0.0), column_C(problem)))
         return xp.where(Y, -xp.sum(off, axis=1, keepdims=True), off)
-
-    def curvature_scale(self, problem):
-        return problem.M ** 2
-
-    def block_targets(self, problem, alpha, G):
-        xp, C, k = problem.xp, column_C(problem), problem.k  # C: (n, 1), each row's C_i
-        Y = one_hot(problem)
-        a = self.block_curvatures(problem)[:, None]
-        # the off-label columns j != y_i of each row, and where column m sits among them
-        y = problem.codes[:, None]
-        j = xp.arange(k - 1)[None, :]
-        others = j + xp.astype(j >= y, j.dtype)
-        col = xp.arange(k)[None, :]
-        back = xp.clip(col - xp.astype(col > y, col.dtype), 0, k - 2)
-        # beta = alpha's off-label entries; u = beta + 1'beta - g/a  (the block step's u = c / a)
-        beta = xp.take_along_axis(alpha, others, axis=1)
-        g = xp.take_along_axis(G, others, axis=1)
-        u = beta + xp.sum(beta, axis=1, keepdims=True) - g / a
-        new = ww_block_solve(u, C, check=False)
-        return xp.where(Y, -xp.sum(new, axis=1, keepdims=True), xp.take_along_axis(new, back, axis=1))
 
     def blank_block(self, problem):
         return WWBlock(y=-1, grad=None, u=None, breakpoints=None, t=math.nan, beta=None, delta=None)

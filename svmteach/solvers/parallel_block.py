@@ -4,9 +4,9 @@ The sequential solvers update W after each sample's block; a GPU wants thousands
 once.  One step of :class:`ParallelBlock` does, for all n samples together:
 
 1. **Block targets.**  With the scores :math:`S = X W^\\top` of the current W, every
-   block problem is solved exactly as if it were alone (the loss's ``block_targets``: the
-   batched :func:`~svmteach.projections.ww_block_solve` for WW, the batched simplex projection
-   for CS, the batched root of the Lee-Lin-Wahba block).  This gives a feasible point :math:`T`; :math:`D = T - \\alpha` is a descent
+   block problem is solved exactly as if it were alone, by the loss's compiled row kernel, the one
+   the sequential solvers run (:func:`block_targets`: on the CPU's cores, or one GPU thread a sample).
+   This gives a feasible point :math:`T`; :math:`D = T - \\alpha` is a descent
    direction (a block-diagonally scaled projected gradient step), but taking all of
    it at once overshoots, because the blocks are coupled through W.
 2. **Exact search in a plane.**  The minimisation dual :math:`f` is quadratic, so along
@@ -170,6 +170,12 @@ class ParallelBlock(Solver):
         check_random_state(random_state)
         self.random_state = random_state
 
+    @classmethod
+    def solves(cls, loss) -> bool:
+        """Whether it solves ``loss``: one with its own compiled row kernels (:func:`~svmteach.losses.base.row_kernels`),
+        which solve its blocks."""
+        return super().solves(loss) and row_kernels(loss) is not None
+
     def steps_per_epoch(self, problem: MulticlassProblem) -> int:
         """1: every step reads all of X (twice)."""
         return 1
@@ -231,7 +237,7 @@ class ParallelBlock(Solver):
         xp = problem.xp
         alpha, W = state.alpha, state.W
         G = obj.multiclass_gradient(problem, state.S)  # the gradient of f, (n, k)
-        T = block_targets(problem, alpha, state.S, G)
+        T = block_targets(problem, alpha, state.S)
         D = T - alpha
         dW = weights(problem, D)  # first pass over X
         plane_ok = self.momentum and state.n_iter > 0
@@ -290,20 +296,38 @@ class ParallelBlock(Solver):
 # ---- the pieces, written for any array namespace -------------------------------------------------
 
 
-def block_targets(problem, alpha, S, G):
-    """(n, k): every block solved exactly as if alone at the scores ``S`` (gradient ``G``): on NumPy by the loss's
-    compiled row kernel, the one the sequential solvers run (:func:`~svmteach.solvers.numba_multiclass.targets`,
-    rows on every core); elsewhere (CuPy) by the loss's batched array-API form, ``block_targets``."""
-    loss = problem.loss_object
-    kernels = row_kernels(loss)
-    if kernels is None or not is_numpy(problem.xp):
-        return loss.block_targets(problem, alpha, G)
+def block_targets(problem, alpha, S):
+    """(n, k): every block solved exactly as if alone at the scores ``S``, by the loss's compiled row kernel, the
+    one the sequential solvers run.  On NumPy arrays on every core (:func:`~svmteach.solvers.numba_multiclass.targets`);
+    on CuPy's where numba's CUDA target runs, one GPU thread a sample on the arrays in place
+    (:func:`~svmteach.solvers.cuda_targets.launch`); elsewhere (another namespace, or CuPy without numba's CUDA
+    target) on the CPU, S and alpha copied to the host and the targets back."""
+    xp, kernels = problem.xp, row_kernels(problem.loss_object)
+    if on_cuda(xp):
+        from . import cuda_targets
+
+        return cuda_targets.launch(kernels, S, alpha, problem.codes, problem.sqnorm, problem.C_i, params(problem.M),
+                                   xp=xp)
     drivers = nm.drivers(kernels)
+    host = [np.ascontiguousarray(to_numpy(a)) for a in (problem.codes, problem.sqnorm, problem.C_i)]
     out = np.empty(alpha.shape)
-    drivers.targets(drivers.code, np.ascontiguousarray(S, dtype=np.float64),
-                    np.ascontiguousarray(alpha, dtype=np.float64), problem.codes, problem.sqnorm, problem.C_i,
-                    params(problem.M), out)
-    return out
+    drivers.targets(drivers.code, np.ascontiguousarray(to_numpy(S), dtype=np.float64),
+                    np.ascontiguousarray(to_numpy(alpha), dtype=np.float64), *host, params(problem.M), out)
+    return out if is_numpy(xp) else xp.asarray(out)
+
+
+def on_cuda(xp) -> bool:
+    """True where ``xp`` is CuPy's namespace and numba's CUDA target can compile and launch there (a CUDA driver and
+    NVVM, the CUDA toolkit's compiler library)."""
+    if xp.__name__ != "array_api_compat.cupy":
+        return False
+    try:
+        from numba import cuda
+        from numba.cuda.cudadrv import nvvm
+
+        return bool(cuda.is_available()) and bool(nvvm.is_available())
+    except Exception:  # a CUDA library that fails to load
+        return False
 
 
 def intercept_factor(problem) -> float:
@@ -324,6 +348,9 @@ def intercept_factor(problem) -> float:
 def _check_problem(problem):
     if getattr(problem, "loss_object", None) is None:
         raise TypeError(f"problem must be a MulticlassProblem, got {type(problem).__name__}")
+    if row_kernels(problem.loss_object) is None:
+        raise ValueError(f"solver 'parallel' does not solve the {problem.loss!r} loss: it solves every block with "
+                         "the loss's compiled row kernels (svmteach.losses.row_kernels), and this loss has none")
     if not problem.kernel.is_linear:
         raise ValueError(f"solver 'parallel' does not take kernel={problem.kernel.name!r}: its step multiplies "
                          "every sample by one W (k x d), which a kernel's feature space has no room for; "
