@@ -330,6 +330,10 @@ def subproblem(code, K, S, alpha, codes, sqnorm, C_i, params, fraction, max_epoc
     violation (each block's before its step)."""
     b, k = alpha.shape
     old = alpha.copy()
+    # the scores class by class, (k, b): a step adds a multiple of K's row t to the row of each class whose entry
+    # of A(delta) moved, one contiguous pass of b each (vectorised; Crammer-Singer's and Weston-Watkins' steps move
+    # a few classes), where the (b, k) layout took b short passes of k
+    ST = np.ascontiguousarray(S.T)
     buffers = scratch(k, 0)
     look = np.empty(k, dtype=np.bool_)
     s = np.empty(k)
@@ -342,7 +346,8 @@ def subproblem(code, K, S, alpha, codes, sqnorm, C_i, params, fraction, max_epoc
         worst = 0.0
         for t in range(b):
             look[:] = True
-            s[:] = S[t]
+            for m in range(k):
+                s[m] = ST[m, t]
             a[:] = alpha[t]
             violation, moves = visit(code, s, a, codes[t], sqnorm[t], C_i[t], params, (np.inf, False, False), look,
                                      buffers, no_picture)
@@ -352,16 +357,20 @@ def subproblem(code, K, S, alpha, codes, sqnorm, C_i, params, fraction, max_epoc
                 continue
             weight_change(code, a, alpha[t], params, coef)
             alpha[t] = a
-            for u in range(b):
-                kt = K[t, u]  # K symmetric: row t is column t
-                for m in range(k):
-                    S[u, m] += kt * coef[m]
+            row = K[t]  # K symmetric: row t is column t
+            for m in range(k):
+                c = coef[m]
+                if c != 0.0:
+                    scores = ST[m]
+                    for u in range(b):
+                        scores[u] += row[u] * c
         if epochs == 0:
             start = worst
         end = worst
         epochs += 1
         if worst <= fraction * start:
             break
+    S[:] = ST.T
     for t in range(b):
         weight_change(code, alpha[t], old[t], params, coef)
         change[t] = coef
