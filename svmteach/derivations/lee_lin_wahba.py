@@ -492,8 +492,8 @@ def numeric_checks():
                 r"\zeta_m = \mathrm{clip}\Big(\frac{c_m}{q} + \frac{T}{k},\, 0,\, C\Big), \quad T = \mathbf{1}^\top\zeta",
                 "svmteach.losses.lee_lin_wahba.block_row", blocks,
                 note=r"$c$ is read off the derived $f$ as minus its gradient in the block's free entries $\zeta$ at "
-                     r"$\zeta = 0$, and the library's compiled one-row solver (the one its block kernel calls) is given $u = c/q$; the block's exact minimiser is found by "
-                     r"trying every active set of the box.",
+                     r"$\zeta = 0$, and the library's compiled one-row solver (the one its block kernel calls) is "
+                     r"given $u = c/q$; the block's exact minimiser is found by trying every active set of the box.",
                 what=r"the library's block solution $\zeta$"),
     ]
 

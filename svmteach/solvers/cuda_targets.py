@@ -67,8 +67,8 @@ def targets_kernel(kernels):
 def launch(kernels, S, alpha, codes, sqnorm, C_i, params, xp=np):
     """Every sample's block target (n, k), as :func:`~svmteach.solvers.numba_multiclass.targets` computes it on the
     CPU: ``kernels``' block on the CUDA target, one thread a sample.  CuPy's arrays are read in place; NumPy's are
-    copied to the device.  The result is ``xp``'s: a NumPy array copied back, or one made by ``xp.empty``.  The scratch is allocated here on the
-    device, once for all threads (the kernels allocate nothing)."""
+    copied to the device.  The result is ``xp``'s: a NumPy array copied back, or one made by ``xp.empty``.  The
+    scratch is allocated here on the device, once for all threads (the kernels allocate nothing)."""
     n, k = alpha.shape
     # a NumPy input is copied to the device, never back (a problem's arrays are read-only)
     inputs = [cuda.In(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a for a in (S, alpha, codes, sqnorm, C_i)]
