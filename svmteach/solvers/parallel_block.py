@@ -51,7 +51,7 @@ import numpy as np
 from .. import objectives as obj
 from ..problems import MulticlassProblem
 from ..backend import concat, is_numpy, to_numpy
-from ..losses.base import row_kernels
+from ..losses.base import MulticlassLoss, row_kernels
 from ..losses.row_kernels import params
 from . import numba_multiclass as nm
 from ..rows import is_sparse, times, transpose_times
@@ -171,7 +171,7 @@ class ParallelBlock(Solver):
         self.random_state = random_state
 
     @classmethod
-    def solves(cls, loss) -> bool:
+    def solves(cls, loss: MulticlassLoss) -> bool:
         """Whether it solves ``loss``: one with its own compiled row kernels (:func:`~svmteach.losses.base.row_kernels`),
         which solve its blocks."""
         return super().solves(loss) and row_kernels(loss) is not None

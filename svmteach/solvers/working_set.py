@@ -60,7 +60,7 @@ from .. import multiclass_model
 from .. import objectives as obj
 from ..backend import is_numpy, takes_index_writes, to_numpy
 from ..kernels import gram, kernel_params
-from ..losses.base import row_kernels
+from ..losses.base import MulticlassLoss, row_kernels
 from ..losses.row_kernels import params
 from ..problems import MulticlassProblem
 from ..rows import is_sparse
@@ -188,7 +188,7 @@ class WorkingSet(Solver):
         self.random_state = check_random_state(random_state)
 
     @classmethod
-    def solves(cls, loss) -> bool:
+    def solves(cls, loss: MulticlassLoss) -> bool:
         """Every loss with its own compiled row kernels (:func:`~svmteach.losses.base.row_kernels`)."""
         return super().solves(loss) and row_kernels(loss) is not None
 
