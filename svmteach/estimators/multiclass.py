@@ -35,9 +35,9 @@ class MulticlassSVC(DualSVC):
 
     X may be dense or SciPy sparse (converted once to CSR, and kept sparse); another kernel than the linear
     one takes dense X.  With a kernel the solvers keep the training scores :math:`S = K A` (n, k) and read
-    kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is slower than scikit-learn's
-    one-vs-one SVC: on 10 classes (``benchmarks/RESULTS.md``, the working sets, the default from 2,000 samples)
-    3.1-4.4x its time at n = 5,000, 2.0-2.3x at n = 20,000 and 2.0x at 50,000 (CS); 3.4-3.7x on 4,000 MNIST images.
+    kernel rows from a cache of ``cache_size`` MB: no n x n matrix.  A kernel fit is still slower than
+    scikit-learn's one-vs-one SVC (on 10 classes, by the working sets, the default from 2,000 samples: the ratios
+    are measured in ``benchmarks/RESULTS.md``).
 
     Parameters
     ----------
