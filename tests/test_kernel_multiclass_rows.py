@@ -8,7 +8,6 @@ from svmteach import data
 from svmteach.kernels import gram
 from svmteach.losses import get_loss
 from svmteach.problems import MulticlassProblem
-from svmteach.rows import compiled_rows
 from svmteach.solvers import make_multiclass_solver, solve
 from svmteach.solvers import numba_multiclass as nm
 
@@ -30,7 +29,7 @@ def test_a_visit_that_leaves_alpha_asks_no_kernel_row():
     rows = state.rows
     asked = int(rows.clock[0])
     order = np.arange(problem.n_samples, dtype=np.int64)
-    model = nm.Model(design=compiled_rows(problem.design), rows=rows, offset=float(problem.kernel_offset), W=S)
+    model = nm.KernelModel(rows=rows, offset=float(problem.kernel_offset), S=S)
     samples = nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i)
     nm.epoch(nm.drivers(solver.block_kernels(problem)).code, model, samples,
              solver.kernel_params(problem), alpha, order, np.zeros(0, dtype=bool),

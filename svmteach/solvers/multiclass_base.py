@@ -64,13 +64,7 @@ from . import numba_multiclass as nm
 from .base import Solver, check_flag, check_state_alpha, seed_from
 from .state import ThreePartState
 from .stopping import StoppingRule
-from .kernel_scores import CACHE_SIZE, KernelRowCache, check_cache_size, kernel_row, row_cache
-
-#: The row cache the compiled epoch is given on a linear problem: empty, of the type a kernel run's has.
-NO_ROWS = KernelRowCache(X=np.zeros((0, 0)), sqnorm=np.zeros(0), params=np.zeros(5), buffer=np.zeros((0, 0)),
-                         slot=np.zeros(0, dtype=np.int64), owner=np.zeros(0, dtype=np.int64),
-                         stamp=np.zeros(0, dtype=np.int64), clock=np.zeros(1, dtype=np.int64),
-                         scratch=np.zeros((3, 0)))
+from .kernel_scores import CACHE_SIZE, check_cache_size, kernel_row, row_cache
 
 #: ``reactivate_at`` at the start: LIBLINEAR's (``max(10 eps, 1)`` at its eps = 0.1), in the block
 #: violation's units (a margin of 1).
@@ -396,8 +390,8 @@ class MulticlassSolver(Solver):
                          at=np.array([state.epoch, state.pos, len(state.perm)], dtype=np.int64),
                          levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin], dtype=np.float64),
                          seed=int(state.seed), floor=float(self.shrink_floor()))
-        model = nm.Model(design=compiled_rows(problem.design), rows=NO_ROWS if state.rows is None else state.rows,
-                         offset=float(problem.kernel_offset), W=W)
+        model = (nm.LinearModel(design=compiled_rows(problem.design), W=W) if state.rows is None else
+                 nm.KernelModel(rows=state.rows, offset=float(problem.kernel_offset), S=W))
         drivers = nm.drivers(self.block_kernels(problem))
         numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
         visits, violation, i, met, moves = drivers.epochs(

@@ -1,15 +1,19 @@
 """Multiclass block coordinate ascent, compiled: one epoch driver for every loss's row kernels.
 
 The driver :func:`epoch` is written once for every multiclass loss (Shark's ``QpMcLinear`` skeleton) and
-both models (the weights W, or a kernel problem's training scores S): for each sample i of an order it reads
-the scores :math:`s = W x_i` (or :math:`S_{i:}`) of the classes it looks at, asks the loss's block kernel
+every model (the weights W, a kernel problem's training scores S, a working set's): for each sample i of an order
+it reads the scores :math:`s = W x_i` (or :math:`S_{i:}`) of the classes it looks at, asks the loss's block kernel
 (:func:`visit`) for the new block :math:`\\alpha_i`, its KKT violation before the step and whether the sample
 is at rest, and moves :math:`W` by :math:`A(\\delta)^\\top x_i` (or S by a kernel column) for the change δ of
 :math:`\\alpha_i` (:func:`weight_change`, the loss's ``coef``).
 Shrinking (samples at rest set aside in ``active``; classes set aside within a block in ``classes``,
 taken back once off their bound) is decided here and in the kernels.  The epochs take three NamedTuples: the
 visiting order they advance in place (:class:`Order`: the permutation, the samples and classes set aside, the
-epoch's counters), the model they read and move (:class:`Model`) and the samples' numbers (:class:`Samples`).
+epoch's counters), the model they read and move and the samples' numbers (:class:`Samples`).  The model is an
+operator picked by its type at compile time (:func:`read_scores`, :func:`move_model`): the weights W
+(:class:`LinearModel`), the training scores S (:class:`KernelModel`) or a working set's scores
+(:class:`BlockModel`, whose epochs are the working-set solver's sub-problem, :func:`subproblem`): one epoch body
+for every model and every loss.
 
 The row kernels are the losses' own (:mod:`svmteach.losses.row_kernels`, each in its loss's module): the
 driver dispatches over the tuple :data:`KERNELS` of the package's losses' kernels and Shark's (a kernel's
@@ -27,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import literal_unroll, njit
+from numba.extending import overload
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from ..losses import PACKAGE_LOSSES
@@ -67,16 +72,33 @@ class Order(NamedTuple):
     floor: float
 
 
-class Model(NamedTuple):
-    """What a visit reads its sample's scores from and moves (:mod:`svmteach.multiclass_model`): on a linear problem
-    the ``design`` (a :class:`~svmteach.rows.CompiledDesign`) and the weights ``W`` (k, d), ``rows`` empty; on a
-    kernel problem the run's KernelRowCache ``rows``, ``offset`` :math:`B^2` and the training scores S = K A as
-    ``W`` (n, k)."""
+class LinearModel(NamedTuple):
+    """The linear model (:mod:`svmteach.multiclass_model`): the weights ``W`` (k, d) on the ``design`` (a
+    :class:`~svmteach.rows.CompiledDesign`).  A visit to sample i reads :math:`s = W x_i` and moves
+    :math:`W \\mathrel{+}= A(\\delta)^\\top x_i`."""
 
     design: object
+    W: np.ndarray
+
+
+class KernelModel(NamedTuple):
+    """The kernel model: the training scores ``S`` = K A (n, k), the run's KernelRowCache ``rows`` and the
+    intercept's ``offset`` :math:`B^2`.  A visit reads :math:`s = S_{i:}` and moves :math:`S \\mathrel{+}= (K_{:i} +
+    B^2) A(\\delta)^\\top` (K symmetric: its column read as row i from the cache)."""
+
     rows: object
     offset: float
-    W: np.ndarray
+    S: np.ndarray
+
+
+class BlockModel(NamedTuple):
+    """A working set's model: its kernel matrix ``K`` (b, b), :math:`B^2` included, and its scores class by class
+    ``ST`` (k, b).  A visit to its sample t reads :math:`s = ST_{:t}` and adds :math:`A(\\delta)_m K_{t:}` to the
+    row of each class m whose entry moved: one contiguous pass of b each (a Crammer-Singer or Weston-Watkins step
+    moves a few classes; the (b, k) layout took b short passes of k)."""
+
+    K: np.ndarray
+    ST: np.ndarray
 
 
 class Samples(NamedTuple):
@@ -185,27 +207,21 @@ def draw_order(perm, active, seed, epoch_no):
 @njit(cache=True, fastmath=FASTMATH)
 def epoch(code, model, samples, params, alpha, order, active, margin, classes, picture, record):
     """The block step of kernel ``code`` for every sample of ``order`` (an array of sample indices), in place on
-    ``alpha`` (n, k) and the ``model`` (:class:`Model`); returns ``(violation, moves)``: the largest block KKT
+    ``alpha`` (n, k) and the ``model``; returns ``(violation, moves)``: the largest block KKT
     violation met, each block's before its step (0.0 for an empty order), and :func:`visit`'s ``moves`` of the last
     sample (0 for an empty order).  Non-empty ``picture`` and ``record`` (:func:`visit`) receive the visits' numbers
     (the fast path's last visit: one sample), its scores then computed over every class.
 
-    The model (:mod:`svmteach.multiclass_model`): on a linear problem the weights W (k, d; only its rows are read),
-    sample i's scores :math:`W x_i` from the row of the design (X dense or CSR, and its bias column, never stored:
-    :class:`~svmteach.rows.CompiledDesign`) and a step's move :math:`W \\mathrel{+}=
-    A(\\delta)^\\top x_i`; on a kernel problem (``model.rows`` the run's KernelRowCache, not empty) the training
-    scores S = K A (n, k), sample i's scores the row S[i] and a step's move :math:`S \\mathrel{+}= (K_{:i} + B^2)\\,
-    A(\\delta)^\\top` (``model.offset`` :math:`B^2`; K symmetric, its column read as row i from the cache).
+    The model is the operator a visit reads its scores from and moves (:func:`read_scores`, :func:`move_model`),
+    chosen by its type at compile time: :class:`LinearModel` (W on the rows of X), :class:`KernelModel` (S from the
+    row cache's kernel columns) or :class:`BlockModel` (a working set's scores from its b x b kernel matrix).
     Sample i's bound, curvature and class are the ``samples``' (:class:`Samples`); ``params`` the row kernel's
     ``(M, inner_tol, max_inner)`` (:mod:`svmteach.losses.row_kernels`).
     A non-empty ``active`` (n,) has the samples found at rest (slack ``margin``) set aside (False); a
     non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there.
     """
     k = alpha.shape[1]
-    rows, offset, W = model.rows, model.offset, model.W
     sqnorm, codes, C_i = samples
-    kernel = rows.buffer.shape[0] > 0
-    X, bias, bias_column = model.design  # a CompiledDesign's fields (rows.compiled_rows), unpacked once
     s = np.zeros(k)
     a = np.empty(k)
     coef = np.empty(k)
@@ -223,12 +239,7 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
             a[m] = alpha[i, m]
             if a[m] != 0.0:
                 look[m] = True  # a class set aside but off its bound is taken back
-            if kernel:
-                s[m] = W[i, m]
-            elif look[m] or drawn:
-                s[m] = row_dot(X, i, W[m])  # s = W x_i over the classes looked at (a picture shows every class)
-                if bias_column >= 0:
-                    s[m] += bias * W[m, bias_column]  # the bias column's term, last (as a stored [X, B 1] sums it)
+        read_scores(model, i, s, look, drawn)
         violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], params, (margin, shrink, shrink_classes),
                                  look, buffers, picture)
         worst = max(worst, violation)
@@ -241,21 +252,91 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
         for m in range(k):
             alpha[i, m] = a[m]
             still = still and coef[m] == 0.0
-        if still:
-            continue  # A(alpha) did not change (a Lee-Lin-Wahba visit often solves to its own row): the model stays
-        if kernel:
-            column = get_row(rows, i)
-            for t in range(W.shape[0]):
-                kt = column[t] + offset
-                for m in range(k):
-                    W[t, m] += coef[m] * kt  # S += (K[:, i] + B^2) A(delta)'
-        else:
-            for m in range(k):
+        if not still:  # A(alpha) changed (a Lee-Lin-Wahba visit often solves to its own row: the model stays)
+            move_model(model, i, coef)
+    return worst, moves
+
+
+def read_scores(model, i, s, look, drawn):
+    """``s`` (k,) = sample i's scores in ``model`` (a :class:`LinearModel`, :class:`KernelModel` or
+    :class:`BlockModel`), over the classes ``look`` looks at, or every class where ``drawn`` (a picture shows
+    them all); the model's type picks the body at compile time."""
+    raise NotImplementedError("compiled only (numba.extending.overload)")
+
+
+def move_model(model, i, coef):
+    """``model`` moved by sample i's :math:`A(\\delta)` = ``coef`` (k,); the model's type picks the body."""
+    raise NotImplementedError("compiled only (numba.extending.overload)")
+
+
+@overload(read_scores, inline="always")
+def _read_scores(model, i, s, look, drawn):
+    kind = model.instance_class
+    if kind is LinearModel:
+        def linear(model, i, s, look, drawn):
+            X, bias, bias_column = model.design  # a CompiledDesign's fields (rows.compiled_rows)
+            W = model.W
+            for m in range(s.shape[0]):
+                if look[m] or drawn:
+                    s[m] = row_dot(X, i, W[m])  # s = W x_i
+                    if bias_column >= 0:
+                        s[m] += bias * W[m, bias_column]  # the bias column's term, last (as a stored [X, B 1] sums it)
+
+        return linear
+    if kind is KernelModel:
+        def kernel(model, i, s, look, drawn):
+            S = model.S
+            for m in range(s.shape[0]):
+                s[m] = S[i, m]
+
+        return kernel
+    if kind is BlockModel:
+        def block(model, i, s, look, drawn):
+            ST = model.ST
+            for m in range(s.shape[0]):
+                s[m] = ST[m, i]
+
+        return block
+    return None
+
+
+@overload(move_model, inline="always")
+def _move_model(model, i, coef):
+    kind = model.instance_class
+    if kind is LinearModel:
+        def linear(model, i, coef):
+            X, bias, bias_column = model.design
+            W = model.W
+            for m in range(coef.shape[0]):
                 if coef[m] != 0.0:
                     row_axpy(X, i, coef[m], W[m])  # W += A(delta)' x_i
                     if bias_column >= 0:
                         W[m, bias_column] += coef[m] * bias
-    return worst, moves
+
+        return linear
+    if kind is KernelModel:
+        def kernel(model, i, coef):
+            S, offset = model.S, model.offset
+            column = get_row(model.rows, i)
+            for t in range(S.shape[0]):
+                kt = column[t] + offset
+                for m in range(coef.shape[0]):
+                    S[t, m] += coef[m] * kt  # S += (K[:, i] + B^2) A(delta)'
+
+        return kernel
+    if kind is BlockModel:
+        def block(model, i, coef):
+            K, ST = model.K, model.ST
+            row = K[i]  # K symmetric: row i is column i
+            for m in range(coef.shape[0]):
+                c = coef[m]
+                if c != 0.0:
+                    scores = ST[m]
+                    for u in range(row.shape[0]):
+                        scores[u] += row[u] * c
+
+        return block
+    return None
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
@@ -320,61 +401,37 @@ def violations(code, S, alpha, codes, sqnorm, C_i, params, out):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def subproblem(code, K, S, alpha, codes, sqnorm, C_i, params, fraction, max_epochs, change):
-    """The dual restricted to a working set of b samples, by epochs of block steps (kernel ``code``) in index
-    order, in place on their rows ``alpha`` (b, k) and scores ``S`` (b, k), until an epoch's largest block
-    violation is at most ``fraction`` times the first's, or after ``max_epochs``.  ``K`` (b, b) is the working
-    set's kernel matrix (with :math:`B^2`): a step moves S by :math:`K_{:t} A(\\delta)^\\top`, O(bk).  ``change``
-    (b, k) receives :math:`A(\\alpha_{new}) - A(\\alpha_{old})`, by which the caller moves every other score.
+def subproblem(code, K, S, alpha, samples, params, fraction, max_epochs, change):
+    """The dual restricted to a working set of b samples: :func:`epoch` over them in index order on their
+    :class:`BlockModel` (``K`` (b, b) their kernel matrix with :math:`B^2`, ``S`` (b, k) their scores), in place on
+    ``alpha`` (b, k) and ``S``, until an epoch's largest block violation is at most ``fraction`` times the first's,
+    or after ``max_epochs``.  ``samples`` (:class:`Samples`) are the set's; ``change`` (b, k) receives
+    :math:`A(\\alpha_{new}) - A(\\alpha_{old})`, by which the caller moves every other score.
     Returns ``(visits, epochs, start, end)``: the block visits, the epochs, the first and the last epoch's largest
     violation (each block's before its step)."""
     b, k = alpha.shape
     old = alpha.copy()
-    # the scores class by class, (k, b): a step adds a multiple of K's row t to the row of each class whose entry
-    # of A(delta) moved, one contiguous pass of b each (vectorised; Crammer-Singer's and Weston-Watkins' steps move
-    # a few classes), where the (b, k) layout took b short passes of k
-    ST = np.ascontiguousarray(S.T)
-    buffers = scratch(k, 0)
-    look = np.empty(k, dtype=np.bool_)
-    s = np.empty(k)
-    a = np.empty(k)
-    coef = np.empty(k)
-    no_picture = np.empty((0, k))
+    model = BlockModel(K=K, ST=np.ascontiguousarray(S.T))
+    order = np.arange(b)
+    no_active, no_classes = np.zeros(0, dtype=np.bool_), np.zeros((0, 0), dtype=np.bool_)
+    no_picture, no_record = np.empty((0, k)), np.empty((0, k + 3))
     start = end = 0.0
-    visits = epochs = 0
+    epochs = 0
     while epochs < max_epochs:
-        worst = 0.0
-        for t in range(b):
-            look[:] = True
-            for m in range(k):
-                s[m] = ST[m, t]
-            a[:] = alpha[t]
-            violation, moves = visit(code, s, a, codes[t], sqnorm[t], C_i[t], params, (np.inf, False, False), look,
-                                     buffers, no_picture)
-            worst = max(worst, violation)
-            visits += 1
-            if moves <= 0:
-                continue
-            weight_change(code, a, alpha[t], params, coef)
-            alpha[t] = a
-            row = K[t]  # K symmetric: row t is column t
-            for m in range(k):
-                c = coef[m]
-                if c != 0.0:
-                    scores = ST[m]
-                    for u in range(b):
-                        scores[u] += row[u] * c
+        worst, _ = epoch(code, model, samples, params, alpha, order, no_active, np.inf, no_classes, no_picture,
+                         no_record)
         if epochs == 0:
             start = worst
         end = worst
         epochs += 1
         if worst <= fraction * start:
             break
-    S[:] = ST.T
+    S[:] = model.ST.T
+    coef = np.empty(k)
     for t in range(b):
         weight_change(code, alpha[t], old[t], params, coef)
         change[t] = coef
-    return visits, epochs, start, end
+    return b * epochs, epochs, start, end
 
 
 class Drivers(NamedTuple):

@@ -288,8 +288,9 @@ class WorkingSet(Solver):
         alpha_B, S_B = _host_rows(problem, state.alpha, chosen), _host_rows(problem, state.W, chosen)
         change = np.empty_like(alpha_B)
         drivers = nm.drivers(row_kernels(problem.loss_object))
+        codes, sqnorm, C_i = _host_block_data(problem, chosen)
         visits, epochs, start, end = drivers.subproblem(
-            drivers.code, K_BB, S_B, alpha_B, *_host_block_data(problem, chosen), params(problem.M),
+            drivers.code, K_BB, S_B, alpha_B, nm.Samples(sqnorm=sqnorm, codes=codes, C_i=C_i), params(problem.M),
             self.inner_fraction, self.inner_epochs, change)
         alpha = xp.asarray(state.alpha, copy=True)
         alpha[_index(problem, chosen)] = xp.asarray(alpha_B)
