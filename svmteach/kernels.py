@@ -152,7 +152,7 @@ def _gamma_from_data(rule: str, X) -> float:
 
 def _scaled_variance(X, s, xp) -> float:
     """Var(X / s) over all entries, two passes a block of rows at a time (``X / s`` whole would be a copy of X)."""
-    blocks = row_blocks(X)  # of rows.BLOCK_BYTES
+    blocks = row_blocks(X)  # of rows.block_bytes (one block on a device, most often)
     if len(blocks) <= 1:  # (none for an X of no rows)
         return float(xp.var(X / s))
     size = X.shape[0] * X.shape[1]
@@ -168,7 +168,7 @@ CANCELLATION = 1e-4
 def squared_norms(X):
     """(n,) :math:`\\|x_i\\|^2` in X's precision, a block of rows at a time (no copy of X)."""
     xp = array_namespace(X)
-    blocks = row_blocks(X)  # of rows.BLOCK_BYTES
+    blocks = row_blocks(X)  # of rows.block_bytes (one block on a device, most often)
     if len(blocks) <= 1:  # (none for an X of no rows)
         return xp.sum(X * X, axis=1)
     parts = [xp.sum(X[rows, :] * X[rows, :], axis=1) for rows in blocks]

@@ -83,14 +83,16 @@ def scores(problem, W, part, rows):
     return W[rows, :] if is_kernel(problem) else linear_scores(part, W)
 
 
-def squared_norm(problem, alpha, W) -> float:
+def squared_norm(problem, alpha, W):
     """:math:`\\|W\\|_F^2`: ``sum(W * W)``, or :math:`\\langle A(\\alpha), S \\rangle` on a kernel problem
-    (clipped at 0: a PSD kernel's form is never negative but for rounding)."""
+    (clipped at 0: a PSD kernel's form is never negative but for rounding); a scalar of the namespace, not read
+    to the host."""
     xp = problem.xp
     if not is_kernel(problem):
-        return float(xp.sum(W * W))
+        return xp.sum(W * W)
     A = problem.loss_object.weight_rows(problem, alpha)
-    return max(float(xp.sum(A * W)), 0.0)
+    norm2 = xp.sum(A * W)
+    return xp.maximum(norm2, xp.zeros_like(norm2))
 
 
 def class_norm_bounds(problem, alpha, W):

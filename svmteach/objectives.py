@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from . import multiclass_model
-from .backend import array_namespace, to_numpy
+from .backend import array_namespace, is_numpy, to_numpy
 from .losses.base import EPS  # noqa: F401  (objectives.EPS, as the solvers and tests read it)
 from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
@@ -313,7 +313,7 @@ def multiclass_primal(problem, W, S=None):
         raise ValueError(f"multiclass_primal takes the weights W of a linear problem; this problem's kernel is "
                          f"{problem.kernel.name!r}, whose ||W||^2 needs alpha: use multiclass_measures(problem, alpha, "
                          "multiclass_weights(problem, alpha))")
-    return problem.loss_object.primal(problem, W, S)
+    return float(problem.loss_object.primal(problem, W, S))
 
 
 def multiclass_dual(problem, alpha, W):
@@ -328,12 +328,13 @@ def multiclass_row_blocks(problem):
     :func:`svmteach.rows.row_slice`), for what a loss computes per sample.
 
     A dozen (rows, k) float64 arrays (what the losses make from the scores) and a dense float32 block's float64
-    copy fit in :data:`svmteach.rows.BLOCK_BYTES`, so that no (n, k) array is made beside X."""
+    copy fit in :func:`svmteach.rows.block_bytes` (4 MiB on the host, so that no (n, k) array is made beside X;
+    on a device, one block for most problems: whole-array reductions)."""
     from . import rows
 
     X, n, k = problem.design, problem.n_samples, problem.k
     per_row = 8 * 12 * k + (0 if rows.is_sparse(X) else 8 * problem.n_features)
-    step = max(1, int(rows.BLOCK_BYTES // per_row))
+    step = max(1, int(rows.block_bytes(problem.xp) // per_row))
     weight = problem.sample_weight
     def part_of(sl):
         part = object.__new__(type(problem))  # immutable: its attributes set as Problem._build sets them
@@ -352,9 +353,9 @@ def multiclass_measures(problem, alpha, W):
     """``(P, D, kkt)``: :func:`multiclass_primal` at ``W``, :func:`multiclass_dual` at ``alpha`` with its weights
     ``W`` and :func:`multiclass_kkt_violation` (a loss's largest violation over the samples), the scores made a block
     of rows at a time (:func:`multiclass_row_blocks`): the same numbers to rounding, in O(d k) beside X."""
-    penalty, linear, kkt = multiclass_sample_terms(problem, alpha, W)
+    penalty, linear, kkt = _sample_terms(problem, alpha, W)
     norm2 = multiclass_model.squared_norm(problem, alpha, W)
-    return float(0.5 * norm2 + penalty), float(linear - 0.5 * norm2), float(kkt)
+    return tuple(host_floats(problem.xp, [0.5 * norm2 + penalty, linear - 0.5 * norm2, kkt]))  # one read
 
 
 def multiclass_sample_terms(problem, alpha, W):
@@ -362,20 +363,39 @@ def multiclass_sample_terms(problem, alpha, W):
     primal and the dual's linear term :math:`\\ell(\\alpha)`, and the largest KKT violation (what the primal and
     the dual add to :math:`\\pm\\tfrac12 \\|W\\|_F^2`): separable over the samples, so a data set in parts sums them
     (:mod:`svmteach.solvers.cocoa`)."""
+    return tuple(host_floats(problem.xp, _sample_terms(problem, alpha, W)))
+
+
+def _sample_terms(problem, alpha, W):
+    """:func:`multiclass_sample_terms` as scalars of the problem's namespace, not read to the host: summed block
+    by block on the device (the same additions as in float on the host, in the same order)."""
     xp = problem.xp
     loss = problem.loss_object
-    penalty, linear, kkt = 0.0, 0.0, -math.inf
+    penalty, linear, kkt = _scalar(xp, 0.0), _scalar(xp, 0.0), _scalar(xp, -math.inf)
     for part, rows in multiclass_row_blocks(problem):
         S = multiclass_model.scores(problem, W, part, rows)
         losses = loss.sample_losses(part, S)
         # without weights, C times the sum (as the loss's primal): the rounding of the unweighted primal
-        penalty += float(xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
-        linear += loss.dual_linear(part, alpha[rows, :])
-        kkt = max(kkt, loss.kkt_violation(part, alpha[rows, :], S))
+        penalty = penalty + (xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
+        linear = linear + _scalar(xp, loss.dual_linear(part, alpha[rows, :]))
+        kkt = xp.maximum(kkt, _scalar(xp, loss.kkt_violation(part, alpha[rows, :], S)))
         del part, S  # one block at a time (multiclass_row_blocks)
     if problem.sample_weight is None:
-        penalty *= problem.C
-    return float(penalty), float(linear), float(kkt)
+        penalty = penalty * problem.C
+    return penalty, linear, kkt
+
+
+def _scalar(xp, value):
+    """``value`` (a number, or a 0-d array of ``xp``) as a float64 0-d array of ``xp`` (no copy of an array)."""
+    return xp.asarray(value, dtype=xp.float64)
+
+
+def host_floats(xp, values) -> list[float]:
+    """The scalars ``values`` (0-d arrays of ``xp``, or numbers) as floats, read to the host together: on a device
+    one transfer, where a ``float()`` of each would wait for the device once each."""
+    if is_numpy(xp):
+        return [float(v) for v in values]
+    return [float(v) for v in to_numpy(xp.stack([_scalar(xp, v) for v in values]))]
 
 
 def multiclass_gap_rounding(problem, alpha, W) -> float:
@@ -392,7 +412,7 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
     xp = problem.xp
     loss = problem.loss_object
     wn = multiclass_model.class_norm_bounds(problem, alpha, W)  # ||w_m|| (or a bound on it)
-    spread, high_sum, kinks, alpha_sum = 0.0, 0.0, 0.0, 0.0
+    spread, high_sum, kinks, alpha_sum = (_scalar(xp, 0.0) for _ in range(4))  # on the device, read once at the end
     delta = xp.zeros(problem.k, dtype=xp.float64)
     for part, rows in multiclass_row_blocks(problem):
         S = multiclass_model.scores(problem, W, part, rows)
@@ -402,17 +422,17 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
         high = loss.sample_losses(part, xp.where(Y, S - E, S + E))  # the scores' errors against the model
         low = loss.sample_losses(part, xp.where(Y, S + E, S - E))
         C_i = xp.asarray(part.C_i, dtype=xp.float64)
-        spread += float(xp.sum(C_i * (high - low)))
-        high_sum += float(xp.sum(C_i * high))
-        kinks += float(xp.sum(xp.where(high > 0, C_i, 0.0)))
+        spread = spread + xp.sum(C_i * (high - low))
+        high_sum = high_sum + xp.sum(C_i * high)
+        kinks = kinks + xp.sum(xp.where(high > 0, C_i, 0.0))
         delta = delta + xn @ xp.abs(loss.weight_rows(part, alpha[rows, :]))  # sum_i |A_im| ||x_i||
-        alpha_sum += float(xp.sum(xp.abs(alpha[rows, :])))
+        alpha_sum = alpha_sum + xp.sum(xp.abs(alpha[rows, :]))
         del part, S  # one block at a time (multiclass_row_blocks)
     norm2 = multiclass_model.squared_norm(problem, alpha, W)
     P_err = spread + EPS * (high_sum + problem.k * kinks + norm2)  # the sums' and the hinges' own roundings
     delta = 2.0 * EPS * delta  # (k,) bounds on ||w_m - w_m(alpha)||
-    D_err = 2.0 * float(xp.sum(wn * delta)) + float(xp.sum(delta * delta)) + EPS * (alpha_sum + norm2)
-    return P_err + D_err
+    D_err = 2.0 * xp.sum(wn * delta) + xp.sum(delta * delta) + EPS * (alpha_sum + norm2)
+    return host_floats(xp, [P_err + D_err])[0]
 
 
 def multiclass_gradient(problem, S):
@@ -422,4 +442,4 @@ def multiclass_gradient(problem, S):
 
 def multiclass_kkt_violation(problem, alpha, S):
     """The loss's largest KKT violation (0 exactly at the optimum)."""
-    return problem.loss_object.kkt_violation(problem, alpha, S)
+    return float(problem.loss_object.kkt_violation(problem, alpha, S))

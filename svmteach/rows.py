@@ -3,8 +3,9 @@
 A problem keeps X dense (NumPy, CuPy) or as a SciPy ``csr_array``; nothing else looks at which:
 
 - :func:`times` and :func:`transpose_times`: :math:`X B` and :math:`X^\\top A` in float64 (the scores
-  and the weights), a dense float32 X converted a block of rows at a time (:data:`BLOCK_BYTES`), never whole;
-  a CSR X read where it lies, by a compiled loop (its float32 values converted one at a time).
+  and the weights), a dense float32 X converted a block of rows at a time (:func:`block_bytes`: 4 MiB on the
+  host, 256 MiB on a device, where a block costs a launch and no wait), never whole; a CSR X read where it lies,
+  by a compiled loop (its float32 values converted one at a time).
 - :func:`row_slice`: a block of rows without a copy of them (a CSR block shares X's values and indices).
 - :func:`compiled_rows`: what a compiled loop receives, the dense array or a :class:`CSR` tuple; there
   :func:`row_dot` (:math:`x_i^\\top v`) and :func:`row_axpy` (:math:`v \\leftarrow v + a x_i`) visit the
@@ -23,10 +24,18 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from .backend import concat
+from .backend import array_namespace, concat, is_numpy
 
 #: The largest float64 block of a float32 X that :func:`times` / :func:`transpose_times` convert at once.
 BLOCK_BYTES = 1 << 22  # 4 MiB: large enough for BLAS to run at full speed
+#: The same on a device (CuPy): one block for most problems, so that a measure is whole-array reductions.
+DEVICE_BLOCK_BYTES = 1 << 28
+
+
+def block_bytes(xp) -> int:
+    """The float64 block size for arrays of the namespace ``xp``: :data:`BLOCK_BYTES` on NumPy, else
+    :data:`DEVICE_BLOCK_BYTES`."""
+    return BLOCK_BYTES if is_numpy(xp) else DEVICE_BLOCK_BYTES
 
 
 class CSR(NamedTuple):
@@ -99,11 +108,12 @@ def dense_row(X, i: int, xp=np):
 
 
 def row_blocks(X):
-    """Row slices of X whose float64 copies fit in :data:`BLOCK_BYTES` (dense, or the stored entries of a CSR)."""
+    """Row slices of X whose float64 copies fit in :func:`block_bytes` of X's library (dense, or the stored
+    entries of a CSR)."""
     X = stored(X)
     n, d = X.shape
     per_row = (8 * X.nnz / max(n, 1)) if is_sparse(X) else 8 * d  # the float64 values of a row
-    step = max(1, int(BLOCK_BYTES // max(per_row, 1)))
+    step = max(1, int(block_bytes(np if is_sparse(X) else array_namespace(X)) // max(per_row, 1)))
     return [slice(s, min(s + step, n)) for s in range(0, n, step)]
 
 
@@ -158,11 +168,9 @@ def times(X, B, xp=np):
     B = xp.astype(B, xp.float64, copy=False)
     if X.dtype == xp.float64:
         return X @ B
-    if xp is not np:
-        return xp.astype(X, xp.float64) @ B
-    out = np.empty((X.shape[0], B.shape[1]))
+    out = xp.empty((X.shape[0], B.shape[1]), dtype=xp.float64)
     for rows in row_blocks(X):
-        out[rows] = row_slice(X, rows, np.float64) @ B
+        out[rows, :] = xp.astype(X[rows, :], xp.float64) @ B
     return out
 
 
@@ -182,11 +190,9 @@ def transpose_times(X, A, xp=np):
     A = xp.astype(A, xp.float64, copy=False)
     if X.dtype == xp.float64:
         return X.T @ A
-    if xp is not np:
-        return xp.astype(X, xp.float64).T @ A
-    out = np.zeros((X.shape[1], A.shape[1]))
+    out = xp.zeros((X.shape[1], A.shape[1]), dtype=xp.float64)
     for rows in row_blocks(X):
-        out += row_slice(X, rows, np.float64).T @ A[rows]
+        out += xp.astype(X[rows, :], xp.float64).T @ A[rows, :]
     return out
 
 

@@ -13,7 +13,10 @@ with a linear term :math:`\\ell` and one constraint block per sample, bounded by
 (``problem.C_i``, C times the sample's weight; 0 fixes the block at 0), the penalty of its loss.
 A loss says what :math:`A`, :math:`\\ell`, the blocks and the primal are (:meth:`weight_rows`,
 :meth:`dual_linear`, :meth:`bounds`, :meth:`sample_losses`); the rest is written once from those.
-A solver asks ``problem.loss_object``, never the loss's name.
+A solver asks ``problem.loss_object``, never the loss's name.  Its numbers (:meth:`dual_linear`,
+:meth:`kkt_violation`, :meth:`primal`, :meth:`dual`) are scalars of the problem's namespace, not read to the host
+(a float on NumPy; on a GPU a 0-d array, which a caller reads with others in one transfer:
+:func:`svmteach.objectives.host_floats`).
 
 The exact one-sample block step is the loss's compiled row kernel (``kernels``, a
 :class:`~svmteach.losses.row_kernels.RowKernels` defined in the loss's own module; its numbers drawn by
@@ -82,8 +85,8 @@ class MulticlassLoss(ABC):
         """The (n, k) matrix :math:`A(\\alpha)` with :math:`W = A^\\top X` (linear in alpha)."""
 
     @abstractmethod
-    def dual_linear(self, problem, alpha) -> float:
-        """The linear term :math:`\\ell(\\alpha)` of the (maximised) dual."""
+    def dual_linear(self, problem, alpha):
+        """The linear term :math:`\\ell(\\alpha)` of the (maximised) dual (a scalar of the namespace)."""
 
     @abstractmethod
     def sample_losses(self, problem, S):
@@ -95,8 +98,9 @@ class MulticlassLoss(ABC):
         (0 in the columns that are not free variables)."""
 
     @abstractmethod
-    def kkt_violation(self, problem, alpha, S) -> float:
-        """The largest KKT violation at ``alpha`` with scores ``S``: 0 exactly at the optimum."""
+    def kkt_violation(self, problem, alpha, S):
+        """The largest KKT violation at ``alpha`` with scores ``S``: 0 exactly at the optimum (a scalar of the
+        namespace)."""
 
     @abstractmethod
     def bounds(self, problem):
@@ -138,19 +142,19 @@ class MulticlassLoss(ABC):
         W = transpose_times(problem.design, self.weight_rows(problem, xp.astype(alpha, xp.float64)), xp).T
         return W - xp.mean(W, axis=0, keepdims=True) if self.sum_to_zero else W
 
-    def primal(self, problem, W, S=None) -> float:
+    def primal(self, problem, W, S=None):
         """:math:`\\tfrac12 \\|W\\|_F^2 + \\sum_i C_i \\ell_i(W)`."""
         xp = problem.xp
         S = scores(problem, W) if S is None else S
         losses = self.sample_losses(problem, S)
         # without weights, C times the sum: the rounding of the unweighted primal
         penalty = problem.C * xp.sum(losses) if problem.sample_weight is None else xp.sum(problem.C_i * losses)
-        return float(0.5 * xp.sum(W * W) + penalty)
+        return 0.5 * xp.sum(W * W) + penalty
 
-    def dual(self, problem, alpha, W) -> float:
+    def dual(self, problem, alpha, W):
         """:math:`D(\\alpha) = \\ell(\\alpha) - \\tfrac12 \\|W\\|_F^2` at ``alpha`` with its weights ``W``."""
         xp = problem.xp
-        return float(self.dual_linear(problem, alpha) - 0.5 * xp.sum(W * W))
+        return self.dual_linear(problem, alpha) - 0.5 * xp.sum(W * W)
 
 
 #: The methods that say what a loss is (its primal and dual); the rest follows from them.
@@ -198,7 +202,7 @@ def box_violation_of(problem, alpha, G, entries):
     xp, C = problem.xp, column_C(problem)
     pg = xp.where(alpha <= 0.0, xp.where(C > 0.0, xp.minimum(G, 0.0), 0.0),
                   xp.where(alpha >= C, xp.maximum(G, 0.0), G))
-    return float(xp.max(xp.abs(xp.where(entries, pg, 0.0))))
+    return xp.max(xp.abs(xp.where(entries, pg, 0.0)))
 
 
 def off_label_box_violation(problem, alpha, G):

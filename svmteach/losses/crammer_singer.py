@@ -106,7 +106,7 @@ class CrammerSinger(MulticlassLoss):
 
     def dual_linear(self, problem, alpha):
         xp = problem.xp
-        return float(xp.sum(xp.where(one_hot(problem), alpha, 0.0)))  # -sum_{m != y} alpha = sum_i alpha_i^{y_i}
+        return xp.sum(xp.where(one_hot(problem), alpha, 0.0))  # -sum_{m != y} alpha = sum_i alpha_i^{y_i}
 
     def sample_losses(self, problem, S):
         xp = problem.xp
@@ -125,7 +125,7 @@ class CrammerSinger(MulticlassLoss):
         xp = problem.xp
         G = self.gradient(problem, S)
         low = xp.min(xp.where(alpha < self._upper(problem) * (1.0 - AT_C), G, xp.inf), axis=1)
-        return float(xp.max(xp.max(G, axis=1) - low))
+        return xp.max(xp.max(G, axis=1) - low)
 
     def _upper(self, problem):
         """(n, k) ``C_i [m = y_i]``: the upper bounds."""

@@ -94,7 +94,7 @@ class LeeLinWahba(MulticlassLoss):
 
     def dual_linear(self, problem, alpha):
         xp = problem.xp
-        return float(xp.sum(xp.where(one_hot(problem), 0.0, alpha)))
+        return xp.sum(xp.where(one_hot(problem), 0.0, alpha))
 
     def sample_losses(self, problem, S):
         xp = problem.xp

@@ -85,7 +85,7 @@ class MaximumMarginRegression(MulticlassLoss):
 
     def dual_linear(self, problem, alpha):
         xp = problem.xp
-        return float(xp.sum(xp.where(one_hot(problem), alpha, 0.0)))
+        return xp.sum(xp.where(one_hot(problem), alpha, 0.0))
 
     def sample_losses(self, problem, S):
         xp = problem.xp

@@ -78,7 +78,7 @@ class WestonWatkins(MulticlassLoss):
 
     def dual_linear(self, problem, alpha):
         xp = problem.xp
-        return float(-xp.sum(xp.where(one_hot(problem), alpha, 0.0)))  # sum_{j != y} alpha_ij = -sum_i alpha_{iy_i}
+        return -xp.sum(xp.where(one_hot(problem), alpha, 0.0))  # sum_{j != y} alpha_ij = -sum_i alpha_{iy_i}
 
     def sample_losses(self, problem, S):
         xp = problem.xp

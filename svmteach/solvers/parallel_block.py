@@ -414,8 +414,8 @@ def feasible_scale(problem, alpha, P):
 
 
 def _with_measures(problem, state):
-    S, W, alpha = state.S, state.W, state.alpha
-    P = obj.multiclass_primal(problem, W, S)
-    D = obj.multiclass_dual(problem, alpha, W)
-    return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D),
-                          kkt=obj.multiclass_kkt_violation(problem, alpha, S))
+    """The state with the objectives and the KKT violation at its own W and S, read to the host together."""
+    S, W, alpha, loss = state.S, state.W, state.alpha, problem.loss_object
+    P, D, kkt = obj.host_floats(problem.xp, [loss.primal(problem, W, S), loss.dual(problem, alpha, W),
+                                             loss.kkt_violation(problem, alpha, S)])
+    return state._replace(primal=P, dual=D, gap=obj.relative_gap(P, D), kkt=kkt)
