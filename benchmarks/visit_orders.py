@@ -7,8 +7,12 @@ sample visits each needs to reach a relative duality gap, kept so that the claim
 The orders (every one runs the library's own compiled block kernel on each visit, so the block steps are the
 library's; what changes is which sample comes next):
 
-- ``library``: ``solve(WWExact() / CSBlondel(), problem, tol)``, LIBLINEAR's shuffled epochs with shrinking
-  (samples at rest set aside, every sample again when the active ones are nearly optimal); its visits counted.
+- ``library, shuffled``: ``solve(WWExact(order="shuffled") / CSBlondel(...), problem, tol)``, LIBLINEAR's shuffled
+  epochs with shrinking (samples at rest set aside, every sample again when the active ones are nearly optimal);
+  its visits counted.
+- ``library, adaptive``: the same with ``order="adaptive"`` (the default since issue 47): each shrunk epoch's
+  visits drawn over its active samples by preferences that follow their block violations, as ``ACF, violation``
+  below does over every sample; an epoch over all samples still visits each once.
 - ``uniform``: shuffled epochs over every sample, no shrinking.
 - ``ACF, gain``: adaptive coordinate frequencies (Glasmachers and Dogan, "Accelerated coordinate descent with
   adaptive coordinate frequencies", ACML 2013; Shark's ``QpMcLinear``): each sample has a preference p_i in
@@ -43,8 +47,8 @@ SOLVERS = {"ww": WWExact, "cs": CSBlondel}
 #: -sum_i alpha_{i y_i}, Crammer-Singer +sum_i alpha_{i y_i}), for a visit's gain.
 LABEL_SIGN = {"ww": -1.0, "cs": 1.0}
 ORDERS = ("uniform", "ACF, gain", "ACF, violation")
-#: Adaptive coordinate frequencies' constants (Shark's QpMcLinear.h: CHANGE_RATE, PREF_MIN, PREF_MAX).
-RATE, PREF_MIN, PREF_MAX = 0.2, 0.05, 20.0
+#: Adaptive coordinate frequencies' constants, the library's (Shark's QpMcLinear.h: CHANGE_RATE, PREF_MIN, PREF_MAX).
+RATE, PREF_MIN, PREF_MAX = nm.PREFERENCE_RATE, nm.PREFERENCE_MIN, nm.PREFERENCE_MAX
 
 
 @njit(cache=True)
@@ -162,9 +166,9 @@ def visits_to_targets(problem, loss, order, max_epochs, seed=0):
     return reached
 
 
-def library_visits(problem, loss, tol):
-    """Epochs of visits of the library's solver with shrinking to ``tol``."""
-    result = solve(SOLVERS[loss](random_state=0), problem, tol=tol, max_iter=10**9)
+def library_visits(problem, loss, order, tol):
+    """Epochs of visits of the library's solver with shrinking and ``order`` to ``tol``."""
+    result = solve(SOLVERS[loss](random_state=0, order=order), problem, tol=tol, max_iter=10**9)
     return result.state.n_iter / problem.n_samples
 
 
@@ -184,8 +188,9 @@ def main(argv=None):
         for loss in args.losses:
             problem = MulticlassProblem(X, y, loss=loss, C=C)
             label = f"{name} {X.shape[0]} x {X.shape[1]}, C = {C:g}"
-            cells = " | ".join(f"{library_visits(problem, loss, t):.0f}" for t in TARGETS)
-            print(f"| {label} | {loss} | library (shrinking) | {cells} |", flush=True)
+            for order in ("shuffled", "adaptive"):
+                cells = " | ".join(f"{library_visits(problem, loss, order, t):.0f}" for t in TARGETS)
+                print(f"| {label} | {loss} | library, {order} | {cells} |", flush=True)
             for order in ORDERS:
                 reached = visits_to_targets(problem, loss, order, args.max_epochs)
                 cells = " | ".join(str(reached.get(t, f"> {args.max_epochs}")) for t in TARGETS)

@@ -15,9 +15,11 @@ SOLVERS = [
     ("ww", lambda: WWShark(random_state=3)),
     ("cs", lambda: CSBlondel(random_state=3)),
     ("cs", lambda: CSBlondel(skip_tol=1e-3, random_state=3)),
+    ("cs", lambda: CSBlondel(random_state=3, order="adaptive")),
+    ("ww", lambda: WWExact(random_state=3, order="shuffled")),
     ("llw", lambda: ExactBlock(random_state=3)),
 ]
-IDS = ["ww-exact", "ww-shark", "cs-blondel", "cs-blondel-skip", "llw-exact"]
+IDS = ["ww-exact", "ww-shark", "cs-blondel", "cs-blondel-skip", "cs-blondel-adaptive", "ww-exact-shuffled", "llw-exact"]
 
 
 def clusters(n=60, k=4, d=5, seed=0):
@@ -52,11 +54,14 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
         np.testing.assert_allclose(slow.sweep_violation, fast.sweep_violation, rtol=1e-8, atol=1e-10)
         assert slow.reactivate_at == fast.reactivate_at
         np.testing.assert_allclose(slow.rest_margin, fast.rest_margin, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(slow.preference, fast.preference, rtol=1e-8)  # the adaptive order's
+        assert slow.mean_violation == pytest.approx(fast.mean_violation, rel=1e-8, abs=1e-12)
         if len(fast.perm) == p.n_samples:  # the fast path's verdict of a full epoch is the step path's
             np.testing.assert_allclose(fast.violation, slow.sweep_violation, rtol=1e-8, atol=1e-10)
         shrunk = max(shrunk, int(np.sum(~fast.active)))
         classes_aside = max(classes_aside, int(np.sum(~fast.active_classes)))
     assert shrunk > 0  # the run did set samples aside ...
+    assert solver.order == "shuffled" or np.ptp(fast.preference) > 0  # ... visited by preferences that moved
     assert classes_aside > 0 or isinstance(solver, WWShark)  # ... and the exact blocks classes within blocks
 
 

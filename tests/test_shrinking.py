@@ -222,11 +222,12 @@ def test_setting_aside_never_changes_a_step(loss, M, Solver):
     assert epoch > 0 and 0 < np.sum(~state.active) and np.all(state.alpha[~state.active] == 0.0)
 
 
+@pytest.mark.parametrize("order", ["shuffled", "adaptive"])
 @pytest.mark.parametrize("loss, M, Solver", RUNS, ids=IDS)
-def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(loss, M, Solver):
+def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(loss, M, Solver, order):
     X, y = clustered(seed=4)
     p = MulticlassProblem(X, y, C=1.0, loss=loss, M=M)
-    solver = Solver(random_state=2)
+    solver = Solver(random_state=2, order=order)
     state = first = solver.advance(p, solver.init(p), p.n_samples)  # the first epoch
     before, before_classes = first.active.copy(), first.active_classes.copy()
     seen_shrunk = seen_back = False
@@ -241,8 +242,10 @@ def test_epochs_follow_liblinears_rule_and_a_shrunk_epoch_never_looks_converged(
         if small:  # ... and reactivate_at is halved
             assert new.reactivate_at == max(state.reactivate_at / 2, SHRINK_FLOOR)
             seen_back = seen_back or len(state.perm) < p.n_samples
-        else:  # else the samples still active, those set aside in the last epoch included
+        elif order == "shuffled":  # else the samples still active, those set aside in the last epoch included
             np.testing.assert_array_equal(np.sort(new.perm), np.flatnonzero(state.active))
+        else:  # as many visits, drawn from them by their preferences
+            assert len(new.perm) == np.sum(state.active) and state.active[new.perm].all()
         assert new.rest_margin == state.sweep_violation  # the slack asked of a sample to rest
         new = solver.advance(p, new, len(new.perm) - new.pos)  # the rest of the epoch
         assert new.pos == len(new.perm)
@@ -295,3 +298,33 @@ def test_samples_at_their_upper_bound_are_set_aside_too(loss, M, Solver):
     assert result.converged and max(seen) > 0
     optimum = oracle_optimum(loss, X, p.codes, 0.1, M)
     assert rel(recomputed(p, result.state.alpha)[1], optimum) < 1e-6
+
+
+def test_an_adaptive_shrunk_epoch_visits_samples_by_their_preferences():
+    """``order="adaptive"``: in a shrunk epoch a sample comes about (visits) p_i / sum(p) times; a full epoch visits
+    every sample once whatever the preferences."""
+    X, y = clustered(n=200, seed=6)
+    p = MulticlassProblem(X, y, C=1.0, loss="ww")
+    solver = WWExact(random_state=3)
+    state = solver.init(p)
+    active = np.zeros(p.n_samples, dtype=bool)
+    active[:100] = True
+    preference = np.full(p.n_samples, 0.05)
+    preference[:10] = 20.0  # ten favoured samples: 200 of the 200.5 preference over the active ones
+    shrunk = state._replace(pos=len(state.perm), active=active, preference=preference, sweep_violation=10.0,
+                            reactivate_at=1.0)
+    new = solver._next_epoch(p, shrunk)
+    assert len(new.perm) == 100 and active[new.perm].all()
+    counts = np.bincount(new.perm, minlength=p.n_samples)
+    assert counts[:10].sum() >= 95  # 100 * 200 / 204.5 = 97.8 of the visits, up to the rounding
+    np.testing.assert_array_equal(np.bincount(new.perm[new.perm < 10], minlength=10) > 0, np.ones(10, dtype=bool))
+    full = solver._next_epoch(p, shrunk._replace(sweep_violation=0.5))  # below reactivate_at: every sample once
+    np.testing.assert_array_equal(np.sort(full.perm), np.arange(p.n_samples))
+    assert solver._next_epoch(p, shrunk).perm.tolist() == new.perm.tolist()  # drawn from (seed, epoch, state) only
+
+
+@pytest.mark.parametrize("bad", ["liblinear", None, 1])
+def test_order_must_be_named(bad):
+    for Solver in (CSBlondel, WWExact, WWShark, ExactBlock):
+        with pytest.raises(ValueError, match="^order must be one of"):
+            Solver(order=bad)

@@ -37,6 +37,17 @@ the samples set aside); :func:`~svmteach.solvers.solve` certifies every result w
 all samples.  With shrinking, a fast ``advance`` without ``tol`` returns at the end of an epoch over
 all samples, so the state has its verdict.
 
+**The order of a shrunk epoch** (``order``).  ``"adaptive"`` (the default but for Crammer-Singer's
+:class:`~svmteach.solvers.exact_block.CSBlondel`, which gained on real data and lost on generated problems:
+``benchmarks/RESULTS.md``, issue 47): a shrunk epoch makes as many visits as
+it has active samples, each sample drawn in proportion to a preference that follows its block violations
+(adaptive coordinate frequencies: Glasmachers and Dogan, "Accelerated coordinate descent with adaptive coordinate
+frequencies", ACML 2013, as Shark's ``QpMcLinear``; :func:`~svmteach.solvers.numba_multiclass.prefer`), so that
+samples still far from their optimum are visited more often than the nearly settled ones; ``"shuffled"``: each
+active sample once, as LIBLINEAR.  An epoch over all samples (the first, and each after a reactivation) visits
+every sample once either way, so its violation is the verdict it is with ``"shuffled"``; without shrinking every
+epoch is one.
+
 **Classes.**  In an active sample, a class (not its label) at its bound 0 may be set aside too
 (``active_classes``): its scores are not computed and its entry stays 0 until the next epoch over all
 samples, which starts with every class active again (so the gap :func:`~svmteach.solvers.solve` certifies is
@@ -73,6 +84,8 @@ SHRINK_START = 1.0
 #: scores of order 1), else a wrong guess could never be undone, and low enough that shrunk epochs
 #: still run near the end.  (LIBLINEAR's floor is its stopping eps; here the stop is the gap's.)
 SHRINK_FLOOR = 1e-8
+#: The orders of a shrunk epoch (the module docstring).
+ORDERS = ("adaptive", "shuffled")
 
 
 class MulticlassIterate(NamedTuple):
@@ -128,6 +141,9 @@ class MulticlassEngine(NamedTuple):
     reactivate_at : float, a shrunk epoch whose violation is below this is followed by a full one.
     sweep_violation : float, the largest block violation of the current epoch so far (NaN before any).
     rest_margin : float, the slack :math:`\\mu` for setting a sample aside in this epoch.
+    preference : (n,) float64, each sample's preference for the shrunk epochs' orders (empty with ``order="shuffled"``
+        or without shrinking);  mean_violation : float, the running mean of the visits' block violations it is
+        relative to.
     rows : the kernel-row cache of the run (:class:`~svmteach.solvers.kernel_scores.KernelRowCache`) on a kernel
         problem, None on a linear one.
     """
@@ -141,6 +157,8 @@ class MulticlassEngine(NamedTuple):
     reactivate_at: float
     sweep_violation: float
     rest_margin: float
+    preference: np.ndarray
+    mean_violation: float
     rows: object = None
 
 
@@ -163,6 +181,8 @@ class MulticlassSolver(Solver):
         Seeds the visiting orders.
     shrinking : bool
         Set aside the samples at rest on the fast path (see the module docstring).
+    order : {"adaptive", "shuffled"}
+        How a shrunk epoch visits its active samples: by their preferences, or each once (the module docstring).
     """
 
     name = "multiclass"
@@ -170,10 +190,13 @@ class MulticlassSolver(Solver):
     takes_sparse = True
 
     def __init__(self, random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True,
-                 cache_size: float = CACHE_SIZE) -> None:
+                 cache_size: float = CACHE_SIZE, order: str = "adaptive") -> None:
         self.random_state = random_state
         self.shrinking = check_flag("shrinking", shrinking)
         self.cache_size = check_cache_size(cache_size)
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        self.order = order
 
     @property
     def still_is_fixed_point(self) -> bool:
@@ -220,6 +243,7 @@ class MulticlassSolver(Solver):
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
                            active_classes=self._every_class(problem),
                            reactivate_at=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),
+                           preference=self._preference(problem), mean_violation=0.0,
                            block=self.blank_block(problem), rows=self._rows(problem))
         return self.measure(problem, state)
 
@@ -239,7 +263,8 @@ class MulticlassSolver(Solver):
                                violation=math.nan, active=np.ones(problem.n_samples, dtype=bool),
                                active_classes=self._every_class(problem),
                                reactivate_at=SHRINK_START, sweep_violation=math.nan,
-                               rest_margin=self._rest_margin(math.nan), block=self.blank_block(problem),
+                               rest_margin=self._rest_margin(math.nan), preference=self._preference(problem),
+                               mean_violation=0.0, block=self.blank_block(problem),
                                rows=self._rows(problem, getattr(state, "rows", None)))
         return self.measure(problem, state)
 
@@ -296,6 +321,10 @@ class MulticlassSolver(Solver):
         sweep = violation if math.isnan(state.sweep_violation) else max(state.sweep_violation, violation)
         changes = dict(sweep_violation=sweep,
                        block=self.picture(problem, y, q, C, old, new, numbers, record, violation, moves))
+        if len(state.preference):  # the fast path's update, by the same compiled function
+            preference, levels = state.preference.copy(), np.array([0.0, 0.0, 0.0, state.mean_violation])
+            nm.prefer(preference, i, float(violation), levels, state.epoch == 0)
+            changes.update(preference=preference, mean_violation=float(levels[3]))
         if moves > 0:
             coef = np.empty(k)
             kernels.coef(new, old, kparams, coef)
@@ -306,6 +335,11 @@ class MulticlassSolver(Solver):
         if by_class and not np.array_equal(look, state.active_classes[i]):
             changes["active_classes"] = replace_entry(state.active_classes, i, look)
         return changes
+
+    def _preference(self, problem) -> np.ndarray:
+        """Every sample's preference at the start: (n,) ones with shrinking and ``order="adaptive"``, else empty."""
+        adaptive = self.shrinking and self.order == "adaptive"
+        return np.ones(problem.n_samples if adaptive else 0)
 
     def _every_class(self, problem) -> np.ndarray:
         """``active_classes`` with every class active: (n, k) True with shrinking, else (0, 0)."""
@@ -333,7 +367,7 @@ class MulticlassSolver(Solver):
         perm = np.empty(problem.n_samples, dtype=np.int64)
         plen, reactivate_at, rest_margin = nm.next_epoch(
             perm, active if self.shrinking else np.zeros(0, dtype=bool), classes, state.seed, state.epoch + 1,
-            float(state.sweep_violation), float(state.reactivate_at), float(self.shrink_floor()))
+            float(state.sweep_violation), float(state.reactivate_at), float(self.shrink_floor()), state.preference)
         return state._replace(epoch=state.epoch + 1, pos=0, perm=perm[:plen], active=active, active_classes=classes,
                               reactivate_at=reactivate_at, sweep_violation=math.nan, rest_margin=rest_margin)
 
@@ -388,8 +422,9 @@ class MulticlassSolver(Solver):
         order = nm.Order(perm=perm, active=state.active.copy() if self.shrinking else np.zeros(0, dtype=bool),
                          classes=state.active_classes.copy(),
                          at=np.array([state.epoch, state.pos, len(state.perm)], dtype=np.int64),
-                         levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin], dtype=np.float64),
-                         seed=int(state.seed), floor=float(self.shrink_floor()))
+                         levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin,
+                                          state.mean_violation], dtype=np.float64),
+                         seed=int(state.seed), floor=float(self.shrink_floor()), preference=state.preference.copy())
         model = (nm.LinearModel(design=compiled_rows(problem.design), W=W) if state.rows is None else
                  nm.KernelModel(rows=state.rows, offset=float(problem.kernel_offset), S=W))
         drivers = nm.drivers(self.block_kernels(problem))
@@ -398,7 +433,7 @@ class MulticlassSolver(Solver):
             drivers.code, model, nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i),
             self.kernel_params(problem), alpha, order, int(n_steps), numbers, record, old)
         epoch, pos, plen = (int(v) for v in order.at)
-        reactivate_at, sweep, rest_margin = (float(v) for v in order.levels)
+        reactivate_at, sweep, rest_margin, mean_violation = (float(v) for v in order.levels)
         if self.shrinking and pos == plen == n:
             violation = sweep  # the whole full epoch, over calls
         i = int(i)
@@ -406,7 +441,8 @@ class MulticlassSolver(Solver):
                              alpha[i].copy(), numbers, record, float(met), int(moves))
         return state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos, perm=perm[:plen],
                               active=state.active if not self.shrinking else order.active, active_classes=order.classes,
-                              reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin, i=i,
+                              reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin,
+                              preference=order.preference, mean_violation=mean_violation, i=i,
                               block=block, violation=violation)
 
     def violation(self, state: MulticlassState) -> float:

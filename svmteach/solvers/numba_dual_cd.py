@@ -233,6 +233,14 @@ def shuffle_prefix(index, m, seed, epoch):
 
 
 @njit(cache=True)
+def random_unit(seed, epoch, index):
+    """The ``index``-th number in [0, 1) of splitmix64's stream started from ``(seed, epoch)`` (53 bits), as
+    :func:`shuffle_prefix` draws its swaps: counter-based, so any path that asks for the same index gets it."""
+    s = _mix(_mix(np.uint64(seed) + _GOLDEN) ^ np.uint64(epoch)) + np.uint64(index + 1) * _GOLDEN
+    return float(_mix(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
 def next_epoch(index, n, epoch, n_active, pg_max, pg_min, reactivate_at, shrinking, seed):
     """Close ``epoch`` (:func:`close_epoch`) and shuffle the next one's active prefix in ``index``;
     returns what :func:`close_epoch` does."""

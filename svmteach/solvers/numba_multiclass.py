@@ -38,7 +38,7 @@ from ..losses import PACKAGE_LOSSES
 from ..losses.row_kernels import FASTMATH, scratch
 from ..rows import row_axpy, row_dot
 from . import numba_shark
-from .numba_dual_cd import shuffle_prefix
+from .numba_dual_cd import random_unit, shuffle_prefix
 from .numba_kernel_rows import get_row
 
 #: The row kernels the compiled drivers dispatch over, a kernel's code its index: the package's losses', then
@@ -46,6 +46,11 @@ from .numba_kernel_rows import get_row
 KERNELS = tuple(loss.kernels for loss in PACKAGE_LOSSES) + (numba_shark.KERNELS,)
 BLOCKS = tuple(kernels.block for kernels in KERNELS)
 COEFS = tuple(kernels.coef for kernels in KERNELS)
+
+#: Adaptive coordinate frequencies' constants (Glasmachers and Dogan 2013, as in Shark's ``QpMcLinear``): a visit
+#: multiplies its sample's preference by ``exp(PREFERENCE_RATE (v / mean v - 1))``, kept within
+#: [PREFERENCE_MIN, PREFERENCE_MAX].
+PREFERENCE_RATE, PREFERENCE_MIN, PREFERENCE_MAX = 0.2, 0.05, 20.0
 
 # numba types a tuple of compiled functions as first-class functions and says so once a compile; unrolled, each
 # call is inlined as a direct one (measured: the same time a visit as the former if-chain)
@@ -59,9 +64,11 @@ class Order(NamedTuple):
 
     perm : (n,) int64, the current epoch's order in its first ``at[2]`` entries;  active : (n,) bool, the samples not
     set aside (empty: no shrinking);  classes : (n, k) bool, the classes not set aside within each block ((0, 0):
-    none);  at : (3,) int64, the epoch's number, the next position, the epoch's length;  levels : (3,) float64,
-    ``reactivate_at``, the epoch's largest block violation so far (NaN: none), the slack of rest;  seed : int, the
-    orders' seed;  floor : float, the least ``reactivate_at``."""
+    none);  at : (3,) int64, the epoch's number, the next position, the epoch's length;  levels : (4,) float64,
+    ``reactivate_at``, the epoch's largest block violation so far (NaN: none), the slack of rest, the running mean
+    of the visits' violations;  seed : int, the orders' seed;  floor : float, the least ``reactivate_at``;
+    preference : (n,) float64, each sample's share of a shrunk epoch's visits (:func:`prefer`; empty: each active
+    sample once)."""
 
     perm: np.ndarray
     active: np.ndarray
@@ -70,6 +77,7 @@ class Order(NamedTuple):
     levels: np.ndarray
     seed: int
     floor: float
+    preference: np.ndarray
 
 
 class LinearModel(NamedTuple):
@@ -135,7 +143,7 @@ def epochs(code, model, samples, params, alpha, order, n_steps, picture, record,
         if pos == plen:  # a new epoch: LIBLINEAR's rule with shrinking
             epoch_no += 1
             plen, reactivate_at, rest_margin = next_epoch(perm, active, order.classes, order.seed, epoch_no, sweep,
-                                                         reactivate_at, order.floor)
+                                                         reactivate_at, order.floor, order.preference)
             sweep = np.nan
             pos = 0
         left = plen - pos
@@ -144,7 +152,7 @@ def epochs(code, model, samples, params, alpha, order, n_steps, picture, record,
         take = min(n_steps - visits, left) - 1 if last else left
         if take > 0:
             met, _ = epoch(code, model, samples, params, alpha, perm[pos : pos + take], active, rest_margin,
-                           order.classes, no_picture, no_record)
+                           order.classes, no_picture, no_record, order.preference, order.levels, epoch_no == 0)
             violation = met if np.isnan(violation) else max(violation, met)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             pos += take
@@ -155,7 +163,7 @@ def epochs(code, model, samples, params, alpha, order, n_steps, picture, record,
             i = perm[pos]
             old[:] = alpha[i]
             met, moves = epoch(code, model, samples, params, alpha, perm[pos : pos + 1], active, rest_margin,
-                               order.classes, picture, record)
+                               order.classes, picture, record, order.preference, order.levels, epoch_no == 0)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             violation = met if np.isnan(violation) else max(violation, met)
             order.at[0], order.at[1], order.at[2] = epoch_no, pos + 1, plen
@@ -164,7 +172,7 @@ def epochs(code, model, samples, params, alpha, order, n_steps, picture, record,
 
 
 @njit(cache=True)
-def next_epoch(perm, active, classes, seed, epoch_no, sweep, reactivate_at, floor):
+def next_epoch(perm, active, classes, seed, epoch_no, sweep, reactivate_at, floor, preference):
     """Begin epoch ``epoch_no`` after one whose largest block violation was ``sweep`` (NaN: none measured),
     in place on ``perm`` (n,) (its order, in the first ``plen`` entries), ``active`` and ``classes``.
     Returns ``(plen, reactivate_at, rest_margin)``.
@@ -172,7 +180,9 @@ def next_epoch(perm, active, classes, seed, epoch_no, sweep, reactivate_at, floo
     With shrinking (``active`` (n,), else empty: every sample, always), the epoch is over the active samples,
     or over all of them with ``reactivate_at`` halved (not below ``floor``) when the last one's violation was
     below ``reactivate_at``, none was measured, or none is active; an epoch over all samples has every class
-    active again.  The slack ``rest_margin`` is the last epoch's violation (+inf after none).
+    active again.  The slack ``rest_margin`` is the last epoch's violation (+inf after none).  A shrunk epoch
+    with a ``preference`` (n,) (else empty) visits its active samples by their preferences (:func:`weighted_order`);
+    an epoch over all samples visits each once, whatever the preferences.
     """
     if active.shape[0] > 0:
         any_active = False
@@ -186,7 +196,61 @@ def next_epoch(perm, active, classes, seed, epoch_no, sweep, reactivate_at, floo
     plen = draw_order(perm, active, seed, epoch_no)
     if plen == perm.shape[0] and classes.shape[0] > 0:
         classes[:, :] = True
+    if plen < perm.shape[0] and preference.shape[0] > 0:
+        weighted_order(perm, plen, preference, seed, epoch_no)
     return plen, reactivate_at, (np.inf if np.isnan(sweep) else sweep)
+
+
+@njit(cache=True)
+def weighted_order(perm, plen, preference, seed, epoch_no):
+    """Redraw ``perm[:plen]`` (the active samples, each once) as ``plen`` visits in which sample i comes about
+    :math:`plen\\, p_i / \\sum p` times (the active samples' preferences; stochastic rounding, a shortfall made up
+    by uniform draws), shuffled: the visiting order of adaptive coordinate frequencies (Glasmachers and Dogan,
+    ACML 2013; Shark's ``QpMcLinear``) within a shrunk epoch.  Deterministic in (seed, epoch, the active samples,
+    their preferences), as :func:`draw_order`."""
+    chosen = perm[:plen].copy()
+    left = 0.0
+    for i in chosen:
+        left += preference[i]
+    key = seed ^ 0x5DEECE66D  # another stream than the shuffle's
+    draw = 0
+    pos = 0
+    for i in chosen:
+        share = min(float(plen - pos), (plen - pos) * preference[i] / left) if left > 0 else 0.0
+        times = int(np.floor(share))
+        if random_unit(key, epoch_no, draw) < share - times:
+            times += 1
+        draw += 1
+        for _ in range(min(times, plen - pos)):
+            perm[pos] = i
+            pos += 1
+        left -= preference[i]
+    while pos < plen:  # the roundings' shortfall (none when the sums are exact)
+        perm[pos] = chosen[int(random_unit(key, epoch_no, draw) * plen) % plen]
+        draw += 1
+        pos += 1
+    shuffle_prefix(perm, plen, seed, epoch_no)
+
+
+@njit(cache=True)
+def prefer(preference, i, violation, levels, first):
+    """Adaptive coordinate frequencies' update after a visit to sample i whose block violation was ``violation``,
+    in place on ``preference`` (n,) and the running mean of the violations ``levels[3]``: in the run's ``first``
+    epoch the mean is summed; after it, sample i's preference is multiplied by
+    :math:`\\exp(r (v / \\bar v - 1))` (within [PREFERENCE_MIN, PREFERENCE_MAX]) and the mean moves by 1/n towards v.
+    Glasmachers and Dogan drive it by the visit's gain in the dual; the violation, which every row kernel returns,
+    gave fewer visits (``benchmarks/visit_orders.py``).  Not inlined and without fast-math, so that the step path's
+    call gives the fast path's numbers bit for bit."""
+    n = preference.shape[0]
+    if n == 0 or not np.isfinite(violation):
+        return
+    mean = levels[3]
+    if first:
+        levels[3] = mean + violation / n
+        return
+    change = PREFERENCE_RATE * (violation / mean - 1.0) if mean > 0 else 0.0
+    preference[i] = min(PREFERENCE_MAX, max(PREFERENCE_MIN, preference[i] * np.exp(change)))
+    levels[3] = (1.0 - 1.0 / n) * mean + violation / n
 
 
 @njit(cache=True)
@@ -205,7 +269,8 @@ def draw_order(perm, active, seed, epoch_no):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def epoch(code, model, samples, params, alpha, order, active, margin, classes, picture, record):
+def epoch(code, model, samples, params, alpha, order, active, margin, classes, picture, record, preference, levels,
+          first):
     """The block step of kernel ``code`` for every sample of ``order`` (an array of sample indices), in place on
     ``alpha`` (n, k) and the ``model``; returns ``(violation, moves)``: the largest block KKT
     violation met, each block's before its step (0.0 for an empty order), and :func:`visit`'s ``moves`` of the last
@@ -218,7 +283,9 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
     Sample i's bound, curvature and class are the ``samples``' (:class:`Samples`); ``params`` the row kernel's
     ``(M, inner_tol, max_inner)`` (:mod:`svmteach.losses.row_kernels`).
     A non-empty ``active`` (n,) has the samples found at rest (slack ``margin``) set aside (False); a
-    non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there.
+    non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there; a non-empty
+    ``preference`` (n,) follows each visit's violation (:func:`prefer`, with the mean in ``levels[3]``, summed in
+    the run's ``first`` epoch).
     """
     k = alpha.shape[1]
     sqnorm, codes, C_i = samples
@@ -243,6 +310,8 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
         violation, moves = visit(code, s, a, codes[i], sqnorm[i], C_i[i], params, (margin, shrink, shrink_classes),
                                  look, buffers, picture)
         worst = max(worst, violation)
+        if preference.shape[0] > 0:
+            prefer(preference, i, violation, levels, first)
         if moves < 0:
             active[i] = False
         if moves <= 0:
@@ -415,11 +484,12 @@ def subproblem(code, K, S, alpha, samples, params, fraction, max_epochs, change)
     order = np.arange(b)
     no_active, no_classes = np.zeros(0, dtype=np.bool_), np.zeros((0, 0), dtype=np.bool_)
     no_picture, no_record = np.empty((0, k)), np.empty((0, k + 3))
+    no_preference, no_levels = np.empty(0), np.empty(4)
     start = end = 0.0
     epochs = 0
     while epochs < max_epochs:
         worst, _ = epoch(code, model, samples, params, alpha, order, no_active, np.inf, no_classes, no_picture,
-                         no_record)
+                         no_record, no_preference, no_levels, False)
         if epochs == 0:
             start = worst
         end = worst

@@ -80,6 +80,8 @@ class WWShark(MulticlassSolver):
     random_state : int, Generator or None
     shrinking : bool
         Set aside the samples at rest (:mod:`~svmteach.solvers.multiclass_base`).
+    order : {"adaptive", "shuffled"}
+        How a shrunk epoch visits its active samples (:mod:`~svmteach.solvers.multiclass_base`).
     """
 
     State = WWSharkState
@@ -87,8 +89,9 @@ class WWShark(MulticlassSolver):
     name = "shark"
 
     def __init__(self, inner_tol: float = 1e-12, max_inner: int | None = None,
-                 random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True) -> None:
-        super().__init__(random_state, shrinking)
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None, shrinking: bool = True,
+                 order: str = "adaptive") -> None:
+        super().__init__(random_state, shrinking, order=order)
         self.inner_tol = check_tol(inner_tol, "inner_tol")  # a violation: finite and >= 0 (float(-1) was taken)
         self.max_inner = None if max_inner is None else check_max_iter(max_inner, "max_inner")
 
