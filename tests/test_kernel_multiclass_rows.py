@@ -34,7 +34,7 @@ def test_a_visit_that_leaves_alpha_asks_no_kernel_row():
     nm.epoch(nm.drivers(solver.block_kernels(problem)).code, model, samples,
              solver.kernel_params(problem), alpha, order, np.zeros(0, dtype=bool),
              np.inf, np.zeros((0, 0), dtype=bool), np.zeros((0, problem.k)), np.zeros((0, problem.k + 3)),
-             np.zeros(0), np.zeros(4), False)  # no preferences: the epoch's order as given
+             np.zeros(0), np.zeros(5))  # no preferences: the epoch's order as given
     changed = int(np.any(alpha != state.alpha, axis=1).sum())
     assert changed < problem.n_samples  # some visits left their row as it was
     assert int(rows.clock[0]) - asked == changed

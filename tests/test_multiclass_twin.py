@@ -56,6 +56,7 @@ def test_step_path_and_fast_path_shrink_alike(loss, make, sparse):
         np.testing.assert_allclose(slow.rest_margin, fast.rest_margin, rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(slow.preference, fast.preference, rtol=1e-8)  # the adaptive order's
         assert slow.mean_violation == pytest.approx(fast.mean_violation, rel=1e-8, abs=1e-12)
+        assert slow.mean_visits == fast.mean_visits
         if len(fast.perm) == p.n_samples:  # the fast path's verdict of a full epoch is the step path's
             np.testing.assert_allclose(fast.violation, slow.sweep_violation, rtol=1e-8, atol=1e-10)
         shrunk = max(shrunk, int(np.sum(~fast.active)))

@@ -328,3 +328,23 @@ def test_order_must_be_named(bad):
     for Solver in (CSBlondel, WWExact, WWShark, ExactBlock):
         with pytest.raises(ValueError, match="^order must be one of"):
             Solver(order=bad)
+
+
+def test_a_warm_start_sets_the_preferences_again_and_their_mean_is_summed_over_n_visits():
+    """The adaptive order's mean violation is summed over the first n visits after the preferences are set (a run's
+    first epoch, or the first n visits after a warm start), the preferences unchanged meanwhile; then they move."""
+    X, y = clustered(n=60, seed=7)
+    p, q = (MulticlassProblem(X, y, C=C, loss="ww") for C in (1.0, 3.0))
+    solver = WWExact(random_state=1)
+    state = solver.init(p)
+    while state.n_iter < 10 * p.n_samples:  # (a call returns at the end of each epoch over all samples)
+        state = solver.advance(p, state, 10 * p.n_samples - state.n_iter)
+    assert np.ptp(state.preference) > 0 and state.mean_visits == p.n_samples
+    state = solver.warm_start(q, state)
+    assert np.all(state.preference == 1.0) and state.mean_visits == 0 and state.mean_violation == 0.0
+    for _ in range(p.n_samples - 1):
+        state = solver.step(q, state)
+    assert np.all(state.preference == 1.0) and state.mean_visits == p.n_samples - 1 and state.mean_violation > 0
+    for _ in range(2):
+        state = solver.step(q, state)
+    assert state.mean_visits == p.n_samples and np.ptp(state.preference) > 0

@@ -143,7 +143,7 @@ class MulticlassEngine(NamedTuple):
     rest_margin : float, the slack :math:`\\mu` for setting a sample aside in this epoch.
     preference : (n,) float64, each sample's preference for the shrunk epochs' orders (empty with ``order="shuffled"``
         or without shrinking);  mean_violation : float, the running mean of the visits' block violations it is
-        relative to.
+        relative to;  mean_visits : int, the visits summed into that mean since the preferences were set (up to n).
     rows : the kernel-row cache of the run (:class:`~svmteach.solvers.kernel_scores.KernelRowCache`) on a kernel
         problem, None on a linear one.
     """
@@ -159,6 +159,7 @@ class MulticlassEngine(NamedTuple):
     rest_margin: float
     preference: np.ndarray
     mean_violation: float
+    mean_visits: int
     rows: object = None
 
 
@@ -243,7 +244,7 @@ class MulticlassSolver(Solver):
                            primal=nan, dual=nan, gap=nan, kkt=nan, violation=nan, active=every,
                            active_classes=self._every_class(problem),
                            reactivate_at=SHRINK_START, sweep_violation=nan, rest_margin=self._rest_margin(nan),
-                           preference=self._preference(problem), mean_violation=0.0,
+                           preference=self._preference(problem), mean_violation=0.0, mean_visits=0,
                            block=self.blank_block(problem), rows=self._rows(problem))
         return self.measure(problem, state)
 
@@ -264,7 +265,7 @@ class MulticlassSolver(Solver):
                                active_classes=self._every_class(problem),
                                reactivate_at=SHRINK_START, sweep_violation=math.nan,
                                rest_margin=self._rest_margin(math.nan), preference=self._preference(problem),
-                               mean_violation=0.0, block=self.blank_block(problem),
+                               mean_violation=0.0, mean_visits=0, block=self.blank_block(problem),
                                rows=self._rows(problem, getattr(state, "rows", None)))
         return self.measure(problem, state)
 
@@ -322,9 +323,10 @@ class MulticlassSolver(Solver):
         changes = dict(sweep_violation=sweep,
                        block=self.picture(problem, y, q, C, old, new, numbers, record, violation, moves))
         if len(state.preference):  # the fast path's update, by the same compiled function
-            preference, levels = state.preference.copy(), np.array([0.0, 0.0, 0.0, state.mean_violation])
-            nm.prefer(preference, i, float(violation), levels, state.epoch == 0)
-            changes.update(preference=preference, mean_violation=float(levels[3]))
+            preference = state.preference.copy()
+            levels = np.array([0.0, 0.0, 0.0, state.mean_violation, state.mean_visits], dtype=np.float64)
+            nm.prefer(preference, i, float(violation), levels)
+            changes.update(preference=preference, mean_violation=float(levels[3]), mean_visits=int(levels[4]))
         if moves > 0:
             coef = np.empty(k)
             kernels.coef(new, old, kparams, coef)
@@ -423,7 +425,7 @@ class MulticlassSolver(Solver):
                          classes=state.active_classes.copy(),
                          at=np.array([state.epoch, state.pos, len(state.perm)], dtype=np.int64),
                          levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin,
-                                          state.mean_violation], dtype=np.float64),
+                                          state.mean_violation, state.mean_visits], dtype=np.float64),
                          seed=int(state.seed), floor=float(self.shrink_floor()), preference=state.preference.copy())
         model = (nm.LinearModel(design=compiled_rows(problem.design), W=W) if state.rows is None else
                  nm.KernelModel(rows=state.rows, offset=float(problem.kernel_offset), S=W))
@@ -433,7 +435,7 @@ class MulticlassSolver(Solver):
             drivers.code, model, nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i),
             self.kernel_params(problem), alpha, order, int(n_steps), numbers, record, old)
         epoch, pos, plen = (int(v) for v in order.at)
-        reactivate_at, sweep, rest_margin, mean_violation = (float(v) for v in order.levels)
+        reactivate_at, sweep, rest_margin, mean_violation, mean_visits = (float(v) for v in order.levels)
         if self.shrinking and pos == plen == n:
             violation = sweep  # the whole full epoch, over calls
         i = int(i)
@@ -442,7 +444,8 @@ class MulticlassSolver(Solver):
         return state._replace(alpha=alpha, W=W, n_iter=state.n_iter + visits, epoch=epoch, pos=pos, perm=perm[:plen],
                               active=state.active if not self.shrinking else order.active, active_classes=order.classes,
                               reactivate_at=reactivate_at, sweep_violation=sweep, rest_margin=rest_margin,
-                              preference=order.preference, mean_violation=mean_violation, i=i,
+                              preference=order.preference, mean_violation=mean_violation,
+                              mean_visits=int(mean_visits), i=i,
                               block=block, violation=violation)
 
     def violation(self, state: MulticlassState) -> float:

@@ -64,11 +64,11 @@ class Order(NamedTuple):
 
     perm : (n,) int64, the current epoch's order in its first ``at[2]`` entries;  active : (n,) bool, the samples not
     set aside (empty: no shrinking);  classes : (n, k) bool, the classes not set aside within each block ((0, 0):
-    none);  at : (3,) int64, the epoch's number, the next position, the epoch's length;  levels : (4,) float64,
+    none);  at : (3,) int64, the epoch's number, the next position, the epoch's length;  levels : (5,) float64,
     ``reactivate_at``, the epoch's largest block violation so far (NaN: none), the slack of rest, the running mean
-    of the visits' violations;  seed : int, the orders' seed;  floor : float, the least ``reactivate_at``;
-    preference : (n,) float64, each sample's share of a shrunk epoch's visits (:func:`prefer`; empty: each active
-    sample once)."""
+    of the visits' violations and the visits summed into it (up to n, :func:`prefer`);  seed : int, the orders'
+    seed;  floor : float, the least ``reactivate_at``;  preference : (n,) float64, each sample's share of a shrunk
+    epoch's visits (:func:`prefer`; empty: each active sample once)."""
 
     perm: np.ndarray
     active: np.ndarray
@@ -152,7 +152,7 @@ def epochs(code, model, samples, params, alpha, order, n_steps, picture, record,
         take = min(n_steps - visits, left) - 1 if last else left
         if take > 0:
             met, _ = epoch(code, model, samples, params, alpha, perm[pos : pos + take], active, rest_margin,
-                           order.classes, no_picture, no_record, order.preference, order.levels, epoch_no == 0)
+                           order.classes, no_picture, no_record, order.preference, order.levels)
             violation = met if np.isnan(violation) else max(violation, met)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             pos += take
@@ -163,7 +163,7 @@ def epochs(code, model, samples, params, alpha, order, n_steps, picture, record,
             i = perm[pos]
             old[:] = alpha[i]
             met, moves = epoch(code, model, samples, params, alpha, perm[pos : pos + 1], active, rest_margin,
-                               order.classes, picture, record, order.preference, order.levels, epoch_no == 0)
+                               order.classes, picture, record, order.preference, order.levels)
             sweep = met if np.isnan(sweep) else max(sweep, met)
             violation = met if np.isnan(violation) else max(violation, met)
             order.at[0], order.at[1], order.at[2] = epoch_no, pos + 1, plen
@@ -233,10 +233,11 @@ def weighted_order(perm, plen, preference, seed, epoch_no):
 
 
 @njit(cache=True)
-def prefer(preference, i, violation, levels, first):
+def prefer(preference, i, violation, levels):
     """Adaptive coordinate frequencies' update after a visit to sample i whose block violation was ``violation``,
-    in place on ``preference`` (n,) and the running mean of the violations ``levels[3]``: in the run's ``first``
-    epoch the mean is summed; after it, sample i's preference is multiplied by
+    in place on ``preference`` (n,) and the running mean of the violations ``levels[3]``: over the first n visits
+    since the preferences were set (``levels[4]`` counts them: a run's first epoch, or the first after a warm start)
+    the mean is summed; after them, sample i's preference is multiplied by
     :math:`\\exp(r (v / \\bar v - 1))` (within [PREFERENCE_MIN, PREFERENCE_MAX]) and the mean moves by 1/n towards v.
     Glasmachers and Dogan drive it by the visit's gain in the dual; the violation, which every row kernel returns,
     gave fewer visits (``benchmarks/visit_orders.py``).  Not inlined and without fast-math, so that the step path's
@@ -245,8 +246,9 @@ def prefer(preference, i, violation, levels, first):
     if n == 0 or not np.isfinite(violation):
         return
     mean = levels[3]
-    if first:
+    if levels[4] < n:
         levels[3] = mean + violation / n
+        levels[4] += 1.0
         return
     change = PREFERENCE_RATE * (violation / mean - 1.0) if mean > 0 else 0.0
     preference[i] = min(PREFERENCE_MAX, max(PREFERENCE_MIN, preference[i] * np.exp(change)))
@@ -269,8 +271,7 @@ def draw_order(perm, active, seed, epoch_no):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def epoch(code, model, samples, params, alpha, order, active, margin, classes, picture, record, preference, levels,
-          first):
+def epoch(code, model, samples, params, alpha, order, active, margin, classes, picture, record, preference, levels):
     """The block step of kernel ``code`` for every sample of ``order`` (an array of sample indices), in place on
     ``alpha`` (n, k) and the ``model``; returns ``(violation, moves)``: the largest block KKT
     violation met, each block's before its step (0.0 for an empty order), and :func:`visit`'s ``moves`` of the last
@@ -284,8 +285,7 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
     ``(M, inner_tol, max_inner)`` (:mod:`svmteach.losses.row_kernels`).
     A non-empty ``active`` (n,) has the samples found at rest (slack ``margin``) set aside (False); a
     non-empty ``classes`` (n, k) has the classes a kernel sets aside within a block set False there; a non-empty
-    ``preference`` (n,) follows each visit's violation (:func:`prefer`, with the mean in ``levels[3]``, summed in
-    the run's ``first`` epoch).
+    ``preference`` (n,) follows each visit's violation (:func:`prefer`, with the mean in ``levels[3:5]``).
     """
     k = alpha.shape[1]
     sqnorm, codes, C_i = samples
@@ -311,7 +311,7 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
                                  look, buffers, picture)
         worst = max(worst, violation)
         if preference.shape[0] > 0:
-            prefer(preference, i, violation, levels, first)
+            prefer(preference, i, violation, levels)
         if moves < 0:
             active[i] = False
         if moves <= 0:
@@ -484,12 +484,12 @@ def subproblem(code, K, S, alpha, samples, params, fraction, max_epochs, change)
     order = np.arange(b)
     no_active, no_classes = np.zeros(0, dtype=np.bool_), np.zeros((0, 0), dtype=np.bool_)
     no_picture, no_record = np.empty((0, k)), np.empty((0, k + 3))
-    no_preference, no_levels = np.empty(0), np.empty(4)
+    no_preference, no_levels = np.empty(0), np.empty(5)
     start = end = 0.0
     epochs = 0
     while epochs < max_epochs:
         worst, _ = epoch(code, model, samples, params, alpha, order, no_active, np.inf, no_classes, no_picture,
-                         no_record, no_preference, no_levels, False)
+                         no_record, no_preference, no_levels)
         if epochs == 0:
             start = worst
         end = worst
