@@ -43,9 +43,6 @@ from svmteach.solvers import numba_multiclass as nm
 
 TARGETS = (1e-1, 1e-2, 3e-3, 1e-3)
 SOLVERS = {"ww": WWExact, "cs": CSBlondel}
-#: The sign of the label entry in each loss's linear dual term (the loss's ``dual_linear``: Weston-Watkins
-#: -sum_i alpha_{i y_i}, Crammer-Singer +sum_i alpha_{i y_i}), for a visit's gain.
-LABEL_SIGN = {"ww": -1.0, "cs": 1.0}
 ORDERS = ("uniform", "ACF, gain", "ACF, violation")
 #: Adaptive coordinate frequencies' constants, the library's (Shark's QpMcLinear.h: CHANGE_RATE, PREF_MIN, PREF_MAX).
 RATE, PREF_MIN, PREF_MAX = nm.PREFERENCE_RATE, nm.PREFERENCE_MIN, nm.PREFERENCE_MAX
@@ -154,11 +151,16 @@ def visits_to_targets(problem, loss, order, max_epochs, seed=0):
     code = nm.drivers(solver.block_kernels(problem)).code
     alpha, W = np.zeros((n, problem.k)), np.zeros((problem.k, X.shape[1]))
     pref, acf = np.ones(n), np.array([float(n), 0.0, 0.0, float(seed)])
+    # a visit's gain needs the loss's linear dual term of the label entry, the only entry it reads for both losses
+    # (Weston-Watkins -sum_i alpha_{i y_i}, Crammer-Singer +sum_i alpha_{i y_i}): its coefficient, from the loss
+    unit = np.zeros((n, problem.k))
+    unit[0, problem.codes[0]] = 1.0
+    label_sign = float(problem.loss_object.dual_linear(problem, unit))
     reached, done = {}, 0
     while done < max_epochs and len(reached) < len(TARGETS):
         step = 5 if done < 100 else 25
         epochs(code, X, W, alpha, problem.sqnorm, problem.codes, problem.C_i, solver.kernel_params(problem), step,
-               order != "uniform", order == "ACF, violation", LABEL_SIGN[loss], pref, acf)
+               order != "uniform", order == "ACF, violation", label_sign, pref, acf)
         done += step
         P, D, _ = obj.multiclass_measures(problem, alpha, obj.multiclass_weights(problem, alpha))
         gap = obj.relative_gap(P, D)

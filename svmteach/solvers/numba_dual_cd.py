@@ -216,6 +216,13 @@ def _mix(z):
 
 
 @njit(cache=True)
+def _stream(seed, epoch):
+    """The start of splitmix64's stream for ``(seed, epoch)``, which :func:`shuffle_prefix` and :func:`random_unit`
+    step through."""
+    return _mix(_mix(np.uint64(seed) + _GOLDEN) ^ np.uint64(epoch))
+
+
+@njit(cache=True)
 def shuffle_prefix(index, m, seed, epoch):
     """Shuffle ``index[:m]`` in place: epoch ``epoch``'s order of the active coordinates.
 
@@ -223,7 +230,7 @@ def shuffle_prefix(index, m, seed, epoch):
     the seed, the epoch and the prefix only: both paths draw the same one, and a run is replayable
     from its state.  Position k swaps with a uniform position of ``[k, m)`` (Fisher-Yates).
     """
-    s = _mix(_mix(np.uint64(seed) + _GOLDEN) ^ np.uint64(epoch))
+    s = _stream(seed, epoch)
     for k in range(m - 1):
         s += _GOLDEN
         j = k + np.int64(_mix(s) % np.uint64(m - k))
@@ -236,7 +243,7 @@ def shuffle_prefix(index, m, seed, epoch):
 def random_unit(seed, epoch, index):
     """The ``index``-th number in [0, 1) of splitmix64's stream started from ``(seed, epoch)`` (53 bits), as
     :func:`shuffle_prefix` draws its swaps: counter-based, so any path that asks for the same index gets it."""
-    s = _mix(_mix(np.uint64(seed) + _GOLDEN) ^ np.uint64(epoch)) + np.uint64(index + 1) * _GOLDEN
+    s = _stream(seed, epoch) + np.uint64(index + 1) * _GOLDEN
     return float(_mix(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
