@@ -341,8 +341,10 @@ def move_model(model, i, coef):
 
 
 def _sparse_design(model) -> bool:
-    """Whether a :class:`LinearModel`'s numba type holds a sparse design (its rows a CSR, not an array)."""
-    return not isinstance(model.types[0].types[0], types_nb.Array)
+    """Whether a :class:`LinearModel`'s numba type holds a sparse design (its rows a CSR, not an array); the
+    fields read by name, so that a reordered NamedTuple cannot pick the dense body for a CSR."""
+    design = model.types[model.fields.index("design")]
+    return not isinstance(design.types[design.fields.index("rows")], types_nb.Array)
 
 
 @overload(read_scores, inline="always")
