@@ -194,7 +194,7 @@ class CrammerSinger(MulticlassLoss):
 # ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def block(s, a, y, q, C, params, rest, look, scratch, picture):
     """Blondel's Crammer-Singer block over the classes looked at: skipped when :math:`v_i \\le` ``skip_tol``
     (``params``' inner tolerance); else :math:`\\alpha_i = u_i - C p / \\mathbf 1^\\top p` with p the unit-simplex
@@ -290,14 +290,14 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
     return violation, moves
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def coef(new, old, params, out):
     """:math:`A(\\delta) = \\delta` (W = alpha' X)."""
     for m in range(new.shape[0]):
         out[m] = new[m] - old[m]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def project_simplex_row(v, z, out, sorted_):
     """One row of :func:`~svmteach.projections.project_simplex_sort`: writes the projection of ``v`` onto
     the simplex of mass ``z`` into ``out`` (no checks: finite rows, z > 0; shifted by the row's maximum);

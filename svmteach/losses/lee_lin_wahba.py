@@ -140,7 +140,7 @@ class LeeLinWahba(MulticlassLoss):
 # ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def block(s, a, y, q, C, params, rest, look, scratch, picture):
     """The exact Lee-Lin-Wahba block over its free classes (:func:`~svmteach.losses.row_kernels.off_label_free`):
     with :math:`c_m = 1 + s_m + q (\\alpha_{im} - \\mathbf 1^\\top \\alpha_i / k)`, :func:`block_row` at
@@ -182,13 +182,13 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def coef(new, old, params, out):
     """:math:`A(\\delta)_m = -(\\delta_m - \\bar\\delta)` (w_m = -sum_i (alpha_im - mean_m alpha_i) x_i)."""
     centred_change(new, old, -1.0, out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def block_row(u, C, k, out, points):
     """The Lee-Lin-Wahba block ``clip(u + T / k, 0, C)`` at the root T of
     :math:`\\varphi(T) = \\sum_m \\operatorname{clip}(u_m + T/k, 0, C) - T` (the module's docstring), in place on

@@ -133,7 +133,7 @@ class MaximumMarginRegression(MulticlassLoss):
 # ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def block(s, a, y, q, C, params, rest, look, scratch, picture):
     """The exact block: :math:`\\alpha_{iy_i} \\leftarrow \\operatorname{clip}(\\alpha_{iy_i} - (s_y - 1) / h, 0, C)`,
     :math:`h = q (k - 1) / k`, or the bound :math:`c = h \\alpha_{iy_i} - (s_y - 1)` points to when the curvature is
@@ -163,7 +163,7 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def coef(new, old, params, out):
     """:math:`A(\\delta)_m = \\delta_m - \\bar\\delta` (w_m = sum_i (alpha_im - mean_m alpha_i) x_i)."""
     centred_change(new, old, 1.0, out)

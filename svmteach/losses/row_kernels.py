@@ -20,7 +20,11 @@ its module beside its mathematics, as a :class:`RowKernels` (the loss's ``kernel
 
 Both use only what numba's CPU and CUDA targets share: scratch comes in, nothing is allocated, nothing is
 sorted by NumPy (:func:`sort_small`, :func:`argsort_small`); :mod:`svmteach.solvers.cuda_targets` compiles the
-same source for the CUDA target.  Adding a loss: its module with these two
+same source for the CUDA target.  The package's kernels and their helpers are compiled for the CPU without
+numba's runtime (``_nrt=False``): the compiler refuses an allocation in them (a slice assignment may copy: they
+loop), and a call pays no reference counts on its arrays, which the drivers, calling a kernel as a function,
+paid on every visit (about 80 ns of a 320 ns Crammer-Singer visit on digits; ``benchmarks/RESULTS.md``).
+Adding a loss: its module with these two
 functions and ``kernels = RowKernels(block, coef)``, and one entry in :data:`svmteach.losses.LOSSES`.
 """
 
@@ -76,7 +80,7 @@ def params(M: float = 1.0, inner_tol: float = 0.0, max_inner: int = 1):
     return float(M), float(inner_tol), int(max_inner)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def box_violation(g, a, C):
     """The KKT violation of one variable ``a`` in [0, C] with gradient ``g`` of the minimised dual: its
     projected gradient's size, ``max(-g, 0)`` at 0, ``max(g, 0)`` at C, ``|g|`` inside, 0 in a box {0}."""
@@ -87,7 +91,7 @@ def box_violation(g, a, C):
     return abs(g)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def at_rest(g, a, y, sign, margin, C, look, upper):
     """Whether a box-constrained off-label block (Weston-Watkins, Lee-Lin-Wahba, Shark's moves; ``sign``
     -1 when ``g`` is the negative gradient) is at rest: every entry :math:`\\alpha_{im}`, :math:`m \\ne y`, at
@@ -110,7 +114,7 @@ def at_rest(g, a, y, sign, margin, C, look, upper):
     return True
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def off_label_free(a, y, C, grad, margin, shrink_classes, look, free):
     """What the box-constrained off-label blocks (Weston-Watkins, Lee-Lin-Wahba) share before they solve,
     given ``grad`` (the gradient :math:`\\partial f / \\partial \\alpha_{im}` of each off-label class looked at):
@@ -134,14 +138,14 @@ def off_label_free(a, y, C, grad, margin, shrink_classes, look, free):
     return violation, nf
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def draw_start(picture, a, y, grad, curvature, shift, curved):
     """The picture's rows of an off-label block before its step, over the off-label positions: the gradient,
     :math:`u = c / \\text{curvature}` (``c`` itself for a linear block) with :math:`c_j = -\\partial f /
     \\partial \\alpha_{ij} + \\text{curvature}\\,(\\alpha_{ij} - \\text{shift})`, and beta (the entries as they
     are; :func:`draw_end` writes the free classes' new ones)."""
-    picture[0, :] = grad
     for j in range(a.shape[0]):
+        picture[0, j] = grad[j]  # a loop: a slice assignment may copy, which needs the runtime
         if j != y:
             p = j if j < y else j - 1
             c = -grad[j] + curvature * (a[j] - shift)
@@ -149,14 +153,14 @@ def draw_start(picture, a, y, grad, curvature, shift, curved):
             picture[2, p] = a[j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def draw_end(picture, y, free, nf, beta):
     """The new entries ``beta`` (nf,) of the ``free`` classes into the picture's beta row."""
     for t in range(nf):
         picture[2, free[t] if free[t] < y else free[t] - 1] = beta[t]
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def centred_change(new, old, sign, out):
     """``out`` (k,) = :math:`\\text{sign}\\,(\\delta - \\bar\\delta)` for :math:`\\delta` = new - old: the A(delta) of the
     losses whose weights are a row-centred map of alpha (Lee-Lin-Wahba: sign -1; maximum-margin regression: +1)."""
@@ -169,14 +173,14 @@ def centred_change(new, old, sign, out):
         out[m] = sign * ((new[m] - old[m]) - shift)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def linear_block(c, C, beta):
     """A block whose curvature is lost in the rounding: each entry at the bound its :math:`c_j` points to."""
     for p in range(beta.shape[0]):
         beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def argsort_small(values, order):
     """Stable argsort into ``order``, nothing allocated: insertion sort for the few breakpoints of a block, beyond
     64 a heapsort by (value, index), whose order is the stable one."""
@@ -200,7 +204,7 @@ def argsort_small(values, order):
         order[b + 1] = key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def sift_order(values, order, root, end):
     """Heapsort's sift-down on ``order[:end]`` by the key (values[index], index)."""
     while True:
@@ -218,7 +222,7 @@ def sift_order(values, order, root, end):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sort_small(values):
     """Sort ``values`` in place, ascending, nothing allocated (what numba's CPU and CUDA targets share, where
     ``ndarray.sort`` is the CPU's only): insertion sort for the few entries of a block, beyond 64 a heapsort."""
@@ -239,7 +243,7 @@ def sort_small(values):
         values[b + 1] = v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def sift(values, root, end):
     """Heapsort's sift-down on ``values[:end]``."""
     while True:

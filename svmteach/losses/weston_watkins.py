@@ -131,7 +131,7 @@ class WestonWatkins(MulticlassLoss):
 # ---- the compiled row kernels (the contract: svmteach.losses.row_kernels) ----------------------------
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def block(s, a, y, q, C, params, rest, look, scratch, picture):
     """The exact Weston-Watkins block over its free classes (:func:`~svmteach.losses.row_kernels.off_label_free`):
     with :math:`a_q = M^2 q` and :math:`c_j = 1 - M (s_y - s_j) + a_q (\\alpha_{ij} - \\alpha_{iy})`, the block is
@@ -179,7 +179,7 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
     return violation, 1
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def coef(new, old, params, out):
     """:math:`A(\\delta) = -M \\delta` (W = -M alpha' X)."""
     M = params[0]
@@ -187,7 +187,7 @@ def coef(new, old, params, out):
         out[m] = -(M * (new[m] - old[m]))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def block_row(u, C, out, points, order):
     """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row (as
     :func:`~svmteach.projections.ww_block_solve`); returns t = 1'b.

@@ -11,7 +11,7 @@ from ..losses import weston_watkins
 from ..losses.row_kernels import FASTMATH, RowKernels, at_rest, box_violation
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always", _nrt=False)
 def block(s, a, y, q, C, params, rest, look, scratch, picture):
     """Shark's moves on sample i's Weston-Watkins block, :func:`shark_inner` from the negative gradient
     :math:`1 - M (s_y - s_m)`, in at most ``max_inner`` moves to the inner tolerance (``params``).
@@ -28,7 +28,8 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
             violation = max(violation, box_violation(-g[m], a[m], C))
     g[y] = 0.0
     if picture.shape[0] > 0:
-        picture[0, :] = g
+        for m in range(k):
+            picture[0, m] = g[m]
     if shrink and at_rest(g, a, y, -1.0, margin, C, look, True):
         return violation, -1
     moves = shark_inner(g, a, y, q, M, C, max_inner, inner_tol, record)
@@ -41,7 +42,7 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
     return violation, moves
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shark_inner(g, a_i, y, q, M, C, max_inner, inner_tol, record):
     """Shark's inner loop on one sample, in place on ``g`` (negative gradient) and ``a_i``, in the box
     [0, ``C``]: the coordinate of largest KKT violation is moved to its greedy step, clipped, until the
