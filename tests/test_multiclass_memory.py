@@ -2,6 +2,7 @@
 stored; one copy where X must be converted), and MulticlassProblem refuses features whose squared norms overflow,
 while every scale it accepts is solved."""
 
+import gc
 import tracemalloc
 import warnings
 
@@ -319,3 +320,42 @@ def test_a_design_matrix_computes_what_its_stored_matrix_computes(dtype, sparse,
 def close(actual, expected):
     """Equal to rounding: 1e-12 of the largest entry (sums whose terms cancel lose their relative accuracy)."""
     np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+
+
+# ---- the compiled epochs keep no reference to an array (their visits run without numba's runtime) ----------------
+
+
+def _meminfos():
+    """``(made, live)``: numba's array handles made so far, and those not freed."""
+    from numba.core.runtime import rtsys
+    stats = rtsys.get_allocation_stats()
+    return stats.mi_alloc, stats.mi_alloc - stats.mi_free
+
+
+@pytest.mark.parametrize("loss, kernel, solver, sparse", [
+    ("cs", "linear", "blondel", False), ("ww", "linear", "exact", True), ("llw", "linear", "exact", False),
+    ("ww", "linear", "shark", False), ("ww", "rbf", "exact", False), ("cs", "rbf", "working_set", False)])
+def test_compiled_fits_leave_no_array_referenced(loss, kernel, solver, sparse):
+    """Each of numba's array handles (a meminfo: one per array a compiled call creates or is given) that a fit makes
+    is freed once the fit's objects are: the visits compiled without the runtime (``numba_multiclass.epoch_visits``,
+    the row kernels) take a reference to nothing they do not give back (a view returned into them would be one),
+    on the weights, a CSR, the training scores with their row cache and a working set's scores."""
+    from numba.core.runtime import _nrt_python
+    X, y = make_blobs(n_samples=120, centers=4, n_features=5, random_state=0)
+    X = sp.csr_matrix(X) if sparse else X
+    make = lambda: MulticlassSVC(loss=loss, kernel=kernel, solver=solver).fit(X, y)  # noqa: E731
+    make()  # compiled before counting
+    was_on = _nrt_python.memsys_stats_enabled()
+    _nrt_python.memsys_enable_stats()
+    try:
+        gc.collect()
+        made, before = _meminfos()
+        fits = [make() for _ in range(3)]
+        assert all(m.result_.converged for m in fits)
+        assert _meminfos()[0] > made  # the count is on: the fits' compiled calls made handles
+        del fits
+        gc.collect()
+        assert _meminfos()[1] == before
+    finally:
+        if not was_on:
+            _nrt_python.memsys_disable_stats()

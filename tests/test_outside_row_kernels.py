@@ -167,3 +167,21 @@ def test_uncompiled_kernels_are_refused_at_registration():
     with pytest.raises(TypeError, match="loss.kernels.block .*numba-compiled"):
         register_loss(Plain())
     assert "plain" not in LOSSES
+
+
+def test_the_outside_drivers_copy_every_function_that_reaches_the_kernels():
+    """Every compiled function of the drivers' module that reaches BLOCKS or COEFS, directly or through another, is
+    in ``REACH_KERNELS``, each after those it calls: a function left out would run the package's kernels (its
+    globals) for an outside loss, and give a right-looking answer from the wrong block."""
+    dispatchers = {name: f for name, f in vars(nm).items() if hasattr(f, "py_func") and f.py_func.__module__ == nm.__name__}
+    calls = {name: set(f.py_func.__code__.co_names) for name, f in dispatchers.items()}
+    reach = {name for name, names in calls.items() if names & {"BLOCKS", "COEFS"}}
+    while True:
+        more = {name for name, names in calls.items() if names & reach} - reach
+        if not more:
+            break
+        reach |= more
+    assert reach == set(nm.REACH_KERNELS)
+    position = {name: at for at, name in enumerate(nm.REACH_KERNELS)}
+    for name in nm.REACH_KERNELS:
+        assert all(position[callee] < position[name] for callee in calls[name] & reach - {name}), name

@@ -26,7 +26,7 @@ row i, otherwise a new row replaces the least recently used one.
 Compiled functions
 ------------------
 :func:`get_row` ``(cache, i)``
-    Row i of K, shape (n,): a view into ``buffer``, computed on a miss.  The views of the m
+    Row i of K, shape (n,): a view into ``buffer``, computed on a miss (:func:`row_slot`: its slot).  The views of the m
     rows asked for last stay valid (m >= 2: a step may hold rows i and j); copy a row that must
     outlive later requests.
 :func:`scores` ``(cache, support, coef)``
@@ -211,9 +211,11 @@ def _compute_row(X, sq, params, i, out, scratch):
 
 # A hit refreshes the slot's stamp; a miss takes slot i when every row fits, else a free slot,
 # else the least recently used one (its row leaves the cache), and computes the row there.
-@njit(cache=True, fastmath=CONTRACT)
-def get_row(cache, i):
-    """Row i of the kernel matrix, shape (n,), a view into ``cache.buffer`` (computed and kept on a miss)."""
+@njit(cache=True, fastmath=CONTRACT, _nrt=True)
+def row_slot(cache, i):
+    """The slot of ``cache.buffer`` that holds row i of the kernel matrix, computed and kept there on a miss.  It
+    returns no array, and keeps numba's runtime (its row's BLAS product needs it) even when called from a loop
+    compiled without it, which would pass that on (``numba_multiclass.epoch_visits``)."""
     clock = cache.clock[0] + 1
     cache.clock[0] = clock
     s = cache.slot[i]
@@ -236,7 +238,13 @@ def get_row(cache, i):
         cache.owner[s] = i
         cache.slot[i] = s
     cache.stamp[s] = clock
-    return cache.buffer[s]
+    return s
+
+
+@njit(cache=True, inline="always")
+def get_row(cache, i):
+    """Row i of the kernel matrix, shape (n,), a view into ``cache.buffer`` (computed and kept on a miss)."""
+    return cache.buffer[row_slot(cache, i)]
 
 
 @njit(cache=True, fastmath=CONTRACT)

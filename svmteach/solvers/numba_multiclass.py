@@ -40,7 +40,7 @@ from ..losses.row_kernels import FASTMATH, scratch
 from ..rows import row_axpy, row_dot
 from . import numba_shark
 from .numba_dual_cd import random_unit, shuffle_prefix
-from .numba_kernel_rows import get_row
+from .numba_kernel_rows import row_slot
 
 #: The row kernels the compiled drivers dispatch over, a kernel's code its index: the package's losses', then
 #: Shark's moves (a solver's).
@@ -289,13 +289,29 @@ def epoch(code, model, samples, params, alpha, order, active, margin, classes, p
     ``preference`` (n,) follows each visit's violation (:func:`prefer`, with the mean in ``levels[3:5]``).
     """
     k = alpha.shape[1]
-    sqnorm, codes, C_i = samples
     s = np.zeros(k)
     a = np.empty(k)
     coef = np.empty(k)
     every = np.ones(k, dtype=np.bool_)
     work, iwork, _ = scratch(k, 0)
     buffers = (work, iwork, record)
+    return epoch_visits(code, model, samples, params, alpha, order, active, margin, classes, picture, preference,
+                        levels, (s, a, coef, every), buffers)
+
+
+@njit(cache=True, fastmath=FASTMATH, _nrt=False)
+def epoch_visits(code, model, samples, params, alpha, order, active, margin, classes, picture, preference, levels, rows,
+                 buffers):
+    """The loop of :func:`epoch` over its ``order``, on its buffers: ``rows`` ``(s, a, coef, every)``, (k,) each, and
+    ``buffers`` the row kernel's scratch.  Compiled without numba's runtime, as the row kernels are
+    (:mod:`svmteach.losses.row_kernels`): it pays no reference counts on the views a visit takes (a sample's row of
+    alpha and of ``classes``, a row of W), about 40 of a 230 ns Crammer-Singer visit on digits
+    (``benchmarks/RESULTS.md``).  What it calls is compiled without the runtime too (numba passes the flag on)
+    unless it says otherwise: a kernel row's computation (:func:`~svmteach.solvers.numba_kernel_rows.row_slot`)
+    keeps it and returns the row's slot, not a view (a reference this loop would never give back)."""
+    k = alpha.shape[1]
+    s, a, coef, every = rows
+    sqnorm, codes, C_i = samples
     drawn = picture.shape[0] > 0
     shrink = active.shape[0] > 0
     shrink_classes = classes.shape[0] > 0
@@ -425,7 +441,7 @@ def _move_model(model, i, coef):
     if kind is KernelModel:
         def kernel(model, i, coef):
             S, offset = model.S, model.offset
-            column = get_row(model.rows, i)
+            column = model.rows.buffer[row_slot(model.rows, i)]  # its slot: no reference comes back
             for t in range(S.shape[0]):
                 kt = column[t] + offset
                 for m in range(coef.shape[0]):
@@ -557,6 +573,11 @@ class Drivers(NamedTuple):
     kernels: object
 
 
+#: This module's compiled functions that reach the row kernels (:data:`BLOCKS`, :data:`COEFS`), each after the ones it
+#: calls: what :func:`drivers` copies for a loss from outside the package (tests/test_outside_row_kernels.py derives
+#: the set from the functions' code).
+REACH_KERNELS = ("visit", "weight_change", "epoch_visits", "epoch", "epochs", "targets", "violations", "subproblem")
+
 #: The drivers compiled for kernels from outside the package (:func:`drivers`), by their kernels.
 _OUTSIDE: dict = {}
 
@@ -571,12 +592,12 @@ def drivers(kernels) -> Drivers:
                        subproblem=subproblem, kernels=kernels)
     if kernels not in _OUTSIDE:
         namespace = dict(globals(), BLOCKS=(kernels.block,), COEFS=(kernels.coef,))
-        # each after the functions it calls
-        for name in ("visit", "weight_change", "epoch", "epochs", "targets", "violations", "subproblem"):
+        for name in REACH_KERNELS:
             dispatcher = globals()[name]
             py = dispatcher.py_func
             copy = types.FunctionType(py.__code__, namespace, name, py.__defaults__, py.__closure__)
-            namespace[name] = njit(**dispatcher.targetoptions)(copy)
+            # with numba's runtime: an outside loss's kernels may use it (a slice assignment), where the package's do not
+            namespace[name] = njit(**{**dispatcher.targetoptions, "_nrt": True})(copy)
         compiled = {name: namespace[name] for name in ("epochs", "targets", "violations", "subproblem")}
         _OUTSIDE[kernels] = Drivers(code=0, kernels=kernels, **compiled)
     return _OUTSIDE[kernels]
