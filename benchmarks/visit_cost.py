@@ -38,13 +38,9 @@ def main():
     drivers = nm.drivers(solver.block_kernels(problem))
 
     def run():
-        perm = np.empty(n, dtype=np.int64)
-        perm[: len(state.perm)] = state.perm
-        order = nm.Order(perm=perm, active=state.active.copy() if args.shrinking else np.zeros(0, dtype=bool),
-                         classes=state.active_classes.copy(), at=np.array([state.epoch, state.pos, len(state.perm)]),
-                         levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin,
-                                          state.mean_violation, state.mean_visits], dtype=float),
-                         seed=int(state.seed), floor=float(solver.shrink_floor()), preference=state.preference.copy())
+        order = solver.engine_order(problem, state)  # the solver's own copies of the state's order
+        if not args.shrinking:
+            order = order._replace(active=np.zeros(0, dtype=bool))
         model = nm.LinearModel(design=compiled_rows(problem.design),
                                W=np.array(state.W, order="F" if is_sparse(problem.design) else "C"))
         alpha = np.array(state.alpha)

@@ -23,7 +23,7 @@ sorted by NumPy (:func:`sort_small`, :func:`argsort_small`); :mod:`svmteach.solv
 same source for the CUDA target.  The package's kernels and their helpers are compiled for the CPU without
 numba's runtime (``_nrt=False``): the compiler refuses an allocation in them (a slice assignment may copy: they
 loop), and a call pays no reference counts on its arrays, which the drivers, calling a kernel as a function,
-paid on every visit (about 80 ns of a 320 ns Crammer-Singer visit on digits; ``benchmarks/RESULTS.md``).
+paid on every visit (about 90 ns of a 327 ns Crammer-Singer visit on digits; ``benchmarks/RESULTS.md``).
 Adding a loss: its module with these two
 functions and ``kernels = RowKernels(block, coef)``, and one entry in :data:`svmteach.losses.LOSSES`.
 """

@@ -404,6 +404,19 @@ class MulticlassSolver(Solver):
         return (self.shrinking and is_numpy(problem.xp) and state.pos == len(state.perm)
                 and len(state.perm) == problem.n_samples)
 
+    def engine_order(self, problem, state) -> nm.Order:
+        """The compiled epochs' :class:`~svmteach.solvers.numba_multiclass.Order` of ``state``: copies of its
+        permutation (in an (n,) array), samples and classes set aside and preferences, which the epochs advance in
+        place (the input state's are never written)."""
+        perm = np.empty(problem.n_samples, dtype=np.int64)
+        perm[: len(state.perm)] = state.perm
+        return nm.Order(perm=perm, active=state.active.copy() if self.shrinking else np.zeros(0, dtype=bool),
+                        classes=state.active_classes.copy(),
+                        at=np.array([state.epoch, state.pos, len(state.perm)], dtype=np.int64),
+                        levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin,
+                                         state.mean_violation, state.mean_visits], dtype=np.float64),
+                        seed=int(state.seed), floor=float(self.shrink_floor()), preference=state.preference.copy())
+
     def _visits(self, problem, state, n_steps: int):
         """``n_steps`` >= 1 sample visits (fewer when shrinking ends an epoch over all samples first):
         compiled epochs, whose last visit fills the step path's picture buffers (the state's ``i`` and
@@ -418,15 +431,8 @@ class MulticlassSolver(Solver):
         # stored column adjacent)
         W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.design) else "C")
         n = problem.n_samples
-        # the epochs set samples and classes aside in copies of the state's (the input state's are never written)
-        perm = np.empty(n, dtype=np.int64)
-        perm[: len(state.perm)] = state.perm
-        order = nm.Order(perm=perm, active=state.active.copy() if self.shrinking else np.zeros(0, dtype=bool),
-                         classes=state.active_classes.copy(),
-                         at=np.array([state.epoch, state.pos, len(state.perm)], dtype=np.int64),
-                         levels=np.array([state.reactivate_at, state.sweep_violation, state.rest_margin,
-                                          state.mean_violation, state.mean_visits], dtype=np.float64),
-                         seed=int(state.seed), floor=float(self.shrink_floor()), preference=state.preference.copy())
+        order = self.engine_order(problem, state)
+        perm = order.perm
         model = (nm.LinearModel(design=compiled_rows(problem.design), W=W) if state.rows is None else
                  nm.KernelModel(rows=state.rows, offset=float(problem.kernel_offset), S=W))
         drivers = nm.drivers(self.block_kernels(problem))

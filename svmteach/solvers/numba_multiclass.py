@@ -40,7 +40,7 @@ from ..losses.row_kernels import FASTMATH, scratch
 from ..rows import row_axpy, row_dot
 from . import numba_shark
 from .numba_dual_cd import random_unit, shuffle_prefix
-from .numba_kernel_rows import row_slot
+from .numba_kernel_rows import get_row
 
 #: The row kernels the compiled drivers dispatch over, a kernel's code its index: the package's losses', then
 #: Shark's moves (a solver's).
@@ -308,7 +308,8 @@ def epoch_visits(code, model, samples, params, alpha, order, active, margin, cla
     alpha and of ``classes``, a row of W), about 40 of a 230 ns Crammer-Singer visit on digits
     (``benchmarks/RESULTS.md``).  What it calls is compiled without the runtime too (numba passes the flag on)
     unless it says otherwise: a kernel row's computation (:func:`~svmteach.solvers.numba_kernel_rows.row_slot`)
-    keeps it and returns the row's slot, not a view (a reference this loop would never give back)."""
+    keeps it and returns the row's slot, not a view (a reference this loop would never give back); the view is
+    taken here (:func:`~svmteach.solvers.numba_kernel_rows.get_row`, inlined)."""
     k = alpha.shape[1]
     s, a, coef, every = rows
     sqnorm, codes, C_i = samples
@@ -441,7 +442,7 @@ def _move_model(model, i, coef):
     if kind is KernelModel:
         def kernel(model, i, coef):
             S, offset = model.S, model.offset
-            column = model.rows.buffer[row_slot(model.rows, i)]  # its slot: no reference comes back
+            column = get_row(model.rows, i)  # inlined: the view is this loop's, row_slot's call returns an int
             for t in range(S.shape[0]):
                 kt = column[t] + offset
                 for m in range(coef.shape[0]):
