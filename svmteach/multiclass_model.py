@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backend import to_numpy
+from .backend import is_numpy, to_numpy
 from .kernels import gram
 from .losses.base import scores as linear_scores
 from .rows import BLOCK_BYTES
@@ -55,7 +55,10 @@ def kernel_scores(kernel, offset: float, X_support, A_support, Z):
 
 def model(problem, alpha):
     """The model of ``alpha`` recomputed from it (float64): :math:`W = A^\\top X`, or :math:`S = K A` (the
-    training points' :func:`point_scores`, a block of rows at a time: no n x n matrix)."""
+    training points' :func:`point_scores`, a block of rows at a time: no n x n matrix); alpha = 0 (a start) is
+    the :func:`blank` model on the host, without a pass over the data (on a device the test would be a read)."""
+    if is_numpy(problem.xp) and not alpha.any():
+        return blank(problem)
     if not is_kernel(problem):
         return problem.loss_object.weights(problem, alpha)
     return point_scores(problem, alpha, None, np.asarray(problem.X))

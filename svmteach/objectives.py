@@ -21,7 +21,7 @@ import numpy as np
 from . import multiclass_model
 from .backend import array_namespace, is_numpy, to_numpy
 from .losses.base import EPS  # noqa: F401  (objectives.EPS, as the solvers and tests read it)
-from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
+from .losses.base import one_hot, row_kernels, scores as multiclass_scores  # noqa: F401  (the course's names for them)
 
 #: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'), C being C_i:
 #: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
@@ -371,18 +371,41 @@ def _sample_terms(problem, alpha, W):
     by block on the device (the same additions as in float on the host, in the same order)."""
     xp = problem.xp
     loss = problem.loss_object
+    compiled = _compiled_terms(problem)
     penalty, linear, kkt = _scalar(xp, 0.0), _scalar(xp, 0.0), _scalar(xp, -math.inf)
+    # W = 0 (a start): every score is 0, without a product with X (on the host: on a device the test is a read)
+    blank = is_numpy(xp) and not W.any()
     for part, rows in multiclass_row_blocks(problem):
-        S = multiclass_model.scores(problem, W, part, rows)
-        losses = loss.sample_losses(part, S)
+        S = xp.zeros((part.n_samples, problem.k), dtype=xp.float64) if blank else multiclass_model.scores(problem, W, part, rows)
+        if compiled is not None:
+            out = _terms(compiled, problem, part, S, alpha[rows, :])
+            losses, block_linear, block_kkt = out[:, 0], xp.sum(out[:, 1]), xp.max(out[:, 2])
+        else:
+            losses = loss.sample_losses(part, S)
+            block_linear, block_kkt = loss.dual_linear(part, alpha[rows, :]), loss.kkt_violation(part, alpha[rows, :], S)
         # without weights, C times the sum (as the loss's primal): the rounding of the unweighted primal
         penalty = penalty + (xp.sum(losses) if problem.sample_weight is None else xp.sum(part.C_i * losses))
-        linear = linear + _scalar(xp, loss.dual_linear(part, alpha[rows, :]))
-        kkt = xp.maximum(kkt, _scalar(xp, loss.kkt_violation(part, alpha[rows, :], S)))
+        linear = linear + _scalar(xp, block_linear)
+        kkt = xp.maximum(kkt, _scalar(xp, block_kkt))
         del part, S  # one block at a time (multiclass_row_blocks)
     if problem.sample_weight is None:
         penalty = penalty * problem.C
     return penalty, linear, kkt
+
+
+def _compiled_terms(problem):
+    """The loss's compiled per-sample terms (:mod:`svmteach.losses.row_kernels`' ``terms``) on the host, or None: its
+    NumPy methods (a device, or a loss without them)."""
+    kernels = row_kernels(problem.loss_object)
+    return kernels.terms if kernels is not None and is_numpy(problem.xp) else None
+
+
+def _terms(compiled, problem, part, S, alpha_rows):
+    """(rows, 3) each sample's loss, dual term and KKT violation at the scores ``S`` of the block ``part``: one
+    compiled pass, where the NumPy methods make a dozen (rows, k) arrays."""
+    out = np.empty((part.n_samples, 3))
+    compiled(S, alpha_rows, part.codes, part.C_i, float(problem.M), out)
+    return out
 
 
 def _scalar(xp, value):
@@ -411,6 +434,7 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
     """
     xp = problem.xp
     loss = problem.loss_object
+    compiled = _compiled_terms(problem)
     wn = multiclass_model.class_norm_bounds(problem, alpha, W)  # ||w_m|| (or a bound on it)
     spread, high_sum, kinks, alpha_sum = (_scalar(xp, 0.0) for _ in range(4))  # on the device, read once at the end
     delta = xp.zeros(problem.k, dtype=xp.float64)
@@ -419,8 +443,11 @@ def multiclass_gap_rounding(problem, alpha, W) -> float:
         xn = xp.sqrt(xp.asarray(part.sqnorm, dtype=xp.float64))  # ||x_i||
         E = 2.0 * EPS * (xn[:, None] * wn[None, :] + 1.0)  # twice each score's error (and the 1 of its hinge)
         Y = one_hot(part)
-        high = loss.sample_losses(part, xp.where(Y, S - E, S + E))  # the scores' errors against the model
-        low = loss.sample_losses(part, xp.where(Y, S + E, S - E))
+        high, low = xp.where(Y, S - E, S + E), xp.where(Y, S + E, S - E)  # the scores' errors against the model
+        if compiled is not None:
+            high, low = (_terms(compiled, problem, part, Z, alpha[rows, :])[:, 0] for Z in (high, low))
+        else:
+            high, low = loss.sample_losses(part, high), loss.sample_losses(part, low)
         C_i = xp.asarray(part.C_i, dtype=xp.float64)
         spread = spread + xp.sum(C_i * (high - low))
         high_sum = high_sum + xp.sum(C_i * high)

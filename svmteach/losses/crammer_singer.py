@@ -320,4 +320,23 @@ def project_simplex_row(v, z, out, sorted_):
         out[j] = max((v[j] - top) - theta, 0.0)
 
 
-CrammerSinger.kernels = RowKernels(block=block, coef=coef)
+@njit(cache=True, _nrt=False)
+def terms(S, alpha, codes, C_i, M, out):
+    """``out`` (n, 3): each sample's loss :math:`\\max(1 + \\max_{m \\ne y} s_m - s_y, 0)`, dual term
+    :math:`\\alpha_{iy_i}` and Blondel's violation :math:`v_i` (:class:`CrammerSinger`'s NumPy methods, row by row)."""
+    for i in range(S.shape[0]):
+        s, a, y, C = S[i], alpha[i], codes[i], C_i[i]
+        rival, top, low = -np.inf, -np.inf, np.inf
+        for m in range(s.shape[0]):
+            g = s[m] if m == y else s[m] + 1.0
+            top = max(top, g)
+            if a[m] < (C if m == y else 0.0) * (1.0 - AT_C):
+                low = min(low, g)
+            if m != y:
+                rival = max(rival, s[m])
+        out[i, 0] = max(1.0 + rival - s[y], 0.0)
+        out[i, 1] = a[y]
+        out[i, 2] = top - low
+
+
+CrammerSinger.kernels = RowKernels(block=block, coef=coef, terms=terms)

@@ -55,7 +55,7 @@ from typing import NamedTuple
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
-from .row_kernels import (EPS, FASTMATH, RowKernels, at_rest, centred_change, draw_end, draw_start, linear_block,
+from .row_kernels import (EPS, FASTMATH, RowKernels, at_rest, box_violation, centred_change, draw_end, draw_start, linear_block,
                           off_label_free, sort_small)
 
 
@@ -224,4 +224,22 @@ def block_row(u, C, k, out, points):
         out[m] = C * min(max(u[m] / C + T / k, 0.0), 1.0)
 
 
-LeeLinWahba.kernels = RowKernels(block=block, coef=coef)
+@njit(cache=True, _nrt=False)
+def terms(S, alpha, codes, C_i, M, out):
+    """``out`` (n, 3): each sample's loss :math:`\\sum_{m \\ne y} \\max(1 + s_m, 0)`, dual term
+    :math:`\\sum_{m \\ne y} \\alpha_{im}` and the largest projected gradient of its off-label entries in [0, C_i]
+    (:class:`LeeLinWahba`'s NumPy methods, row by row)."""
+    for i in range(S.shape[0]):
+        s, a, y, C = S[i], alpha[i], codes[i], C_i[i]
+        loss, linear, violation = 0.0, 0.0, 0.0
+        for m in range(s.shape[0]):
+            if m != y:
+                loss += max(1.0 + s[m], 0.0)
+                linear += a[m]
+                violation = max(violation, box_violation(-(1.0 + s[m]), a[m], C))
+        out[i, 0] = loss
+        out[i, 1] = linear
+        out[i, 2] = violation
+
+
+LeeLinWahba.kernels = RowKernels(block=block, coef=coef, terms=terms)

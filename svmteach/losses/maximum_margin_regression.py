@@ -169,4 +169,16 @@ def coef(new, old, params, out):
     centred_change(new, old, 1.0, out)
 
 
-MaximumMarginRegression.kernels = RowKernels(block=block, coef=coef)
+@njit(cache=True, _nrt=False)
+def terms(S, alpha, codes, C_i, M, out):
+    """``out`` (n, 3): each sample's loss :math:`\\max(1 - s_y, 0)`, dual term :math:`\\alpha_{iy_i}` and the
+    projected gradient of :math:`\\alpha_{iy_i}` in [0, C_i] (:class:`MaximumMarginRegression`'s NumPy methods, row
+    by row)."""
+    for i in range(S.shape[0]):
+        y = codes[i]
+        out[i, 0] = max(1.0 - S[i, y], 0.0)
+        out[i, 1] = alpha[i, y]
+        out[i, 2] = box_violation(S[i, y] - 1.0, alpha[i, y], C_i[i])
+
+
+MaximumMarginRegression.kernels = RowKernels(block=block, coef=coef, terms=terms)

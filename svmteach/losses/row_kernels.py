@@ -17,15 +17,21 @@ its module beside its mathematics, as a :class:`RowKernels` (the loss's ``kernel
 ``coef(new, old, params, out)``
     ``out`` (k,) = :math:`A(\\delta)` for :math:`\\delta` = new - old, so that the model moves by
     :math:`A(\\delta)^\\top x_i` (W) or a kernel column times it (S).
+``terms(S, alpha, codes, C_i, M, out)`` (optional: None, the loss's NumPy methods)
+    ``out`` (n, 3) = each sample's loss :math:`\\ell_i` at its scores ``S`` (n, k), its term of the dual's linear
+    part and its KKT violation (the loss's ``sample_losses``, ``dual_linear`` row by row and ``kkt_violation``
+    before the maximum over the samples), for ``alpha`` (n, k), ``codes`` (n,) the classes, ``C_i`` (n,) the
+    bounds and ``M`` Weston-Watkins' margin scale: a measure's per-sample arithmetic in one compiled pass, where
+    NumPy makes a dozen (n, k) temporaries (on text, 6 of a measure's 14 ms).
 
-Both use only what numba's CPU and CUDA targets share: scratch comes in, nothing is allocated, nothing is
+``block`` and ``coef`` use only what numba's CPU and CUDA targets share: scratch comes in, nothing is allocated, nothing is
 sorted by NumPy (:func:`sort_small`, :func:`argsort_small`); :mod:`svmteach.solvers.cuda_targets` compiles the
 same source for the CUDA target.  The package's kernels and their helpers are compiled for the CPU without
 numba's runtime (``_nrt=False``): the compiler refuses an allocation in them (a slice assignment may copy: they
 loop), and a call pays no reference counts on its arrays, which the drivers, calling a kernel as a function,
 paid on every visit (about 90 ns of a 327 ns Crammer-Singer visit on digits; ``benchmarks/RESULTS.md``).
-Adding a loss: its module with these two
-functions and ``kernels = RowKernels(block, coef)``, and one entry in :data:`svmteach.losses.LOSSES`.
+Adding a loss: its module with these
+functions and ``kernels = RowKernels(block, coef, terms)``, and one entry in :data:`svmteach.losses.LOSSES`.
 """
 
 from __future__ import annotations
@@ -44,21 +50,25 @@ EPS = 2.220446049250313e-16
 
 
 class RowKernels(NamedTuple):
-    """A loss's compiled row kernels (the module docstring): ``block`` its block step, ``coef`` its A(delta)."""
+    """A loss's compiled row kernels (the module docstring): ``block`` its block step, ``coef`` its A(delta),
+    ``terms`` its per-sample measures (None: a measure runs the loss's NumPy methods)."""
 
     block: object
     coef: object
+    terms: object = None
 
 
 def check_kernels(loss) -> None:
-    """A TypeError naming ``loss.kernels`` unless it is None or a :class:`RowKernels` of two numba-compiled
-    functions (the drivers compile them into their loops: a Python function cannot be)."""
+    """A TypeError naming ``loss.kernels`` unless it is None or a :class:`RowKernels` of numba-compiled functions
+    (the drivers compile them into their loops: a Python function cannot be; ``terms`` may be None)."""
     kernels = loss.kernels
     if kernels is None:
         return
     if not isinstance(kernels, RowKernels):
         raise TypeError(f"loss.kernels of {loss!r} must be a RowKernels(block, coef) or None, got {type(kernels).__name__}")
     for field in RowKernels._fields:
+        if field == "terms" and kernels.terms is None:
+            continue
         if not hasattr(getattr(kernels, field), "py_func"):
             raise TypeError(f"loss.kernels.{field} of {loss!r} must be a numba-compiled function (numba.njit), "
                             f"got {getattr(kernels, field)!r}")

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
-from .row_kernels import (EPS, FASTMATH, RowKernels, argsort_small, at_rest, draw_end, draw_start, linear_block,
+from .row_kernels import (EPS, FASTMATH, RowKernels, argsort_small, at_rest, box_violation, draw_end, draw_start, linear_block,
                           off_label_free)
 
 
@@ -228,4 +228,21 @@ def block_row(u, C, out, points, order):
     return total
 
 
-WestonWatkins.kernels = RowKernels(block=block, coef=coef)
+@njit(cache=True, _nrt=False)
+def terms(S, alpha, codes, C_i, M, out):
+    """``out`` (n, 3): each sample's loss :math:`\\sum_{j \\ne y} \\max(1 - M (s_y - s_j), 0)`, dual term
+    :math:`-\\alpha_{iy_i}` and the largest projected gradient of its off-label entries in [0, C_i]
+    (:class:`WestonWatkins`'s NumPy methods, row by row)."""
+    for i in range(S.shape[0]):
+        s, a, y, C = S[i], alpha[i], codes[i], C_i[i]
+        loss, violation = 0.0, 0.0
+        for j in range(s.shape[0]):
+            if j != y:
+                loss += max(1.0 - M * (s[y] - s[j]), 0.0)
+                violation = max(violation, box_violation(M * (s[y] - s[j]) - 1.0, a[j], C))
+        out[i, 0] = loss
+        out[i, 1] = -a[y]
+        out[i, 2] = violation
+
+
+WestonWatkins.kernels = RowKernels(block=block, coef=coef, terms=terms)
