@@ -192,33 +192,39 @@ def block_row(u, C, out, points, order):
     """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row (as
     :func:`~svmteach.projections.ww_block_solve`); returns t = 1'b.
 
-    ``points`` (2m floats) and ``order`` (2m ints) are work space.  The sweep: below every breakpoint all
-    coordinates sit at C; passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.  On
-    each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first breakpoint where psi
+    ``points`` (2m floats) and ``order`` (2m ints) are work space.  The root t = 1'b is at least 0, where a
+    coordinate with :math:`u_j \\le 0` is at 0: the sweep runs over the p coordinates with :math:`u_j > 0` (on
+    digits about 2 of 9), whose function equals :math:`\\psi` from t = 0 on.  The sweep: below every breakpoint
+    all its coordinates sit at C; passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.
+    On each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first breakpoint where psi
     is non-negative closes the piece that holds the root.
     """
     m = u.shape[0]
+    p = 0
     for j in range(m):
-        points[j] = u[j] - C  # coordinate j leaves C
-        points[m + j] = u[j]  # coordinate j reaches 0
-    argsort_small(points, order)
-    n_C = m
+        if u[j] > 0.0:
+            points[p] = u[j]  # coordinate j reaches 0 (moved to p + positives below)
+            p += 1
+    for t in range(p):
+        points[p + t] = points[t]
+        points[t] -= C  # coordinate j leaves C
+    argsort_small(points[: 2 * p], order[: 2 * p])
+    n_C = p
     n_free = 0
     s_free = 0.0
     found = False
-    for q in order:
+    for q in order[: 2 * p]:
         b = points[q]
         if b - (n_C * C + s_free - n_free * b) >= 0.0:
             found = True
             break
-        j = q % m
-        if q < m:  # leaves C, becomes free
+        if q < p:  # leaves C, becomes free
             n_C -= 1
             n_free += 1
-            s_free += u[j]
+            s_free += points[p + q]
         else:  # free coordinate reaches 0
             n_free -= 1
-            s_free -= u[j]
+            s_free -= b
     # root of t = n_C C + s_free - n_free t on the piece found (or past every breakpoint: t = 0)
     t = (n_C * C + s_free) / (1.0 + n_free) if found else 0.0
     total = 0.0
