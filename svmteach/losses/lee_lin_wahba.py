@@ -205,23 +205,35 @@ def block_row(u, C, k, out, points):
     points[2 * p] = 0.0
     points[2 * p + 1] = top
     sort_small(points)
-    T0 = 0.0
-    f0 = 0.0
-    T = top
-    for j in range(2 * p + 2):
-        Tj = points[j]
-        fj = -Tj  # phi(Tj) / C
-        for m in range(p):
-            fj += min(max(u[m] / C + Tj / k, 0.0), 1.0)
-        if fj <= 0.0:
-            T = Tj
-            if j > 0 and f0 - fj > 0.0:
-                T = T0 + f0 * (Tj - T0) / (f0 - fj)  # phi is linear on [T0, Tj]
-            break
-        T0 = Tj
-        f0 = fj
+    # phi falls (slope n_free / k - 1 < 0): bisect for the first breakpoint where it is <= 0
+    lo, hi = 0, 2 * p + 1
+    f_lo, f_hi = phi_over_C(u, C, k, points[lo]), phi_over_C(u, C, k, points[hi])
+    if f_lo <= 0.0:
+        T = points[lo]
+    elif f_hi > 0.0:  # rounding above 0 at T = k - 1 (where phi <= p - (k - 1) <= 0)
+        T = top
+    else:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            f_mid = phi_over_C(u, C, k, points[mid])
+            if f_mid <= 0.0:
+                hi, f_hi = mid, f_mid
+            else:
+                lo, f_lo = mid, f_mid
+        T = points[hi]
+        if f_lo - f_hi > 0.0:
+            T = points[lo] + f_lo * (points[hi] - points[lo]) / (f_lo - f_hi)  # phi is linear on [T_lo, T_hi]
     for m in range(p):
         out[m] = C * min(max(u[m] / C + T / k, 0.0), 1.0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def phi_over_C(u, C, k, T):
+    """:math:`\\varphi(T) / C` of :func:`block_row` in units of C."""
+    f = -T
+    for m in range(u.shape[0]):
+        f += min(max(u[m] / C + T / k, 0.0), 1.0)
+    return f
 
 
 @njit(cache=True, _nrt=False)
