@@ -17,7 +17,6 @@ from threadpoolctl import threadpool_limits
 
 from svmteach import MulticlassProblem
 from svmteach.losses import get_loss
-from svmteach.rows import compiled_rows, is_sparse
 from svmteach.solvers import make_multiclass_solver
 from svmteach.solvers import numba_multiclass as nm
 
@@ -41,8 +40,7 @@ def main():
         order = solver.engine_order(problem, state)  # the solver's own copies of the state's order
         if not args.shrinking:
             order = order._replace(active=np.zeros(0, dtype=bool))
-        model = nm.LinearModel(design=compiled_rows(problem.design),
-                               W=np.array(state.W, order="F" if is_sparse(problem.design) else "C"))
+        model = solver.engine_model(problem, state)  # the solver's own copy of W
         alpha = np.array(state.alpha)
         start = time.perf_counter()
         visits = drivers.epochs(drivers.code, model, nm.Samples(problem.sqnorm, problem.codes, problem.C_i),

@@ -117,3 +117,23 @@ def test_the_fast_path_draws_its_last_visit_as_the_step_path(loss, make, kind):
         assert_same_picture(fast_block, slow_block)
         state, shrunk = fast, shrunk or not fast.active.all()
     assert shrunk  # the run did set samples aside
+
+
+@pytest.mark.parametrize("loss", ["llw", "mmr"])
+@pytest.mark.parametrize("bias", [None, 1.5])
+def test_a_centred_loss_moves_its_shared_part_apart_and_returns_the_weights(loss, bias):
+    """Lee-Lin-Wahba and maximum-margin regression move every class at a step, those that did not change by one
+    shared value: the compiled epochs keep that part in a row of its own (numba_multiclass.LinearModel's
+    ``common``) and return W itself, the step path's and A(alpha)' X to rounding, with an intercept column too."""
+    X, y = clusters(seed=1)
+    p = MulticlassProblem(X, y, C=1.0, loss=loss, bias=bias)
+    solver = ExactBlock(random_state=3)
+    fast = solver.advance(p, solver.init(p), 30 * p.n_samples)
+    slow = solver.init(p)
+    while slow.n_iter < fast.n_iter:
+        slow = solver.step(p, slow)
+    np.testing.assert_allclose(fast.alpha, slow.alpha, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(fast.W, slow.W, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(fast.W, p.loss_object.weights(p, fast.alpha), rtol=0, atol=1e-10)
+    assert solver.engine_model(p, fast).common.shape == (fast.W.shape[1],)  # the shared row was in use
+    assert np.abs(fast.W.sum(axis=0)).max() < 1e-10  # the classes' weights sum to 0

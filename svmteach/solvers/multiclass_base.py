@@ -417,6 +417,18 @@ class MulticlassSolver(Solver):
                                          state.mean_violation, state.mean_visits], dtype=np.float64),
                         seed=int(state.seed), floor=float(self.shrink_floor()), preference=state.preference.copy())
 
+    def engine_model(self, problem, state):
+        """The compiled epochs' model of ``state`` (:class:`~svmteach.solvers.numba_multiclass.LinearModel` or
+        ``KernelModel``), on a copy of its W (or S) in the layout the visits read: C order for a dense x_i (whole
+        rows W[m]) and for S (whole rows S[t]), Fortran order for a sparse x_i (the k entries W[:, t] of each stored
+        column adjacent).  A centred loss on a dense design moves its classes' shared value in a row of its own,
+        ``common`` (a sparse row moves the k weights of a column together, whatever their values)."""
+        W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.design) else "C")
+        if state.rows is not None:
+            return nm.KernelModel(rows=state.rows, offset=float(problem.kernel_offset), S=W)
+        centred = problem.loss_object.sum_to_zero and not is_sparse(problem.design)
+        return nm.LinearModel(design=compiled_rows(problem.design), W=W, common=np.zeros(W.shape[1] if centred else 0))
+
     def _visits(self, problem, state, n_steps: int):
         """``n_steps`` >= 1 sample visits (fewer when shrinking ends an epoch over all samples first):
         compiled epochs, whose last visit fills the step path's picture buffers (the state's ``i`` and
@@ -426,20 +438,16 @@ class MulticlassSolver(Solver):
                 state = self.step(problem, state)
             return state
         alpha = np.array(state.alpha, dtype=np.float64)
-        # the epochs' copy of W in the layout its visits read: C order for a dense x_i (whole rows
-        # W[m]) and for S (whole rows S[t]), Fortran order for a sparse x_i (the k entries W[:, t] of each
-        # stored column adjacent)
-        W = np.array(state.W, dtype=np.float64, order="F" if is_sparse(problem.design) else "C")
         n = problem.n_samples
         order = self.engine_order(problem, state)
         perm = order.perm
-        model = (nm.LinearModel(design=compiled_rows(problem.design), W=W) if state.rows is None else
-                 nm.KernelModel(rows=state.rows, offset=float(problem.kernel_offset), S=W))
+        model = self.engine_model(problem, state)
         drivers = nm.drivers(self.block_kernels(problem))
         numbers, record, old = np.zeros((3, problem.k)), self._record(problem), np.empty(problem.k)
         visits, violation, i, met, moves = drivers.epochs(
             drivers.code, model, nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i),
             self.kernel_params(problem), alpha, order, int(n_steps), numbers, record, old)
+        W = model.S if state.rows is not None else model.W - model.common if model.common.size else model.W
         epoch, pos, plen = (int(v) for v in order.at)
         reactivate_at, sweep, rest_margin, mean_violation, mean_visits = (float(v) for v in order.levels)
         if self.shrinking and pos == plen == n:
