@@ -1,8 +1,8 @@
 """The contract of a loss's compiled row kernels, and the compiled pieces the package's kernels share.
 
 A multiclass loss owns two numba functions, written once and run by every driver (the compiled epochs of
-:mod:`svmteach.solvers.numba_multiclass`, a step of the explorers, the violations of a model) and kept in
-its module beside its mathematics, as a :class:`RowKernels` (the loss's ``kernels``):
+:mod:`svmteach.solvers.numba_multiclass`, a step of the explorers, the violations of a model), and a third for
+its measures, kept in its module beside its mathematics, as a :class:`RowKernels` (the loss's ``kernels``):
 
 ``block(s, a, y, q, C, params, rest, look, scratch, picture) -> (violation, moves)``
     Sample i's block step, in place on its row ``a`` (k,): ``s`` (k,) its scores, ``y`` its class, ``q``
@@ -65,7 +65,7 @@ def check_kernels(loss) -> None:
     if kernels is None:
         return
     if not isinstance(kernels, RowKernels):
-        raise TypeError(f"loss.kernels of {loss!r} must be a RowKernels(block, coef) or None, got {type(kernels).__name__}")
+        raise TypeError(f"loss.kernels of {loss!r} must be a RowKernels(block, coef[, terms]) or None, got {type(kernels).__name__}")
     for field in RowKernels._fields:
         if field == "terms" and kernels.terms is None:
             continue
