@@ -61,15 +61,15 @@ def test_ww_block_is_optimal(U, C):
         t = b.sum()
         np.testing.assert_allclose(b, np.clip(u - t, 0, C), atol=1e-9 * max(1, C, np.abs(u).max()))
         out = np.empty(len(u))
-        work = (np.empty(2 * len(u)), np.empty(2 * len(u), dtype=np.int64))
-        assert ww_block_row(u, C, out, *work) == pytest.approx(t, abs=1e-9 * max(1, C, np.abs(u).max()))
+        assert ww_block_row(u, C, out, np.empty(len(u))) == pytest.approx(t, abs=1e-9 * max(1, C, np.abs(u).max()))
         np.testing.assert_allclose(out, b, atol=1e-9 * max(1, C, np.abs(u).max()))
 
 
 def test_ww_block_many_classes_uses_the_general_sort():
-    u = np.random.default_rng(3).normal(size=50) * 2  # 100 breakpoints: mergesort path
-    out = np.empty(50)
-    t = ww_block_row(u, 0.3, out, np.empty(100), np.empty(100, dtype=np.int64))
+    u = np.random.default_rng(3).normal(size=150) * 2  # about 75 positive entries: beyond 64, the heapsort
+    assert (u > 0).sum() > 64
+    out = np.empty(150)
+    t = ww_block_row(u, 0.3, out, np.empty(150))
     np.testing.assert_allclose(out, ww_block_solve(u[None, :], 0.3)[0], atol=1e-12)
     np.testing.assert_allclose(out, np.clip(u - t, 0, 0.3), atol=1e-12)
 

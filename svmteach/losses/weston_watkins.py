@@ -38,8 +38,8 @@ import numpy as np
 from numba import njit
 
 from .base import Embedding, MulticlassLoss, column_C, off_label_box_violation, one_hot
-from .row_kernels import (EPS, FASTMATH, RowKernels, argsort_small, at_rest, box_violation, draw_end, draw_start, linear_block,
-                          off_label_free)
+from .row_kernels import (EPS, FASTMATH, RowKernels, at_rest, box_violation, draw_end, draw_start, linear_block,
+                          off_label_free, sort_small)
 
 
 class WWBlock(NamedTuple):
@@ -164,7 +164,7 @@ def block(s, a, y, q, C, params, rest, look, scratch, picture):
     if resting or violation == 0.0:  # set aside, or every projected gradient 0 (the block at its optimum): no step
         return violation, -1 if resting else 0
     if curved:
-        block_row(u[:nf], C, beta[:nf], work[4, : 2 * nf], iwork[: 2 * nf])
+        block_row(u[:nf], C, beta[:nf], work[4, :nf])
     else:
         linear_block(c[:nf], C, beta[:nf])
     for t in range(nf):
@@ -188,43 +188,46 @@ def coef(new, old, params, out):
 
 
 @njit(cache=True, _nrt=False)
-def block_row(u, C, out, points, order):
+def block_row(u, C, out, points):
     """Solve ``min 1/2|b|^2 + 1/2(1'b)^2 - u'b`` on ``[0, C]^m`` for one row (as
     :func:`~svmteach.projections.ww_block_solve`); returns t = 1'b.
 
-    ``points`` (2m floats) and ``order`` (2m ints) are work space.  The root t = 1'b is at least 0, where a
-    coordinate with :math:`u_j \\le 0` is at 0: the sweep runs over the p coordinates with :math:`u_j > 0` (on
-    digits about 2 of 9), whose function equals :math:`\\psi` from t = 0 on.  The sweep: below every breakpoint
-    all its coordinates sit at C; passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.
-    On each piece :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first breakpoint where psi
-    is non-negative closes the piece that holds the root.
+    ``points`` (m floats) is work space.  The root t = 1'b is at least 0, where a coordinate with
+    :math:`u_j \\le 0` is at 0: the sweep runs over the p coordinates with :math:`u_j > 0` (on digits about 2 of
+    9), whose function equals :math:`\\psi` from t = 0 on.  The sweep: below every breakpoint all its coordinates
+    sit at C; passing :math:`u_j - C` frees coordinate j, passing :math:`u_j` sends it to 0.  On each piece
+    :math:`\\psi(t) = t - (n_C C + \\sum_{free} u_j - n_{free} t)`; the first breakpoint where psi is non-negative
+    closes the piece that holds the root.  Both kinds of breakpoint come in the order of u: the p values sorted
+    once, the two lists merged as the sweep goes.
     """
     m = u.shape[0]
     p = 0
     for j in range(m):
         if u[j] > 0.0:
-            points[p] = u[j]  # coordinate j reaches 0 (moved to p + positives below)
+            points[p] = u[j]
             p += 1
-    for t in range(p):
-        points[p + t] = points[t]
-        points[t] -= C  # coordinate j leaves C
-    argsort_small(points[: 2 * p], order[: 2 * p])
+    sort_small(points[:p])
     n_C = p
     n_free = 0
     s_free = 0.0
     found = False
-    for q in order[: 2 * p]:
-        b = points[q]
+    a = 0  # the next coordinate to leave C, at points[a] - C
+    r = 0  # the next to reach 0, at points[r] (a coordinate leaves C before it reaches 0)
+    while r < p:
+        leaving = a < p and points[a] - C <= points[r]
+        b = points[a] - C if leaving else points[r]
         if b - (n_C * C + s_free - n_free * b) >= 0.0:
             found = True
             break
-        if q < p:  # leaves C, becomes free
+        if leaving:  # leaves C, becomes free
             n_C -= 1
             n_free += 1
-            s_free += points[p + q]
-        else:  # free coordinate reaches 0
+            s_free += points[a]
+            a += 1
+        else:  # a free coordinate reaches 0
             n_free -= 1
-            s_free -= b
+            s_free -= points[r]
+            r += 1
     # root of t = n_C C + s_free - n_free t on the piece found (or past every breakpoint: t = 0)
     t = (n_C * C + s_free) / (1.0 + n_free) if found else 0.0
     total = 0.0
