@@ -21,7 +21,8 @@ import numpy as np
 from . import multiclass_model
 from .backend import array_namespace, is_numpy, to_numpy
 from .losses.base import EPS  # noqa: F401  (objectives.EPS, as the solvers and tests read it)
-from .losses.base import one_hot, row_kernels, scores as multiclass_scores  # noqa: F401  (the course's names for them)
+from .losses.base import one_hot, scores as multiclass_scores  # noqa: F401  (the course's names for them)
+from .losses.base import row_kernels
 
 #: KKT categories of a point (Rosasco's MIT 9.520 notes, 'Optimality conditions'), C being C_i:
 #: alpha = 0 (outside or on the margin), 0 < alpha < C (on the margin), alpha = C (inside or wrong side).
