@@ -21,7 +21,7 @@ minimisation) is, up to a constant,
 with scores :math:`s = W x_i`, because :math:`\\alpha_{iy_i} = -\\mathbf 1^\\top\\beta` makes the
 block's Hessian :math:`a (I + \\mathbf 1 \\mathbf 1^\\top)`.  Dividing by a, the block is
 :func:`svmteach.projections.ww_block_solve` with :math:`u = c / a` and the box :math:`[0, C]`
-(C for :math:`C_i`), solved exactly by sorting its 2(k-1) breakpoints.  A zero row (a = 0), or one
+(C for :math:`C_i`), solved exactly by a sweep over its sorted breakpoints (:func:`block_row`).  A zero row (a = 0), or one
 whose quadratic term (at most :math:`\\tfrac a2 k^2 C^2`) is below rounding, :math:`a k C \\le \\epsilon
 \\max_j |c_j|`, is linear: :math:`\\beta_j` goes to C where :math:`c_j > 0`, to 0 where :math:`c_j < 0`
 (u, which could overflow, is never formed).  :math:`C_i = 0` holds the block at 0.
