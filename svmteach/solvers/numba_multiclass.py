@@ -409,8 +409,9 @@ def _read_scores(model, i, s, look, drawn):
             X, bias, bias_column = model.design  # a CompiledDesign's fields (rows.compiled_rows)
             W, common = model.W, model.common
             shared = 0.0
-            if common.shape[0] > 0:
-                shared = row_dot(X, i, common)
+            if common.shape[0] > 0:  # a dense row (LinearModel): a loop, where a second inlined row_dot made numba
+                for t in range(X.shape[1]):  # warn of a variable out of scope
+                    shared += common[t] * X[i, t]
                 if bias_column >= 0:
                     shared += bias * common[bias_column]
             for m in range(s.shape[0]):
@@ -465,8 +466,9 @@ def _move_model(model, i, coef):
                     row_axpy(X, i, c, W[m])  # W += A(delta)' x_i
                     if bias_column >= 0:
                         W[m, bias_column] += c * bias
-            if c0 != 0.0:
-                row_axpy(X, i, -c0, common)  # the classes' shared move, by v -= c0 x_i
+            if c0 != 0.0:  # the classes' shared move, by v -= c0 x_i (a dense row, as in the reads)
+                for t in range(X.shape[1]):
+                    common[t] -= c0 * X[i, t]
                 if bias_column >= 0:
                     common[bias_column] -= c0 * bias
 
