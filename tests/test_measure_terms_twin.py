@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import svmteach.rows
 from svmteach import MulticlassProblem, objectives as obj
 from svmteach.losses import PACKAGE_LOSSES
 from svmteach.losses.base import row_kernels
@@ -16,33 +17,22 @@ from test_row_kernel_twins import random_state
 
 @pytest.mark.parametrize("loss", [loss.name for loss in PACKAGE_LOSSES])
 @pytest.mark.parametrize("seed", range(6))
-def test_the_compiled_terms_are_the_losses_numpy_methods(loss, seed):
+def test_the_compiled_terms_are_the_losses_numpy_methods(loss, seed, monkeypatch):
     problem, alpha, S = random_state(loss, seed)
     L = problem.loss_object
     out = np.full((problem.n_samples, 3), np.nan)
     row_kernels(L).terms(S, alpha, problem.codes, problem.C_i, float(problem.M), out)
     np.testing.assert_allclose(out[:, 0], L.sample_losses(problem, S), rtol=1e-13, atol=1e-13)
     assert math.isclose(out[:, 1].sum(), float(L.dual_linear(problem, alpha)), rel_tol=1e-12, abs_tol=1e-12)
-    # the violation sample by sample: the NumPy method on each row alone
-    for i in range(problem.n_samples):
-        part = next(p for p, rows in _rows_of(problem, i))
-        assert math.isclose(out[i, 2], float(L.kkt_violation(part, alpha[i : i + 1], S[i : i + 1])),
-                            rel_tol=1e-13, abs_tol=1e-13), i
-
-
-def _rows_of(problem, i):
-    """``(part, rows)`` for sample i alone (the row blocks' construction, one row a block)."""
-    import svmteach.rows as rows
-
-    saved = rows.block_bytes
-    try:
-        rows.block_bytes = lambda xp: 1  # one row a block
-        for part, sl in obj.multiclass_row_blocks(problem):
-            if sl.start == i:
-                yield part, sl
-                return
-    finally:
-        rows.block_bytes = saved
+    # sample by sample: the NumPy methods on each row alone (the row blocks' own parts, one row a block)
+    monkeypatch.setattr(svmteach.rows, "block_bytes", lambda xp: 1)
+    parts = list(obj.multiclass_row_blocks(problem))
+    assert len(parts) == problem.n_samples
+    for part, rows in parts:
+        i = rows.start
+        assert math.isclose(out[i, 1], float(L.dual_linear(part, alpha[rows])), rel_tol=1e-13, abs_tol=1e-13), i
+        assert math.isclose(out[i, 2], float(L.kkt_violation(part, alpha[rows], S[rows])), rel_tol=1e-13,
+                            abs_tol=1e-13), i
 
 
 @pytest.mark.parametrize("loss", [loss.name for loss in PACKAGE_LOSSES])
