@@ -61,6 +61,36 @@ def test_the_scores_it_keeps_are_those_of_its_alpha_and_the_dual_never_falls(los
     np.testing.assert_allclose(unmeasured.W, exact, rtol=0, atol=1e-11 * max(1.0, np.abs(exact).max()))
 
 
+@pytest.mark.parametrize("loss", ("llw", "mmr"))
+def test_a_centred_losss_sub_problem_keeps_the_shared_move_apart_and_its_scores_are_its_kernel_times_the_change(loss):
+    from svmteach.losses.base import row_kernels
+    from svmteach.losses.row_kernels import params
+    from svmteach.solvers import numba_multiclass as nm
+    from svmteach.solvers.working_set import kernel_rows
+
+    p = problem(loss, n=60, seed=2)
+    ws = WorkingSet(working_set=9, row_dtype="float64", random_state=1)
+    state = ws.init(p)
+    for _ in range(8):  # a state part way: alpha off 0, the scores those of its alpha
+        state = ws.measure(p, ws.step(p, state))
+    chosen = np.sort(np.random.default_rng(0).choice(p.n_samples, 24, replace=False))
+    K = np.asarray(kernel_rows(p, chosen, chosen, np.float64))
+    drivers = nm.drivers(row_kernels(p.loss_object))
+    data = nm.Samples(*(np.asarray(a)[chosen] for a in (p.sqnorm, p.codes, p.C_i)))
+    runs = []
+    for centred in (True, False):  # False: every class's row moved on its own, as for the other losses
+        alpha, S, change = np.array(state.alpha[chosen]), np.array(state.W[chosen]), np.empty((24, p.k))
+        visits, epochs, start, end = drivers.subproblem(drivers.code, K, S, alpha, data, params(p.M), 1e-6, 30,
+                                                        centred, change)
+        assert epochs > 1 and end < start
+        # the set's scores: its own start plus its kernel matrix times the change of A(alpha)
+        np.testing.assert_allclose(S, state.W[chosen] + K @ change, rtol=0, atol=1e-12 * max(1.0, np.abs(S).max()))
+        np.testing.assert_allclose(change.sum(axis=1), 0.0, atol=1e-12)  # a centred loss's rows of A sum to 0
+        runs.append((alpha, S))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=0, atol=1e-10 * max(1.0, np.abs(runs[1][1]).max()))
+
+
 def test_an_epoch_solves_each_violating_sample_once_and_the_next_takes_those_still_violating():
     p = problem("cs", n=60, seed=2)
     ws = WorkingSet(working_set=16, random_state=1)

@@ -110,12 +110,16 @@ class KernelModel(NamedTuple):
 
 class BlockModel(NamedTuple):
     """A working set's model: its kernel matrix ``K`` (b, b), :math:`B^2` included, and its scores class by class
-    ``ST`` (k, b).  A visit to its sample t reads :math:`s = ST_{:t}` and adds :math:`A(\\delta)_m K_{t:}` to the
-    row of each class m whose entry moved: one contiguous pass of b each (a Crammer-Singer or Weston-Watkins step
-    moves a few classes; the (b, k) layout took b short passes of k)."""
+    ``ST`` (k, b), less ``common`` (b,) for a centred loss (empty for the others): the scores are
+    :math:`ST - \\mathbf 1\\, \\mathrm{common}^\\top`.  A visit to its sample t reads :math:`s = ST_{:t}` (less
+    common_t) and adds :math:`A(\\delta)_m K_{t:}` to the row of each class m whose entry moved: one contiguous pass
+    of b each (a Crammer-Singer or Weston-Watkins step moves a few classes; the (b, k) layout took b short passes of
+    k).  A centred loss (Lee-Lin-Wahba) moves every class, most by one shared value (:func:`shared_value`): that
+    value's move is one pass on ``common``, as :class:`LinearModel`'s."""
 
     K: np.ndarray
     ST: np.ndarray
+    common: np.ndarray
 
 
 class Samples(NamedTuple):
@@ -431,9 +435,10 @@ def _read_scores(model, i, s, look, drawn):
         return kernel
     if kind is BlockModel:
         def block(model, i, s, look, drawn):
-            ST = model.ST
+            ST, common = model.ST, model.common
+            shared = common[i] if common.shape[0] > 0 else 0.0
             for m in range(s.shape[0]):
-                s[m] = ST[m, i]
+                s[m] = ST[m, i] - shared
 
         return block
     return None
@@ -485,14 +490,18 @@ def _move_model(model, i, coef):
         return kernel
     if kind is BlockModel:
         def block(model, i, coef):
-            K, ST = model.K, model.ST
+            K, ST, common = model.K, model.ST, model.common
             row = K[i]  # K symmetric: row i is column i
+            c0 = shared_value(coef) if common.shape[0] > 0 else 0.0
             for m in range(coef.shape[0]):
-                c = coef[m]
+                c = coef[m] - c0
                 if c != 0.0:
                     scores = ST[m]
                     for u in range(row.shape[0]):
                         scores[u] += row[u] * c
+            if c0 != 0.0:  # the classes' shared move: common -= c0 K[i]
+                for u in range(row.shape[0]):
+                    common[u] -= c0 * row[u]
 
         return block
     return None
@@ -560,17 +569,18 @@ def violations(code, S, alpha, codes, sqnorm, C_i, params, out):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def subproblem(code, K, S, alpha, samples, params, fraction, max_epochs, change):
+def subproblem(code, K, S, alpha, samples, params, fraction, max_epochs, centred, change):
     """The dual restricted to a working set of b samples: :func:`epoch` over them in index order on their
     :class:`BlockModel` (``K`` (b, b) their kernel matrix with :math:`B^2`, ``S`` (b, k) their scores), in place on
     ``alpha`` (b, k) and ``S``, until an epoch's largest block violation is at most ``fraction`` times the first's,
-    or after ``max_epochs``.  ``samples`` (:class:`Samples`) are the set's; ``change`` (b, k) receives
+    or after ``max_epochs``.  ``samples`` (:class:`Samples`) are the set's; ``centred``: the loss's
+    :math:`A(\\alpha)` rows sum to 0 (the model keeps a ``common`` row, :class:`BlockModel`); ``change`` (b, k) receives
     :math:`A(\\alpha_{new}) - A(\\alpha_{old})`, by which the caller moves every other score.
     Returns ``(visits, epochs, start, end)``: the block visits, the epochs, the first and the last epoch's largest
     violation (each block's before its step)."""
     b, k = alpha.shape
     old = alpha.copy()
-    model = BlockModel(K=K, ST=np.ascontiguousarray(S.T))
+    model = BlockModel(K=K, ST=np.ascontiguousarray(S.T), common=np.zeros(b if centred else 0))
     order = np.arange(b)
     no_active, no_classes = np.zeros(0, dtype=np.bool_), np.zeros((0, 0), dtype=np.bool_)
     no_picture, no_record = np.empty((0, k)), np.empty((0, k + 3))
@@ -587,6 +597,10 @@ def subproblem(code, K, S, alpha, samples, params, fraction, max_epochs, change)
         if worst <= fraction * start:
             break
     S[:] = model.ST.T
+    if centred:
+        for t in range(b):
+            for m in range(k):
+                S[t, m] -= model.common[t]
     coef = np.empty(k)
     for t in range(b):
         weight_change(code, alpha[t], old[t], params, coef)

@@ -291,7 +291,7 @@ class WorkingSet(Solver):
         codes, sqnorm, C_i = _host_block_data(problem, chosen)
         visits, epochs, start, end = drivers.subproblem(
             drivers.code, K_BB, S_B, alpha_B, nm.Samples(sqnorm=sqnorm, codes=codes, C_i=C_i), params(problem.M),
-            self.inner_fraction, self.inner_epochs, change)
+            self.inner_fraction, self.inner_epochs, bool(problem.loss_object.sum_to_zero), change)
         alpha = xp.asarray(state.alpha, copy=True)
         alpha[_index(problem, chosen)] = xp.asarray(alpha_B)
         S = xp.asarray(state.W, copy=True)
