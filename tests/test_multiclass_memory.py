@@ -266,6 +266,27 @@ def test_transpose_times_takes_a_float64_A_as_it_is():
     np.testing.assert_array_equal(rows.transpose_times(X, A), X.T @ A)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_transpose_times_reads_only_the_rows_whose_row_of_A_is_not_zero(dtype, sparse):
+    """X' A where most rows of A are 0 (a dual's samples off the support): the float64 product of the other rows
+    (dense: gathered a 4 MiB block at a time, so a large X is never copied whole)."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(60000, 40)).astype(dtype)
+    A = rng.normal(size=(60000, 6))
+    A[rng.random(60000) < 0.7] = 0.0
+    A[5] = [0.0, 0.0, 0.0, -1.5, 0.0, 0.0]  # one entry off 0: the row counts
+    X = sp.csr_array(X) if sparse else X
+    expected = (X.toarray() if sparse else X).astype(np.float64).T @ A
+    got = rows.transpose_times(X, A)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    if not sparse:
+        _, peak = traced_peak(lambda: rows.transpose_times(X, A))
+        assert peak < 0.5 * X.astype(np.float64).nbytes, peak / X.nbytes
+    zero = rows.transpose_times(X, np.zeros_like(A))
+    assert zero.shape == (40, 6) and not zero.any()
+
+
 def test_the_measures_blocks_of_a_CSR_share_its_arrays():
     """Each block of rows the measures and the rounding bound visit shares the problem's CSR values and indices
     (a block was a copy of its rows)."""
