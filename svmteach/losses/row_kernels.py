@@ -25,7 +25,7 @@ its measures, kept in its module beside its mathematics, as a :class:`RowKernels
     NumPy makes a dozen (n, k) temporaries (on text, 6 of a measure's 14 ms).
 
 ``block`` and ``coef`` use only what numba's CPU and CUDA targets share: scratch comes in, nothing is allocated, nothing is
-sorted by NumPy (:func:`sort_small`, :func:`argsort_small`); :mod:`svmteach.solvers.cuda_targets` compiles the
+sorted by NumPy (:func:`sort_small`); :mod:`svmteach.solvers.cuda_targets` compiles the
 same source for the CUDA target.  The package's kernels and their helpers are compiled for the CPU without
 numba's runtime (``_nrt=False``): the compiler refuses an allocation in them (a slice assignment may copy: they
 loop), and a call pays no reference counts on its arrays, which the drivers, calling a kernel as a function,
@@ -188,48 +188,6 @@ def linear_block(c, C, beta):
     """A block whose curvature is lost in the rounding: each entry at the bound its :math:`c_j` points to."""
     for p in range(beta.shape[0]):
         beta[p] = C if c[p] > 0 else (0.0 if c[p] < 0 else beta[p])
-
-
-@njit(cache=True, _nrt=False)
-def argsort_small(values, order):
-    """Stable argsort into ``order``, nothing allocated: insertion sort for the few breakpoints of a block, beyond
-    64 a heapsort by (value, index), whose order is the stable one."""
-    n = values.shape[0]
-    for a in range(n):
-        order[a] = a
-    if n > 64:
-        for root in range(n // 2 - 1, -1, -1):
-            sift_order(values, order, root, n)
-        for end in range(n - 1, 0, -1):
-            order[0], order[end] = order[end], order[0]
-            sift_order(values, order, 0, end)
-        return
-    for a in range(1, n):
-        key = order[a]
-        v = values[key]
-        b = a - 1
-        while b >= 0 and values[order[b]] > v:
-            order[b + 1] = order[b]
-            b -= 1
-        order[b + 1] = key
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def sift_order(values, order, root, end):
-    """Heapsort's sift-down on ``order[:end]`` by the key (values[index], index)."""
-    while True:
-        child = 2 * root + 1
-        if child >= end:
-            return
-        a, b = order[child], order[child + 1] if child + 1 < end else order[child]
-        if child + 1 < end and (values[a] < values[b] or (values[a] == values[b] and a < b)):
-            child += 1
-        top, below = order[root], order[child]
-        if values[top] < values[below] or (values[top] == values[below] and top < below):
-            order[root], order[child] = below, top
-            root = child
-        else:
-            return
 
 
 @njit(cache=True, _nrt=False)

@@ -447,7 +447,10 @@ class MulticlassSolver(Solver):
         visits, violation, i, met, moves = drivers.epochs(
             drivers.code, model, nm.Samples(sqnorm=problem.sqnorm, codes=problem.codes, C_i=problem.C_i),
             self.kernel_params(problem), alpha, order, int(n_steps), numbers, record, old)
-        W = model.S if state.rows is not None else model.W - model.common if model.common.size else model.W
+        if state.rows is not None:
+            W = model.S
+        else:  # a centred loss's weights are W - 1 common' (LinearModel)
+            W = model.W - model.common if model.common.size else model.W
         epoch, pos, plen = (int(v) for v in order.at)
         reactivate_at, sweep, rest_margin, mean_violation, mean_visits = (float(v) for v in order.levels)
         if self.shrinking and pos == plen == n:
